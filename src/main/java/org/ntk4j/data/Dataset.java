@@ -1,0 +1,122 @@
+package org.ntk4j.data;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * An in-memory labelled image set: {@code n} samples of shape {@link #sampleShape()} (e.g. 1×28×28
+ * or 3×32×32, channel-first), stored row-major as float32 in {@link #features()} (length
+ * n·featureDim), with integer class labels in [0, numClasses).
+ *
+ * <p>Immutable by convention: methods that transform return a new Dataset; the arrays returned
+ * by the accessors are the backing arrays and must not be modified.
+ */
+public final class Dataset {
+    private final String name;
+    private final float[] features;
+    private final int[] sampleShape;
+    private final int[] labels;
+    private final int numClasses;
+
+    public Dataset(String name, float[] features, int[] sampleShape, int[] labels, int numClasses) {
+        this.name = Objects.requireNonNull(name);
+        this.features = Objects.requireNonNull(features);
+        this.sampleShape = sampleShape.clone();
+        this.labels = Objects.requireNonNull(labels);
+        this.numClasses = numClasses;
+        int d = featureDim();
+        if ((long) labels.length * d != features.length) {
+            throw new IllegalArgumentException(name + ": " + labels.length + " labels but "
+                    + features.length + " feature values (expected " + (long) labels.length * d + ")");
+        }
+        for (int i = 0; i < labels.length; i++) {
+            if (labels[i] < 0 || labels[i] >= numClasses) {
+                throw new IllegalArgumentException(name + ": label " + labels[i] + " at index " + i
+                        + " is outside [0, " + numClasses + ")");
+            }
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int size() {
+        return labels.length;
+    }
+
+    /** Channel-first shape of one sample, e.g. {1, 28, 28}; {d} for flat or synthetic data. */
+    public int[] sampleShape() {
+        return sampleShape.clone();
+    }
+
+    /** Number of values per sample: the product of {@link #sampleShape()}. */
+    public int featureDim() {
+        int d = 1;
+        for (int s : sampleShape) {
+            d *= s;
+        }
+        return d;
+    }
+
+    /** Row-major features, length size()·featureDim(). Do not modify. */
+    public float[] features() {
+        return features;
+    }
+
+    /** Class labels in [0, numClasses). Do not modify. */
+    public int[] labels() {
+        return labels;
+    }
+
+    public int numClasses() {
+        return numClasses;
+    }
+
+    /** Samples at the given indices, in that order. */
+    public Dataset subset(int[] indices) {
+        int d = featureDim();
+        float[] f = new float[indices.length * d];
+        int[] l = new int[indices.length];
+        for (int k = 0; k < indices.length; k++) {
+            int i = indices[k];
+            if (i < 0 || i >= size()) {
+                throw new IndexOutOfBoundsException("index " + i + " outside [0, " + size() + ")");
+            }
+            System.arraycopy(features, i * d, f, k * d, d);
+            l[k] = labels[i];
+        }
+        return new Dataset(name, f, sampleShape, l, numClasses);
+    }
+
+    /** The first n samples. */
+    public Dataset head(int n) {
+        int[] idx = new int[Math.min(n, size())];
+        Arrays.setAll(idx, i -> i);
+        return subset(idx);
+    }
+
+    /** Same samples, new features (e.g. after preprocessing); shape may change (flatten). */
+    public Dataset withFeatures(float[] newFeatures, int[] newSampleShape) {
+        return new Dataset(name, newFeatures, newSampleShape, labels, numClasses);
+    }
+
+    /** Same samples and features, new labels (e.g. after label corruption). */
+    public Dataset withLabels(int[] newLabels) {
+        return new Dataset(name, features, sampleShape, newLabels, numClasses);
+    }
+
+    /** Samples per class. */
+    public int[] classCounts() {
+        int[] c = new int[numClasses];
+        for (int y : labels) {
+            c[y]++;
+        }
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return name + "[n=" + size() + ", shape=" + Arrays.toString(sampleShape) + ", classes=" + numClasses + "]";
+    }
+}
