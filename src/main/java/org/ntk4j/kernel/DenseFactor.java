@@ -1,0 +1,57 @@
+package org.ntk4j.kernel;
+
+import ai.djl.ndarray.NDArray;
+
+/**
+ * Tangent factors of a dense layer y = c_w·W a + c_b·b on a tile: the inputs A (n × in) and the
+ * output gradients D (n × O × out), D[i,o,:] = ∂f_o(x_i)/∂y. Then (seed 000 Eq. 7, the
+ * forward∘backward factorisation; seed 003 Eq. 19)
+ * <pre>Θ_W[(i,o),(j,p)] = c_w² (a_i·a_j)(δ_io·δ_jp),   Θ_b[(i,o),(j,p)] = c_b² (δ_io·δ_jp),</pre>
+ * at cost N1·N2·(in + O²·out) and no per-sample gradient ever formed.
+ */
+final class DenseFactor implements LayerFactor {
+    /** Which parameters of the layer the factor stands for. */
+    enum Part { ALL, WEIGHT, BIAS }
+
+    private final NDArray a;
+    private final NDArray d;
+    private final double cw2;
+    private final double cb2;
+    private final Part part;
+
+    DenseFactor(NDArray a, NDArray d, double cw, double cb, Part part) {
+        this.a = a;
+        this.d = d;
+        this.cw2 = cw * cw;
+        this.cb2 = cb * cb;
+        this.part = part;
+    }
+
+    @Override
+    public NDArray contract(LayerFactor other, Mode mode) {
+        DenseFactor o = (DenseFactor) other;
+        NDArray gd = LayerFactor.outputGram(d, o.d, mode);
+        NDArray ga = a.matMul(o.a.transpose());
+        NDArray weightPart = LayerFactor.broadcastPairs(ga.mul(cw2), mode).mul(gd);
+        switch (part) {
+            case WEIGHT: return weightPart;
+            case BIAS: return gd.mul(cb2);
+            default: return cb2 == 0 ? weightPart : weightPart.add(gd.mul(cb2));
+        }
+    }
+
+    /** The forward (activation) Gram A1 A2ᵀ of seed 000 Eq. 7. */
+    NDArray forwardGram(DenseFactor other) {
+        return a.matMul(other.a.transpose());
+    }
+
+    /** The backward Gram Σ_o δ_io·δ_jo of seed 000 Eq. 7. */
+    NDArray backwardGram(DenseFactor other) {
+        return LayerFactor.outputGram(d, other.d, Mode.TRACE);
+    }
+
+    @Override
+    public long bytes() {
+        return (a.size() + d.size()) * a.getDataType().getNumOfBytes();
+    }
+}

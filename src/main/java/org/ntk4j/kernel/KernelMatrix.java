@@ -1,0 +1,176 @@
+package org.ntk4j.kernel;
+
+import java.util.Arrays;
+
+/**
+ * A kernel held on the host, row-major with shape (N1, N2) for TRACE, (N1, N2, O) for DIAGONAL and
+ * (N1, N2, O, O) for FULL; float32 or float64 storage.
+ */
+public final class KernelMatrix {
+    private final int n1;
+    private final int n2;
+    private final int inner;
+    private final Mode mode;
+    private final int outputs;
+    private final float[] f;
+    private final double[] d;
+
+    public KernelMatrix(int n1, int n2, Mode mode, int outputs, boolean float64) {
+        this.n1 = n1;
+        this.n2 = n2;
+        this.mode = mode;
+        this.outputs = outputs;
+        this.inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : outputs * outputs;
+        long len = (long) n1 * n2 * inner;
+        if (len > Integer.MAX_VALUE - 8) {
+            throw new org.ntk4j.UserException("kernel of " + len + " entries exceeds one Java array ("
+                    + Integer.MAX_VALUE + "); use --mode trace or fewer samples");
+        }
+        this.f = float64 ? null : new float[(int) len];
+        this.d = float64 ? new double[(int) len] : null;
+    }
+
+    public int rows() {
+        return n1;
+    }
+
+    public int cols() {
+        return n2;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    public int outputs() {
+        return outputs;
+    }
+
+    public boolean isFloat64() {
+        return d != null;
+    }
+
+    /** Entries per (i, j) pair: 1, O or O². */
+    public int inner() {
+        return inner;
+    }
+
+    public long[] shape() {
+        switch (mode) {
+            case TRACE: return new long[] {n1, n2};
+            case DIAGONAL: return new long[] {n1, n2, outputs};
+            default: return new long[] {n1, n2, outputs, outputs};
+        }
+    }
+
+    /** Entry k (0..inner-1) of pair (i, j). */
+    public double get(int i, int j, int k) {
+        long idx = ((long) i * n2 + j) * inner + k;
+        return d != null ? d[(int) idx] : f[(int) idx];
+    }
+
+    public double get(int i, int j) {
+        return get(i, j, 0);
+    }
+
+    /**
+     * Adds (or, with {@code transpose}, adds the transpose of) a block computed for rows r0.., cols
+     * c0..: {@code block} is row-major (br, bc, inner) — or (bc, br, inner) transposed, in which case
+     * the inner O×O axes are transposed too (Θ[j,i,p,o] = Θ[i,j,o,p]).
+     */
+    public void addBlock(int r0, int c0, int br, int bc, double[] block, boolean transpose) {
+        for (int a = 0; a < br; a++) {
+            for (int b = 0; b < bc; b++) {
+                int src = (a * bc + b) * inner;
+                int i = transpose ? c0 + b : r0 + a;
+                int j = transpose ? r0 + a : c0 + b;
+                int dst = (i * n2 + j) * inner;
+                if (transpose && mode == Mode.FULL) {
+                    for (int o = 0; o < outputs; o++) {
+                        for (int p = 0; p < outputs; p++) {
+                            add(dst + p * outputs + o, block[src + o * outputs + p]);
+                        }
+                    }
+                } else {
+                    for (int k = 0; k < inner; k++) {
+                        add(dst + k, block[src + k]);
+                    }
+                }
+            }
+        }
+    }
+
+    private void add(int idx, double v) {
+        if (d != null) {
+            d[idx] += v;
+        } else {
+            f[idx] += (float) v;
+        }
+    }
+
+    /** Adds another kernel of the same shape into this one. */
+    public void addAll(KernelMatrix o) {
+        for (int i = 0; i < size(); i++) {
+            add(i, o.d != null ? o.d[i] : o.f[i]);
+        }
+    }
+
+    public int size() {
+        return d != null ? d.length : f.length;
+    }
+
+    /** Copy as float32 values. */
+    public float[] toFloatArray() {
+        if (f != null) {
+            return f.clone();
+        }
+        float[] out = new float[d.length];
+        for (int i = 0; i < d.length; i++) {
+            out[i] = (float) d[i];
+        }
+        return out;
+    }
+
+    /** Copy as float64 values. */
+    public double[] toDoubleArray() {
+        if (d != null) {
+            return d.clone();
+        }
+        double[] out = new double[f.length];
+        for (int i = 0; i < f.length; i++) {
+            out[i] = f[i];
+        }
+        return out;
+    }
+
+    /** The N1×N2 trace Σ_o Θ[i,j,o,o] of this kernel, whatever its mode. */
+    public double[][] traced() {
+        double[][] t = new double[n1][n2];
+        for (int i = 0; i < n1; i++) {
+            for (int j = 0; j < n2; j++) {
+                double s = 0;
+                for (int o = 0; o < (mode == Mode.TRACE ? 1 : outputs); o++) {
+                    s += get(i, j, mode == Mode.FULL ? o * outputs + o : o);
+                }
+                t[i][j] = s;
+            }
+        }
+        return t;
+    }
+
+    /** Largest |a−b| / max|b| over all entries: the relative error used to compare kernels. */
+    public double relativeError(KernelMatrix ref) {
+        if (ref.size() != size()) {
+            throw new IllegalArgumentException("shape mismatch " + Arrays.toString(shape()) + " vs " + Arrays.toString(ref.shape()));
+        }
+        double maxDiff = 0;
+        double maxRef = 0;
+        for (int i = 0; i < size(); i++) {
+            double a = d != null ? d[i] : f[i];
+            double b = ref.d != null ? ref.d[i] : ref.f[i];
+            maxDiff = Math.max(maxDiff, Math.abs(a - b));
+            maxRef = Math.max(maxRef, Math.abs(b));
+        }
+        return maxRef == 0 ? maxDiff : maxDiff / maxRef;
+    }
+}

@@ -1,0 +1,288 @@
+package org.ntk4j.kernel;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.ntk4j.UserException;
+import org.ntk4j.model.Module;
+import org.ntk4j.model.Network;
+import org.ntk4j.model.Param;
+import org.ntk4j.model.TangentLayer;
+
+/**
+ * The empirical neural tangent kernel Θ[(i,o),(j,p)] = Σ_θ ∂f_o(x_i)/∂θ · ∂f_p(x_j)/∂θ = Σ_l Θ_l
+ * (Jacot et al. 2018), computed by tiles over X1 and X2 from per-layer tangent factors.
+ *
+ * <pre>{@code
+ * KernelResult k = Ntk.of(network).mode(Mode.TRACE).perLayer().compute(x1, x2);
+ * }</pre>
+ * With x2 = null the kernel is X1×X1 and only its upper triangle of tiles is computed. A traced
+ * kernel sums over outputs by default (torch.func's convention); {@link #meanNormalised()} averages
+ * over the traced outputs instead, like neural-tangents' {@code empirical_ntk_fn(trace_axes=(-1,))}
+ * (notes/anchors.md §1.2).
+ */
+public final class Ntk {
+    private final Network net;
+    private Mode mode = Mode.TRACE;
+    private Method method = Method.AUTO;
+    private boolean perLayer;
+    private boolean parts;
+    private boolean float64;
+    private boolean mean;
+    private long memoryBytes = 1L << 30;
+    private Consumer<Double> progress = p -> { };
+
+    private Ntk(Network net) {
+        this.net = net;
+    }
+
+    public static Ntk of(Network net) {
+        return new Ntk(net);
+    }
+
+    public Ntk mode(Mode m) {
+        this.mode = m;
+        return this;
+    }
+
+    public Ntk method(Method m) {
+        this.method = m;
+        return this;
+    }
+
+    /** Also return Θ_l for each parameterised layer. */
+    public Ntk perLayer() {
+        this.perLayer = true;
+        return this;
+    }
+
+    /** Return Θ per parameter (weight and bias parts separately) instead of per layer. */
+    public Ntk parameterParts() {
+        this.perLayer = true;
+        this.parts = true;
+        return this;
+    }
+
+    /** Accumulate on the host in float64 (the device computes in the network's data type). */
+    public Ntk float64() {
+        this.float64 = true;
+        return this;
+    }
+
+    /** Average over the traced output axis (divide a TRACE kernel by O), for neural-tangents parity. */
+    public Ntk meanNormalised() {
+        this.mean = true;
+        return this;
+    }
+
+    /** Memory budget for the tiles' factors and blocks. */
+    public Ntk memory(long bytes) {
+        this.memoryBytes = bytes;
+        return this;
+    }
+
+    /** Receives the fraction done (0..1) after each tile pair. */
+    public Ntk onProgress(Consumer<Double> listener) {
+        this.progress = listener;
+        return this;
+    }
+
+    /** Per layer: STRUCTURED when the layer has tangent factors and the method allows it, else JACOBIAN. */
+    public Map<String, String> plan(int n1, int n2) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int o = net.outputs();
+        for (Module l : net.parameterLayers()) {
+            long p = l.ownParams().stream().filter(Param::trainable).mapToLong(Param::size).sum();
+            double jacFlops = 2.0 * n1 * n2 * p * (mode == Mode.FULL ? o * o : o)
+                    + 4.0 * (n1 + n2) * o * net.parameterCount();
+            String line;
+            if (l instanceof TangentLayer t) {
+                long in = t.weight().value().getShape().get(1);
+                long outW = t.weight().value().getShape().get(0);
+                double strFlops = 2.0 * n1 * n2 * (in + (mode == Mode.FULL ? o * o : o) * outW)
+                        + 4.0 * (n1 + n2) * o * net.parameterCount() / Math.max(1, n1);
+                boolean structured = method == Method.STRUCTURED || (method == Method.AUTO && strFlops <= jacFlops);
+                line = String.format("%s (structured %.3g GFLOP, jacobian %.3g GFLOP)",
+                        structured ? "structured" : "jacobian", strFlops / 1e9, jacFlops / 1e9);
+            } else {
+                line = String.format("jacobian (%.3g GFLOP; no tangent factors for %s)", jacFlops / 1e9,
+                        l.getClass().getSimpleName());
+            }
+            out.put(l.name(), line);
+        }
+        return out;
+    }
+
+    /** Θ(X1, X1); only the upper triangle of tiles is computed. */
+    public KernelResult compute(NDArray x1) {
+        return compute(x1, null);
+    }
+
+    /** Θ(X1, X2) with X1 (N1, input...) and X2 (N2, input...); x2 null means X2 = X1. */
+    public KernelResult compute(NDArray x1, NDArray x2) {
+        long start = System.nanoTime();
+        boolean symmetric = x2 == null;
+        checkInput(x1, "x1");
+        if (!symmetric) {
+            checkInput(x2, "x2");
+        }
+        int n1 = (int) x1.getShape().get(0);
+        int n2 = symmetric ? n1 : (int) x2.getShape().get(0);
+        Map<String, String> methods = plan(n1, n2);
+        List<Module> structured = new ArrayList<>();
+        List<Module> jacobian = new ArrayList<>();
+        for (Module l : net.parameterLayers()) {
+            (methods.get(l.name()).startsWith("structured") ? structured : jacobian).add(l);
+        }
+        int o = net.outputs();
+        int tile = tileSize(Math.max(n1, n2), structured, jacobian);
+        KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64);
+        Map<String, KernelMatrix> layers = new LinkedHashMap<>();
+        double scale = mean && mode == Mode.TRACE ? 1.0 / o : 1.0;
+
+        int t1 = (n1 + tile - 1) / tile;
+        int t2 = (n2 + tile - 1) / tile;
+        long pairs = symmetric ? (long) t1 * (t1 + 1) / 2 : (long) t1 * t2;
+        long done = 0;
+        NDArray xb = symmetric ? x1 : x2;
+        Map<Integer, NDManager> cacheManagers = new HashMap<>();
+        Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
+        boolean cacheAll = factorBytesPerSample(structured, jacobian) * n2 <= memoryBytes / 2;
+        try (NDManager root = x1.getManager().newSubManager()) {
+            for (int i = 0; i < t1; i++) {
+                int r0 = i * tile;
+                int r1 = Math.min(n1, r0 + tile);
+                try (NDManager mi = root.newSubManager()) {
+                    Map<String, LayerFactor> fi = factors(x1, r0, r1, structured, jacobian, mi);
+                    for (int j = symmetric ? i : 0; j < t2; j++) {
+                        int c0 = j * tile;
+                        int c1 = Math.min(n2, c0 + tile);
+                        Map<String, LayerFactor> fj;
+                        NDManager mj = null;
+                        if (symmetric && j == i) {
+                            fj = fi;
+                        } else if (cache.containsKey(j)) {
+                            fj = cache.get(j);
+                        } else {
+                            mj = root.newSubManager();
+                            fj = factors(xb, c0, c1, structured, jacobian, mj);
+                            if (cacheAll) {
+                                cache.put(j, fj);
+                                cacheManagers.put(j, mj);
+                                mj = null;
+                            }
+                        }
+                        try (NDManager bm = root.newSubManager()) {
+                            NDArray sum = null;
+                            for (Map.Entry<String, LayerFactor> e : fi.entrySet()) {
+                                NDArray block = e.getValue().contract(fj.get(e.getKey()), mode);
+                                block.attach(bm);
+                                if (perLayer) {
+                                    KernelMatrix km = layers.computeIfAbsent(e.getKey(),
+                                            k -> new KernelMatrix(n1, n2, mode, o, float64));
+                                    addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
+                                }
+                                sum = sum == null ? block : sum.add(block);
+                            }
+                            addBlock(total, sum, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
+                        } finally {
+                            if (mj != null) {
+                                mj.close();
+                            }
+                        }
+                        done++;
+                        progress.accept((double) done / pairs);
+                    }
+                }
+            }
+        } finally {
+            cacheManagers.values().forEach(NDManager::close);
+        }
+        // keep the forward order of layers even when structured and jacobian layers were mixed
+        Map<String, KernelMatrix> ordered = new LinkedHashMap<>();
+        for (Module l : net.parameterLayers()) {
+            if (parts) {
+                for (Param p : l.ownParams()) {
+                    if (layers.containsKey(p.name())) {
+                        ordered.put(p.name(), layers.get(p.name()));
+                    }
+                }
+            } else if (layers.containsKey(l.name())) {
+                ordered.put(l.name(), layers.get(l.name()));
+            }
+        }
+        return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric);
+    }
+
+    private Map<String, LayerFactor> factors(NDArray x, int r0, int r1, List<Module> structured,
+            List<Module> jacobian, NDManager m) {
+        NDArray xt = x.get(new NDIndex("{}:{}", r0, r1));
+        xt.attach(m);
+        if (xt.getDataType() != net.dataType()) {
+            xt = xt.toType(net.dataType(), false);
+        }
+        return TangentFactors.compute(net, xt, structured, jacobian, parts, m);
+    }
+
+    private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
+            boolean mirror, double scale) {
+        NDArray b = scale == 1.0 ? block : block.mul(scale);
+        double[] v = b.toType(DataType.FLOAT64, false).toDoubleArray();
+        km.addBlock(r0, c0, br, bc, v, false);
+        if (mirror) {
+            km.addBlock(r0, c0, br, bc, v, true);
+        }
+    }
+
+    private void checkInput(NDArray x, String what) {
+        var s = x.getShape();
+        var in = net.inputShape();
+        if (s.dimension() != in.dimension() + 1 || !s.slice(1).equals(in)) {
+            throw new UserException(what + " has shape " + s + "; model " + net.spec().name
+                    + " expects (N, " + in.toString().replaceAll("[()]", "") + ")");
+        }
+    }
+
+    private long factorBytesPerSample(List<Module> structured, List<Module> jacobian) {
+        int o = net.outputs();
+        long bytes = net.dataType().getNumOfBytes();
+        long per = 0;
+        for (Module l : structured) {
+            TangentLayer t = (TangentLayer) l;
+            per += t.weight().value().getShape().get(1) + (long) o * t.weight().value().getShape().get(0);
+        }
+        for (Module l : jacobian) {
+            per += (long) o * l.ownParams().stream().filter(Param::trainable).mapToLong(Param::size).sum();
+        }
+        return per * bytes;
+    }
+
+    /** Largest tile whose factors (two tiles) and kernel blocks fit the memory budget. */
+    private int tileSize(int n, List<Module> structured, List<Module> jacobian) {
+        long perSample = factorBytesPerSample(structured, jacobian);
+        int o = net.outputs();
+        long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
+        // blocks: one per layer when per-layer, plus the sum and the float64 host copy
+        long blocks = (perLayer ? net.parameterLayers().size() : 1) + 3;
+        int t = Math.min(n, 4096);
+        while (t > 1) {
+            long need = 2 * perSample * t + blocks * inner * t * (long) t * 8;
+            if (need <= memoryBytes) {
+                break;
+            }
+            t /= 2;
+        }
+        if (t == 1 && 2 * perSample > memoryBytes) {
+            throw new UserException("memory budget " + (memoryBytes >> 20) + " MiB is too small: one sample's tangent factors need "
+                    + (2 * perSample >> 20) + " MiB; raise --memory");
+        }
+        return Math.max(1, t);
+    }
+}

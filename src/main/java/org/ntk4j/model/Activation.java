@@ -1,0 +1,53 @@
+package org.ntk4j.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.util.Locale;
+import java.util.Random;
+import org.ntk4j.UserException;
+
+/** Pointwise nonlinearity φ; parameter-free. */
+public final class Activation extends Module {
+    /** The activations the seeds use. */
+    public enum Kind {
+        RELU, TANH, ERF, LINEAR, QUADRATIC;
+
+        public static Kind parse(String s) {
+            try {
+                return valueOf(s.trim().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new UserException("unknown activation '" + s + "'; expected one of relu, tanh, erf, linear, quadratic");
+            }
+        }
+    }
+
+    private final Kind kind;
+
+    public Activation(String name, Kind kind) {
+        super(name);
+        this.kind = kind;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    @Override
+    public Shape initialize(NDManager m, DataType type, Shape in, Random rng) {
+        return in;
+    }
+
+    @Override
+    public NDArray forward(NDArray x, Forward ctx) {
+        switch (kind) {
+            case RELU: return x.getNDArrayInternal().relu();
+            case TANH: return x.tanh();
+            case ERF: return x.erf();
+            case QUADRATIC: return x.mul(x);
+            case LINEAR: return x;
+            default: throw new IllegalStateException(kind.toString());
+        }
+    }
+}

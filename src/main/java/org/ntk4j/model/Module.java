@@ -1,0 +1,93 @@
+package org.ntk4j.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A differentiable function of one array with named parameters: the unit networks are built from.
+ * Shapes exclude the batch axis. Subclasses declare parameters in their constructor with
+ * {@link #param} and fill them in {@link #initialize}.
+ */
+public abstract class Module {
+    private final String name;
+    private final List<Param> params = new ArrayList<>();
+
+    protected Module(String name) {
+        this.name = name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    protected Param param(String suffix, Param.Role role) {
+        Param p = new Param(name + "." + suffix, role);
+        params.add(p);
+        return p;
+    }
+
+    /** Parameters this module owns directly (not its children's), in declaration order. */
+    public List<Param> ownParams() {
+        return Collections.unmodifiableList(params);
+    }
+
+    /** Sub-modules in forward order; empty for leaves. */
+    public List<Module> children() {
+        return List.of();
+    }
+
+    /**
+     * Creates the parameters for an input of the given per-sample shape, drawing from {@code rng}
+     * in a fixed order so that a seed gives the same network on any device, and returns the output
+     * shape.
+     */
+    public abstract Shape initialize(NDManager manager, DataType type, Shape inputShape, Random rng);
+
+    /** The forward pass on a batch (batch axis first). */
+    public abstract NDArray forward(NDArray x, Forward ctx);
+
+    /** Parameter count (trainable only) of this module and its children. */
+    public long parameterCount() {
+        long n = 0;
+        for (Param p : params) {
+            if (p.trainable()) {
+                n += p.size();
+            }
+        }
+        for (Module c : children()) {
+            n += c.parameterCount();
+        }
+        return n;
+    }
+
+    /** Helper: an array from Java values, cloned natively so no Java buffer stays aliased (notes/djl.md §8.1). */
+    protected static NDArray create(NDManager m, DataType type, float[] values, Shape shape) {
+        try (NDArray tmp = m.create(values, shape)) {
+            return tmp.toType(type, false).duplicate();
+        }
+    }
+
+    /** Values ~ N(0, std²). */
+    protected static float[] gaussian(Random rng, long n, double std) {
+        float[] v = new float[Math.toIntExact(n)];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) (rng.nextGaussian() * std);
+        }
+        return v;
+    }
+
+    /** Values ~ U(-bound, bound). */
+    protected static float[] uniform(Random rng, long n, double bound) {
+        float[] v = new float[Math.toIntExact(n)];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) ((2 * rng.nextDouble() - 1) * bound);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,200 @@
+package org.ntk4j.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.ntk4j.UserException;
+import org.ntk4j.spec.ModelSpec;
+
+/**
+ * A built network: its module tree, the spec it came from, and the manager that owns its
+ * parameters. f(x) = κ·root(x) with κ the spec's output scale. Usable from Java without the CLI:
+ * {@code Network.build(spec, seed, manager)}.
+ */
+public final class Network implements AutoCloseable {
+    private final ModelSpec spec;
+    private final Module root;
+    private final NDManager manager;
+    private final long seed;
+    private final Shape inputShape;
+    private final int outputs;
+    private DataType dataType;
+
+    private Network(ModelSpec spec, Module root, NDManager manager, long seed, Shape inputShape, int outputs, DataType type) {
+        this.spec = spec;
+        this.root = root;
+        this.manager = manager;
+        this.seed = seed;
+        this.inputShape = inputShape;
+        this.outputs = outputs;
+        this.dataType = type;
+    }
+
+    /** Builds and initialises the network of {@code spec} with parameters drawn from {@code seed}. */
+    public static Network build(ModelSpec spec, long seed, NDManager parent, DataType type) {
+        Module root = Models.root(spec);
+        NDManager m = parent.newSubManager();
+        Shape in = new Shape(java.util.Arrays.stream(spec.input).asLongStream().toArray());
+        Shape out = root.initialize(m, type, in, new Random(seed));
+        if (out.dimension() != 1 || out.get(0) != spec.outputs) {
+            m.close();
+            throw new IllegalStateException("network output shape " + out + " != outputs " + spec.outputs);
+        }
+        return new Network(spec, root, m, seed, in, spec.outputs, type);
+    }
+
+    public static Network build(ModelSpec spec, long seed, NDManager parent) {
+        return build(spec, seed, parent, DataType.FLOAT32);
+    }
+
+    /** f(x) for a batch x of shape (N, inputShape...). */
+    public NDArray forward(NDArray x, Forward ctx) {
+        NDArray y = root.forward(x, ctx);
+        return spec.outputScale == 1.0 ? y : y.mul(ctx.scalar(spec.outputScale, y));
+    }
+
+    public ModelSpec spec() {
+        return spec;
+    }
+
+    public long seed() {
+        return seed;
+    }
+
+    public Shape inputShape() {
+        return inputShape;
+    }
+
+    public int outputs() {
+        return outputs;
+    }
+
+    public DataType dataType() {
+        return dataType;
+    }
+
+    public NDManager manager() {
+        return manager;
+    }
+
+    public Module root() {
+        return root;
+    }
+
+    /** All parameters (trainable and buffers) in forward order. */
+    public List<Param> params() {
+        List<Param> out = new ArrayList<>();
+        collect(root, out);
+        return out;
+    }
+
+    /** Trainable parameters in forward order. */
+    public List<Param> trainableParams() {
+        return params().stream().filter(Param::trainable).toList();
+    }
+
+    private static void collect(Module m, List<Param> out) {
+        out.addAll(m.ownParams());
+        for (Module c : m.children()) {
+            collect(c, out);
+        }
+    }
+
+    /** Modules that own trainable parameters, in forward order: the layers l = 1..L of the papers. */
+    public List<Module> parameterLayers() {
+        List<Module> out = new ArrayList<>();
+        layers(root, out);
+        return out;
+    }
+
+    private static void layers(Module m, List<Module> out) {
+        if (m.ownParams().stream().anyMatch(Param::trainable)) {
+            out.add(m);
+        }
+        for (Module c : m.children()) {
+            layers(c, out);
+        }
+    }
+
+    public long parameterCount() {
+        return root.parameterCount();
+    }
+
+    /** Re-casts every parameter to {@code type} (e.g. float64 for kernel checks). */
+    public void cast(DataType type) {
+        for (Param p : params()) {
+            p.cast(type);
+        }
+        dataType = type;
+    }
+
+    /** Parameters by name, copied to host float arrays. */
+    public Map<String, NDArray> state() {
+        Map<String, NDArray> s = new LinkedHashMap<>();
+        for (Param p : params()) {
+            s.put(p.name(), p.value());
+        }
+        return s;
+    }
+
+    /** Writes every parameter as NPZ (name → array), atomically. */
+    public void saveParameters(Path file) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        NDList list = new NDList();
+        for (Param p : params()) {
+            list.add(p.value());
+        }
+        try (OutputStream os = Files.newOutputStream(tmp)) {
+            list.encode(os, NDList.Encoding.NPZ);
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Loads parameters written by {@link #saveParameters}; names and shapes must match. */
+    public void loadParameters(Path file) {
+        NDList list;
+        try (InputStream is = new BufferedInputStream(Files.newInputStream(file))) {
+            list = NDList.decode(manager, is);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UserException(file + ": cannot read weights (" + e.getMessage() + ")");
+        }
+        Map<String, NDArray> byName = new LinkedHashMap<>();
+        for (NDArray a : list) {
+            byName.put(a.getName(), a);
+        }
+        for (Param p : params()) {
+            NDArray a = byName.remove(p.name());
+            if (a == null) {
+                throw new UserException(file + ": missing parameter '" + p.name() + "' for model " + spec.name);
+            }
+            if (!a.getShape().equals(p.value().getShape())) {
+                throw new UserException(file + ": parameter '" + p.name() + "' has shape " + a.getShape()
+                        + ", model " + spec.name + " expects " + p.value().getShape());
+            }
+            p.set(a.toType(dataType, false).duplicate());
+            a.close();
+        }
+        if (!byName.isEmpty()) {
+            throw new UserException(file + ": unexpected parameters " + byName.keySet() + " for model " + spec.name);
+        }
+    }
+
+    @Override
+    public void close() {
+        manager.close();
+    }
+}

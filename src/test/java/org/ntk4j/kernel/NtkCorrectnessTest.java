@@ -1,0 +1,189 @@
+package org.ntk4j.kernel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.ntk4j.model.Forward;
+import org.ntk4j.model.Network;
+import org.ntk4j.model.Param;
+import org.ntk4j.spec.ModelSpec;
+
+/**
+ * The kernel paths against each other in float64: the generic Jacobian path against central finite
+ * differences, and the structured path against the Jacobian path, in every mode, per layer and per
+ * parameter, for X1 = X2 and X1 ≠ X2.
+ *
+ * <p>Tolerances. Jacobian vs structured: the same sums in a different order in float64, so
+ * agreement is ~1e-15 relative; 1e-10 leaves room for summation order over ~10³ terms while still
+ * catching any missing factor (a wrong scale or a dropped bias is an O(1) error). Finite differences
+ * on a smooth (tanh) net with step h = 1e-5: truncation error ~h²·|f'''| ≈ 1e-10 and rounding
+ * ~1e-16/h ≈ 1e-11 per derivative, so a relative kernel error below 1e-7 is a safe bound.
+ */
+class NtkCorrectnessTest {
+    static NDManager manager;
+
+    @BeforeAll
+    static void setUp() {
+        manager = NDManager.newBaseManager();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        manager.close();
+    }
+
+    static Network net(String activation, String param, boolean bias, double sigmaB) {
+        ModelSpec s = ModelSpec.parse("{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[7,5],\"outputs\":3,"
+                + "\"activation\":\"" + activation + "\",\"parameterization\":\"" + param + "\",\"sigmaW\":1.3,"
+                + "\"sigmaB\":" + sigmaB + ",\"bias\":" + bias + "}", "test");
+        return Network.build(s, 42, manager, DataType.FLOAT64);
+    }
+
+    static NDArray inputs(int n, long seed) {
+        Random r = new Random(seed);
+        double[] v = new double[n * 6];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = r.nextGaussian();
+        }
+        return manager.create(v, new Shape(n, 2, 3)).duplicate();
+    }
+
+    /** Θ by central finite differences of f over every parameter entry: J·Jᵀ, full mode. */
+    static double[][][][] finiteDifferenceNtk(Network net, NDArray x1, NDArray x2, double h) {
+        int n1 = (int) x1.getShape().get(0);
+        int n2 = (int) x2.getShape().get(0);
+        int o = net.outputs();
+        double[][][][] k = new double[n1][n2][o][o];
+        for (Param p : net.trainableParams()) {
+            double[] base = p.value().toDoubleArray();
+            Shape shape = p.value().getShape();
+            for (int e = 0; e < base.length; e++) {
+                double[] plus = base.clone();
+                double[] minus = base.clone();
+                plus[e] += h;
+                minus[e] -= h;
+                p.set(manager.create(plus, shape).duplicate());
+                double[] f1p = eval(net, x1);
+                double[] f2p = eval(net, x2);
+                p.set(manager.create(minus, shape).duplicate());
+                double[] f1m = eval(net, x1);
+                double[] f2m = eval(net, x2);
+                for (int i = 0; i < n1; i++) {
+                    for (int j = 0; j < n2; j++) {
+                        for (int a = 0; a < o; a++) {
+                            for (int b = 0; b < o; b++) {
+                                double ga = (f1p[i * o + a] - f1m[i * o + a]) / (2 * h);
+                                double gb = (f2p[j * o + b] - f2m[j * o + b]) / (2 * h);
+                                k[i][j][a][b] += ga * gb;
+                            }
+                        }
+                    }
+                }
+            }
+            p.set(manager.create(base, shape).duplicate());
+        }
+        return k;
+    }
+
+    static double[] eval(Network net, NDArray x) {
+        try (NDManager m = manager.newSubManager()) {
+            NDArray xx = x.duplicate();
+            xx.attach(m);
+            return net.forward(xx, Forward.eval(m)).toDoubleArray();
+        }
+    }
+
+    @Test
+    void jacobianMatchesFiniteDifferences() {
+        try (Network net = net("tanh", "ntk", true, 0.7)) {
+            NDArray x1 = inputs(3, 1);
+            NDArray x2 = inputs(2, 2);
+            KernelResult k = Ntk.of(net).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x1, x2);
+            double[][][][] fd = finiteDifferenceNtk(net, x1, x2, 1e-5);
+            double maxDiff = 0;
+            double maxRef = 0;
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 2; j++) {
+                    for (int a = 0; a < 3; a++) {
+                        for (int b = 0; b < 3; b++) {
+                            maxDiff = Math.max(maxDiff, Math.abs(k.total().get(i, j, a * 3 + b) - fd[i][j][a][b]));
+                            maxRef = Math.max(maxRef, Math.abs(fd[i][j][a][b]));
+                        }
+                    }
+                }
+            }
+            assertTrue(maxRef > 0.1, "kernel should be non-trivial");
+            assertTrue(maxDiff / maxRef < 1e-7, "jacobian vs finite differences: relative error " + maxDiff / maxRef);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"relu:standard:true", "tanh:ntk:true", "erf:ntk:false", "linear:standard:false", "quadratic:ntk:true"})
+    void structuredMatchesJacobianInEveryMode(String config) {
+        String[] c = config.split(":");
+        try (Network net = net(c[0], c[1], Boolean.parseBoolean(c[2]), 0.5)) {
+            NDArray x1 = inputs(5, 3);
+            NDArray x2 = inputs(4, 4);
+            for (Mode mode : Mode.values()) {
+                for (boolean symmetric : new boolean[] {true, false}) {
+                    NDArray b = symmetric ? null : x2;
+                    // small memory budget forces several tiles, exercising the tiling and the mirroring
+                    KernelResult s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).parameterParts().float64()
+                            .memory(4000).compute(x1, b);
+                    KernelResult j = Ntk.of(net).mode(mode).method(Method.JACOBIAN).parameterParts().float64()
+                            .compute(x1, b);
+                    String what = config + " " + mode + (symmetric ? " X1=X1" : " X1≠X2");
+                    assertTrue(s.total().relativeError(j.total()) < 1e-10,
+                            what + ": total rel err " + s.total().relativeError(j.total()));
+                    assertEquals(j.layers().keySet(), s.layers().keySet(), what);
+                    for (String key : j.layers().keySet()) {
+                        double err = s.layers().get(key).relativeError(j.layers().get(key));
+                        assertTrue(err < 1e-10, what + " " + key + ": rel err " + err);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void perLayerKernelsSumToTotalAndModesAreConsistent() {
+        try (Network net = net("relu", "standard", true, 0.3)) {
+            NDArray x1 = inputs(4, 5);
+            KernelResult full = Ntk.of(net).mode(Mode.FULL).perLayer().float64().compute(x1);
+            KernelResult trace = Ntk.of(net).mode(Mode.TRACE).perLayer().float64().compute(x1);
+            KernelResult diag = Ntk.of(net).mode(Mode.DIAGONAL).float64().compute(x1);
+            KernelResult mean = Ntk.of(net).mode(Mode.TRACE).meanNormalised().float64().compute(x1);
+            assertEquals(List.of("dense1", "dense2", "dense3"), List.copyOf(full.layers().keySet()));
+            double[][] fromFull = full.total().traced();
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j < 4; j++) {
+                    double sumLayers = 0;
+                    for (KernelMatrix l : trace.layers().values()) {
+                        sumLayers += l.get(i, j);
+                    }
+                    assertEquals(trace.total().get(i, j), sumLayers, 1e-12 * Math.abs(sumLayers) + 1e-14);
+                    assertEquals(trace.total().get(i, j), fromFull[i][j], 1e-12 * Math.abs(fromFull[i][j]));
+                    assertEquals(trace.total().get(i, j), diag.total().traced()[i][j], 1e-12 * Math.abs(fromFull[i][j]));
+                    assertEquals(trace.total().get(i, j) / 3, mean.total().get(i, j), 1e-12 * Math.abs(fromFull[i][j]));
+                    // symmetry Θ[i,j,o,p] = Θ[j,i,p,o]
+                    for (int a = 0; a < 3; a++) {
+                        for (int b = 0; b < 3; b++) {
+                            assertEquals(full.total().get(i, j, a * 3 + b), full.total().get(j, i, b * 3 + a), 1e-12);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
