@@ -1,0 +1,139 @@
+package org.ntk4j.data;
+
+import java.io.InputStream;
+import java.nio.file.Path;
+import org.ntk4j.UserException;
+
+/**
+ * Reader for the IDX format of MNIST and Fashion-MNIST (LeCun et al., "THE MNIST DATABASE",
+ * yann.lecun.com/exdb/mnist), plain or gzip-compressed (detected by content).
+ *
+ * <p>Layout, big-endian: a 4-byte magic {@code 0x000008TD} (T = 0x08 for unsigned bytes, D = number
+ * of dimensions), then D 4-byte sizes, then the values. Images: magic {@code 0x00000803}, sizes
+ * (n, rows, cols); labels: magic {@code 0x00000801}, size (n). Pixels are scaled to [0,1] as
+ * {@code byte / 255f}; an image set has channel-first sample shape {1, rows, cols}.
+ */
+public final class IdxReader {
+    /** Magic number of an unsigned-byte, 3-dimensional IDX file (images). */
+    public static final int IMAGES_MAGIC = 0x00000803;
+    /** Magic number of an unsigned-byte, 1-dimensional IDX file (labels). */
+    public static final int LABELS_MAGIC = 0x00000801;
+
+    private IdxReader() {}
+
+    /** Images as read from an IDX file: n samples of rows×cols pixels scaled to [0,1]. */
+    public record Images(float[] pixels, int count, int rows, int cols) {
+        /** Channel-first shape of one image: {1, rows, cols}. */
+        public int[] sampleShape() {
+            return new int[] {1, rows, cols};
+        }
+    }
+
+    /** Reads an images file ({@code *-images-idx3-ubyte[.gz]}). */
+    public static Images readImages(Path file) {
+        return parseImages(DataFiles.readMaybeGzip(file), file.toString());
+    }
+
+    /** Reads an images file from a stream (closed afterwards); {@code what} names it in errors. */
+    public static Images readImages(InputStream in, String what) {
+        return parseImages(DataFiles.readMaybeGzip(in, what), what);
+    }
+
+    /** Reads a labels file ({@code *-labels-idx1-ubyte[.gz]}); values must lie in [0, numClasses). */
+    public static int[] readLabels(Path file, int numClasses) {
+        return parseLabels(DataFiles.readMaybeGzip(file), file.toString(), numClasses);
+    }
+
+    /** Reads a labels file from a stream (closed afterwards); {@code what} names it in errors. */
+    public static int[] readLabels(InputStream in, String what, int numClasses) {
+        return parseLabels(DataFiles.readMaybeGzip(in, what), what, numClasses);
+    }
+
+    /**
+     * Reads an images file and its labels file into a {@link Dataset}, checking that they hold the
+     * same number of samples and that every label lies in [0, numClasses).
+     */
+    public static Dataset read(String name, Path images, Path labels, int numClasses) {
+        Images im = readImages(images);
+        int[] lab = readLabels(labels, numClasses);
+        return combine(name, im, images.toString(), lab, labels.toString(), numClasses);
+    }
+
+    /** Joins images and labels read separately, checking the counts agree. */
+    public static Dataset combine(String name, Images im, String imagesWhat, int[] labels, String labelsWhat,
+            int numClasses) {
+        if (im.count() != labels.length) {
+            throw new UserException(imagesWhat + ": holds " + im.count() + " images but " + labelsWhat + " holds "
+                    + labels.length + " labels (expected equal counts)");
+        }
+        return new Dataset(name, im.pixels(), im.sampleShape(), labels, numClasses);
+    }
+
+    static Images parseImages(byte[] b, String what) {
+        int magic = header(b, 0, what);
+        if (magic != IMAGES_MAGIC) {
+            throw new UserException(what + ": wrong magic number " + hex(magic) + " (expected " + hex(IMAGES_MAGIC)
+                    + " for an IDX images file" + (magic == LABELS_MAGIC ? "; this looks like a labels file" : "")
+                    + ")");
+        }
+        int n = header(b, 4, what);
+        int rows = header(b, 8, what);
+        int cols = header(b, 12, what);
+        if (n < 0 || rows <= 0 || cols <= 0) {
+            throw new UserException(what + ": invalid sizes in header (n=" + n + ", rows=" + rows + ", cols=" + cols
+                    + "; expected positive)");
+        }
+        long need = 16L + (long) n * rows * cols;
+        if (b.length < need) {
+            throw new UserException(what + ": truncated file: " + b.length + " bytes but the header (" + n + " images of "
+                    + rows + "x" + cols + ") needs " + need);
+        }
+        if ((long) n * rows * cols > Integer.MAX_VALUE - 8) {
+            throw new UserException(what + ": " + n + " images of " + rows + "x" + cols + " are too many to hold in memory");
+        }
+        float[] px = new float[n * rows * cols];
+        for (int i = 0; i < px.length; i++) {
+            px[i] = (b[16 + i] & 0xff) / 255f;
+        }
+        return new Images(px, n, rows, cols);
+    }
+
+    static int[] parseLabels(byte[] b, String what, int numClasses) {
+        int magic = header(b, 0, what);
+        if (magic != LABELS_MAGIC) {
+            throw new UserException(what + ": wrong magic number " + hex(magic) + " (expected " + hex(LABELS_MAGIC)
+                    + " for an IDX labels file" + (magic == IMAGES_MAGIC ? "; this looks like an images file" : "")
+                    + ")");
+        }
+        int n = header(b, 4, what);
+        if (n < 0) {
+            throw new UserException(what + ": invalid label count " + n + " in header (expected >= 0)");
+        }
+        long need = 8L + n;
+        if (b.length < need) {
+            throw new UserException(what + ": truncated file: " + b.length + " bytes but the header (" + n
+                    + " labels) needs " + need);
+        }
+        int[] labels = new int[n];
+        for (int i = 0; i < n; i++) {
+            int y = b[8 + i] & 0xff;
+            if (y >= numClasses) {
+                throw new UserException(what + ": label " + y + " at index " + i + " is out of range (expected 0.."
+                        + (numClasses - 1) + ")");
+            }
+            labels[i] = y;
+        }
+        return labels;
+    }
+
+    private static int header(byte[] b, int off, String what) {
+        if (b.length < off + 4) {
+            throw new UserException(what + ": truncated file: " + b.length + " bytes, too short for the IDX header");
+        }
+        return ((b[off] & 0xff) << 24) | ((b[off + 1] & 0xff) << 16) | ((b[off + 2] & 0xff) << 8) | (b[off + 3] & 0xff);
+    }
+
+    private static String hex(int v) {
+        return String.format("0x%08X", v);
+    }
+}
