@@ -1,0 +1,258 @@
+package org.ntk4j.cli;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.ntk4j.UserException;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Datasets;
+import org.ntk4j.data.Split;
+import org.ntk4j.kernel.KernelResult;
+import org.ntk4j.kernel.Method;
+import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.Ntk;
+import org.ntk4j.model.Network;
+import org.ntk4j.model.Param;
+import org.ntk4j.report.Files2;
+import org.ntk4j.report.Npz;
+import org.ntk4j.report.ProgressBar;
+import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Specs;
+import org.ntk4j.train.Arrays2;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code ntk4j kernel}: the empirical NTK of a model on a dataset, exported as NPZ. */
+@Command(name = "kernel", mixinStandardHelpOptions = true,
+        description = {"Compute the empirical NTK Θ(X1, X1) of N training images (and Θ(X2, X1) of M test images) and"
+                + " write it as NPZ with a JSON sidecar (K.json: spec, seed, method per layer, timings, peak memory).",
+            "NPZ entries: ntk (N×N | N×N×O | N×N×O×O), ntk.<layer> (with --per-layer), ntk_test (M×N...),"
+                + " x1, y1 (labels), x2, y2, and every parameter under its name (dense W as out×in).",
+            "Example: ntk4j kernel --model mlp-quickstart --seed 0 --dataset mnist-subset --n 500 --test 100 --per-layer --out K.npz"})
+public final class KernelCommand implements Callable<Integer> {
+    @Option(names = "--model", required = true, paramLabel = "SPEC|NAME", description = "model spec file or a name in models/")
+    String model;
+
+    @Option(names = "--weights", paramLabel = "CHECKPOINT", description = "weights.npz of a run (default: fresh initialisation from --seed)")
+    Path weights;
+
+    @Option(names = "--seed", defaultValue = "0", description = "initialisation seed when no --weights (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--dataset", defaultValue = "mnist-subset", description = "dataset name (default ${DEFAULT-VALUE})")
+    String dataset;
+
+    @Option(names = "--n", defaultValue = "100", description = "number of training images, the first N (default ${DEFAULT-VALUE})")
+    int n;
+
+    @Option(names = "--test", defaultValue = "0", description = "number of test images for the test×train kernel (default 0)")
+    int test;
+
+    @Option(names = "--mode", defaultValue = "trace", description = "full, trace or diagonal (default ${DEFAULT-VALUE})")
+    String mode;
+
+    @Option(names = "--per-layer", description = "also write Θ_l for each parameterised layer")
+    boolean perLayer;
+
+    @Option(names = "--method", defaultValue = "auto", description = "auto, structured or jacobian (default ${DEFAULT-VALUE})")
+    String method;
+
+    @Option(names = "--dtype", defaultValue = "float32", description = "float32 or float64 (default ${DEFAULT-VALUE})")
+    String dtype;
+
+    @Option(names = "--normalisation", defaultValue = "sum", description = "sum (default) or mean over traced outputs (neural-tangents)")
+    String normalisation;
+
+    @Option(names = "--memory", defaultValue = "2g", description = "memory budget for tiles, e.g. 512m, 4g (default ${DEFAULT-VALUE})")
+    String memory;
+
+    @Option(names = "--explain", description = "print the method chosen per layer with its FLOP estimates")
+    boolean explain;
+
+    @Option(names = "--out", required = true, paramLabel = "K.npz", description = "output NPZ file")
+    Path out;
+
+    @Mixin
+    RuntimeOptions runtime;
+
+    @Override
+    public Integer call() {
+        Mode md = parse(Mode.class, mode, "--mode");
+        Method mt = parse(Method.class, method, "--method");
+        DataType dt = switch (dtype.toLowerCase(Locale.ROOT)) {
+            case "float32" -> DataType.FLOAT32;
+            case "float64" -> DataType.FLOAT64;
+            default -> throw new UserException("--dtype must be float32 or float64 (got " + dtype + ")");
+        };
+        if (!"sum".equals(normalisation) && !"mean".equals(normalisation)) {
+            throw new UserException("--normalisation must be sum or mean (got " + normalisation + ")");
+        }
+        long budget = parseBytes(memory);
+        if (n < 1) {
+            throw new UserException("--n must be >= 1 (got " + n + ")");
+        }
+        if (!out.getFileName().toString().endsWith(".npz")) {
+            throw new UserException("--out must name a .npz file (got " + out + ")");
+        }
+        ModelSpec spec = ModelSpec.resolve(model);
+        Dataset train = Datasets.load(dataset, Split.TRAIN, runtime.dataDir());
+        if (n > train.size()) {
+            throw new UserException("--n " + n + " exceeds the " + train.size() + " training images of " + dataset);
+        }
+        train = train.head(n);
+        Dataset testSet = null;
+        if (test > 0) {
+            testSet = Datasets.load(dataset, Split.TEST, runtime.dataDir());
+            if (test > testSet.size()) {
+                throw new UserException("--test " + test + " exceeds the " + testSet.size() + " test images of " + dataset);
+            }
+            testSet = testSet.head(test);
+        }
+        long t0 = System.nanoTime();
+        try (NDManager m = runtime.manager(); Network net = Network.build(spec, seed, m)) {
+            if (weights != null) {
+                net.loadParameters(weights);
+            }
+            net.cast(dt);
+            checkShape(net, train);
+            NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
+            Ntk ntk = Ntk.of(net).mode(md).method(mt).memory(budget);
+            if (perLayer) {
+                ntk.perLayer();
+            }
+            if (dt == DataType.FLOAT64) {
+                ntk.float64();
+            }
+            if ("mean".equals(normalisation)) {
+                ntk.meanNormalised();
+            }
+            if (explain) {
+                ntk.plan(n, n).forEach((k, v) -> System.out.println(k + ": " + v));
+            }
+            ProgressBar bar = new ProgressBar("ntk " + n + "x" + n, 1000);
+            KernelResult k = ntk.onProgress(f -> bar.update(Math.round(f * 1000))).compute(x1);
+            KernelResult kt = null;
+            NDArray x2 = null;
+            if (testSet != null) {
+                x2 = Arrays2.fromFloats(m, testSet.features(), shape(net, test), dt);
+                ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
+                kt = ntk.onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
+            }
+            Npz npz = new Npz(m).put("ntk", k.total());
+            k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
+            if (kt != null) {
+                npz.put("ntk_test", kt.total());
+                kt.layers().forEach((name, km) -> npz.put("ntk_test." + name, km));
+            }
+            npz.put("x1", x1);
+            npz.put("y1", train.labels(), n);
+            if (x2 != null) {
+                npz.put("x2", x2);
+                npz.put("y2", testSet.labels(), test);
+            }
+            for (Param p : net.params()) {
+                npz.put(p.name(), p.value());
+            }
+            npz.write(out);
+            Map<String, Object> side = new LinkedHashMap<>();
+            side.put("model", spec);
+            side.put("seed", seed);
+            side.put("weights", weights == null ? null : weights.toString());
+            side.put("dataset", dataset);
+            side.put("n", n);
+            side.put("test", test);
+            side.put("mode", md.name().toLowerCase(Locale.ROOT));
+            side.put("normalisation", normalisation);
+            side.put("dtype", dt.toString());
+            side.put("device", m.getDevice().toString());
+            side.put("parameters", net.parameterCount());
+            side.put("methods", k.methods());
+            side.put("seconds_train_kernel", k.seconds());
+            side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
+            side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
+            side.put("peak_heap_bytes", peakHeap());
+            side.put("peak_rss_bytes", peakRss());
+            String name = out.getFileName().toString();
+            Files2.writeString(out.resolveSibling(name.substring(0, name.length() - 4) + ".json"), Specs.toJson(side) + "\n");
+            System.out.printf("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s%n", md.name().toLowerCase(Locale.ROOT), n,
+                    dataset, spec.name, net.parameterCount(), k.seconds(), out);
+        }
+        return 0;
+    }
+
+    static Shape shape(Network net, int n) {
+        long[] s = new long[net.inputShape().dimension() + 1];
+        s[0] = n;
+        System.arraycopy(net.inputShape().getShape(), 0, s, 1, s.length - 1);
+        return new Shape(s);
+    }
+
+    static void checkShape(Network net, Dataset d) {
+        if (net.inputShape().size() != d.featureDim()) {
+            throw new UserException("model " + net.spec().name + " expects inputs of shape " + net.inputShape() + " but "
+                    + d.name() + " samples have shape " + java.util.Arrays.toString(d.sampleShape()));
+        }
+    }
+
+    static <E extends Enum<E>> E parse(Class<E> type, String v, String option) {
+        try {
+            return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new UserException(option + " must be one of " + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT)
+                    + " (got " + v + ")");
+        }
+    }
+
+    /** "512m", "4g", "1000000" → bytes. */
+    static long parseBytes(String s) {
+        String t = s.trim().toLowerCase(Locale.ROOT);
+        long mult = 1;
+        if (t.endsWith("k")) {
+            mult = 1L << 10;
+        } else if (t.endsWith("m")) {
+            mult = 1L << 20;
+        } else if (t.endsWith("g")) {
+            mult = 1L << 30;
+        }
+        try {
+            long v = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
+            if (v <= 0) {
+                throw new NumberFormatException();
+            }
+            return v * mult;
+        } catch (NumberFormatException e) {
+            throw new UserException("--memory must be a size like 512m or 4g (got " + s + ")");
+        }
+    }
+
+    static long peakHeap() {
+        long peak = 0;
+        for (var pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == java.lang.management.MemoryType.HEAP && pool.getPeakUsage() != null) {
+                peak += pool.getPeakUsage().getUsed();
+            }
+        }
+        return peak;
+    }
+
+    /** Peak resident set size of the process (VmHWM, Linux), including native PyTorch memory; -1 elsewhere. */
+    static long peakRss() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (java.io.IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+}

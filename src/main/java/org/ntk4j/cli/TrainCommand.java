@@ -1,0 +1,166 @@
+package org.ntk4j.cli;
+
+import ai.djl.ndarray.NDManager;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.ntk4j.UserException;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Datasets;
+import org.ntk4j.data.Preprocess;
+import org.ntk4j.data.Split;
+import org.ntk4j.kernel.NtkProbe;
+import org.ntk4j.model.Network;
+import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.RunReport;
+import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Specs;
+import org.ntk4j.spec.TrainSpec;
+import org.ntk4j.train.Trainer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code ntk4j train}: trains a model on a dataset into a run folder. */
+@Command(name = "train", mixinStandardHelpOptions = true,
+        description = {"Train a network on a dataset; writes a run folder (model.json, train.json, metrics.jsonl,"
+                + " checkpoint/, weights.npz, PNG plots, report.html).",
+            "Example: ntk4j train --model mlp-relu --dataset mnist --epochs 10 --lr 0.05 --momentum 0.9 --out runs/mlp",
+            "Resume a killed run: ntk4j train --resume runs/mlp"})
+public final class TrainCommand implements Callable<Integer> {
+    @Option(names = "--model", paramLabel = "SPEC|NAME", description = "model spec file, or a name in models/")
+    String model;
+
+    @Option(names = "--dataset", paramLabel = "NAME", defaultValue = "mnist-subset",
+            description = "mnist, fashion-mnist, cifar10 or mnist-subset (bundled; default)")
+    String dataset;
+
+    @Option(names = "--n", paramLabel = "N", description = "train on N samples per class (balanced, seeded); default all")
+    Integer perClass;
+
+    @Option(names = "--test", paramLabel = "M", description = "evaluate on M test samples per class; default all")
+    Integer testPerClass;
+
+    @Option(names = "--train-spec", paramLabel = "FILE", description = "training settings as JSON (TrainSpec); options below override it")
+    Path trainSpec;
+
+    @Option(names = "--optimizer", description = "sgd or adam") String optimizer;
+    @Option(names = "--lr", description = "learning rate") Double lr;
+    @Option(names = "--momentum", description = "SGD momentum") Double momentum;
+    @Option(names = "--nesterov", description = "Nesterov momentum") Boolean nesterov;
+    @Option(names = "--weight-decay", description = "L2 weight decay") Double weightDecay;
+    @Option(names = "--epochs", description = "epochs") Integer epochs;
+    @Option(names = "--batch-size", description = "mini-batch size; 0 = full-batch gradient descent") Integer batchSize;
+    @Option(names = "--loss", description = "ce or mse") String loss;
+    @Option(names = "--target", description = "MSE targets: onehot, pm1 or centered") String target;
+    @Option(names = "--schedule", description = "constant, cosine, step or warmup-cosine") String schedule;
+    @Option(names = "--checkpoint-every", paramLabel = "STEPS", description = "checkpoint every STEPS steps (default: each epoch)")
+    Integer checkpointEvery;
+
+    @Option(names = "--seed", defaultValue = "0", description = "seed for the initialisation, sampling and batch order (default 0)")
+    long seed;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "run folder (default runs/<model>-<dataset>)")
+    Path out;
+
+    @Option(names = "--resume", paramLabel = "RUN_DIR", description = "continue the run in RUN_DIR from its last checkpoint")
+    Path resume;
+
+    @Option(names = "--probe", paramLabel = "ntk", description = "measure during training: ntk (the NTK of a probe set at init and each epoch end)")
+    String probe;
+
+    @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",
+            description = "probe-set size per class (default ${DEFAULT-VALUE})")
+    int probeSet;
+
+    @Mixin
+    RuntimeOptions runtime;
+
+    @Override
+    public Integer call() {
+        TrainArgs args = resume != null ? TrainArgs.load(resume) : new TrainArgs();
+        if (resume == null) {
+            if (model == null) {
+                throw new UserException("--model is required (a spec file or one of " + ModelSpec.available() + ")");
+            }
+            args.model = ModelSpec.resolve(model);
+            args.train = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
+            args.dataset = dataset;
+            args.perClass = perClass;
+            args.testPerClass = testPerClass;
+            args.probe = probe;
+            args.probeSet = probeSet;
+            args.train.seed = seed;
+        }
+        TrainSpec t = args.train;
+        if (optimizer != null) t.optimizer = optimizer;
+        if (lr != null) t.lr = lr;
+        if (momentum != null) t.momentum = momentum;
+        if (nesterov != null) t.nesterov = nesterov;
+        if (weightDecay != null) t.weightDecay = weightDecay;
+        if (epochs != null) t.epochs = epochs;
+        if (batchSize != null) t.batchSize = batchSize;
+        if (loss != null) t.loss = loss;
+        if (target != null) t.target = target;
+        if (schedule != null) t.schedule = schedule;
+        if (checkpointEvery != null) t.checkpointEvery = checkpointEvery;
+        t.validate("training options");
+        if (args.probe != null && !"ntk".equals(args.probe)) {
+            throw new UserException("--probe must be ntk (got " + args.probe + ")");
+        }
+        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model.name + "-" + args.dataset);
+        if (resume == null && Files.exists(dir.resolve("checkpoint"))) {
+            throw new UserException(dir + " already holds a run; use --resume " + dir + " or another --out");
+        }
+        RunFolder run = new RunFolder(dir);
+        if (resume == null) {
+            run.writeJson("args.json", args);
+        }
+        runTraining(args, run, runtime, resume != null, false);
+        System.out.println("run folder: " + dir.toAbsolutePath());
+        return 0;
+    }
+
+    /** What a run was started with; saved as args.json so --resume needs nothing else. */
+    static final class TrainArgs {
+        ModelSpec model;
+        TrainSpec train;
+        String dataset;
+        Integer perClass;
+        Integer testPerClass;
+        String probe;
+        int probeSet = 10;
+
+        static TrainArgs load(Path dir) {
+            Path f = dir.resolve("args.json");
+            if (!Files.isRegularFile(f)) {
+                throw new UserException(dir + ": not a run folder (no args.json)");
+            }
+            TrainArgs a = Specs.read(f, TrainArgs.class);
+            a.model.validate(f.toString());
+            return a;
+        }
+    }
+
+    static Trainer.Result runTraining(TrainArgs args, RunFolder run, RuntimeOptions runtime, boolean resume, boolean quiet) {
+        Dataset train = Datasets.load(args.dataset, Split.TRAIN, runtime.dataDir());
+        Dataset test = Datasets.load(args.dataset, Split.TEST, runtime.dataDir());
+        if (args.perClass != null) {
+            train = Preprocess.balancedSample(train, args.perClass, args.train.seed);
+        }
+        if (args.testPerClass != null) {
+            test = Preprocess.balancedSample(test, args.testPerClass, args.train.seed + 1);
+        }
+        try (NDManager m = runtime.manager(); Network net = Network.build(args.model, args.train.seed, m)) {
+            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model.name, net.parameterCount(),
+                    args.dataset, train.size(), test.size(), args.train.optimizer, m.getDevice());
+            Trainer trainer = new Trainer(net, args.train, train, test, run).quiet(quiet);
+            if ("ntk".equals(args.probe)) {
+                trainer.addProbe(new NtkProbe(Preprocess.balancedSample(test, args.probeSet, 7), run));
+            }
+            Trainer.Result r = trainer.fit(resume);
+            RunReport.write(run, args.model.name + " on " + args.dataset);
+            return r;
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package org.ntk4j.train;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.pytorch.engine.PtNDArray;
+import ai.djl.pytorch.jni.JniUtils;
+import java.util.ArrayList;
+import java.util.List;
+import org.ntk4j.model.Param;
+import org.ntk4j.spec.TrainSpec;
+
+/**
+ * SGD (momentum, Nesterov, decoupled-from-nothing L2 weight decay as in torch.optim.SGD) and Adam,
+ * applied in place with grad mode off, then the gradients are zeroed (JniUtils.zeroGrad; DJL's
+ * zeroGradients() is slow and leaks, notes/djl.md §1.2). Per-parameter learning-rate multipliers
+ * give per-layer learning rates.
+ *
+ * <p>SGD (PyTorch convention): g ← ∇θ + λθ; v ← μv + g; θ ← θ − η·(Nesterov ? g + μv : v).
+ * Adam: m ← β1 m + (1−β1) g; v ← β2 v + (1−β2) g²; θ ← θ − η m̂/(√v̂ + ε).
+ */
+public final class Optimizer {
+    private final TrainSpec spec;
+    private final List<Param> params;
+    private final List<NDArray> state1 = new ArrayList<>();
+    private final List<NDArray> state2 = new ArrayList<>();
+    private final double[] lrMultiplier;
+    private long steps;
+
+    public Optimizer(TrainSpec spec, List<Param> params, NDManager m) {
+        this.spec = spec;
+        this.params = params;
+        this.lrMultiplier = new double[params.size()];
+        java.util.Arrays.fill(lrMultiplier, 1.0);
+        for (Param p : params) {
+            NDArray z1 = m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice());
+            state1.add(z1);
+            if ("adam".equals(spec.optimizer)) {
+                state2.add(m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice()));
+            }
+        }
+    }
+
+    /** Multiplies the learning rate of parameter k (per-layer learning rates). */
+    public void setLrMultiplier(int k, double multiplier) {
+        lrMultiplier[k] = multiplier;
+    }
+
+    /** One update with learning rate {@code lr}; zeroes the gradients. */
+    public void step(double lr) {
+        boolean grad = JniUtils.isGradMode();
+        JniUtils.setGradMode(false);
+        try {
+            steps++;
+            for (int k = 0; k < params.size(); k++) {
+                NDArray w = params.get(k).value();
+                NDArray g = w.getGradient();
+                double eta = lr * lrMultiplier[k];
+                if (spec.weightDecay > 0) {
+                    g = g.add(w.mul(spec.weightDecay));
+                }
+                if ("adam".equals(spec.optimizer)) {
+                    NDArray m1 = state1.get(k);
+                    NDArray m2 = state2.get(k);
+                    m1.muli(spec.beta1).addi(g.mul(1 - spec.beta1));
+                    m2.muli(spec.beta2).addi(g.mul(g).muli(1 - spec.beta2));
+                    double c1 = 1 - Math.pow(spec.beta1, steps);
+                    double c2 = 1 - Math.pow(spec.beta2, steps);
+                    NDArray upd = m1.div(c1).div(m2.div(c2).sqrt().add(spec.eps));
+                    w.subi(upd.muli(eta));
+                } else if (spec.momentum > 0) {
+                    NDArray v = state1.get(k);
+                    v.muli(spec.momentum).addi(g);
+                    NDArray dir = spec.nesterov ? g.add(v.mul(spec.momentum)) : v;
+                    w.subi(dir.mul(eta));
+                } else {
+                    w.subi(g.mul(eta));
+                }
+                JniUtils.zeroGrad((PtNDArray) w);
+            }
+        } finally {
+            JniUtils.setGradMode(grad);
+        }
+    }
+
+    public long steps() {
+        return steps;
+    }
+
+    /** Optimizer state (momentum / Adam moments) for checkpoints, named opt.k.m1 / opt.k.m2. */
+    public NDList state() {
+        NDList l = new NDList();
+        for (int k = 0; k < state1.size(); k++) {
+            state1.get(k).setName("opt." + k + ".m1");
+            l.add(state1.get(k));
+        }
+        for (int k = 0; k < state2.size(); k++) {
+            state2.get(k).setName("opt." + k + ".m2");
+            l.add(state2.get(k));
+        }
+        return l;
+    }
+
+    /** Restores {@link #state()} from a checkpoint, and the step count. */
+    public void restore(NDList saved, long stepCount) {
+        for (NDArray a : saved) {
+            String[] parts = a.getName().split("\\.");
+            int k = Integer.parseInt(parts[1]);
+            NDArray target = "m1".equals(parts[2]) ? state1.get(k) : state2.get(k);
+            target.subi(target).addi(a.toType(target.getDataType(), false));
+        }
+        this.steps = stepCount;
+    }
+}
