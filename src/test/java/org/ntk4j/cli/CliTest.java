@@ -1,0 +1,80 @@
+package org.ntk4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** User mistakes give exit status 2 and exactly one line naming the bad value. */
+class CliTest {
+    record Run(int code, String out, String err) { }
+
+    static Run run(String... args) {
+        CommandLine cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    static void assertOneLineError(Run r, String mustContain) {
+        assertEquals(2, r.code(), r.err());
+        String e = r.err().strip();
+        assertFalse(e.contains("\n"), "error must be one line: " + e);
+        assertTrue(e.startsWith("ntk4j: error: "), e);
+        assertTrue(e.contains(mustContain), "'" + e + "' should mention " + mustContain);
+    }
+
+    @Test
+    void unknownModelNameListsTheAvailableOnes(@TempDir Path dir) {
+        assertOneLineError(run("kernel", "--model", "resnet-9000", "--out", dir.resolve("k.npz").toString()), "unknown model 'resnet-9000'");
+    }
+
+    @Test
+    void badSpecFieldIsNamed(@TempDir Path dir) throws Exception {
+        Path spec = dir.resolve("bad.json");
+        Files.writeString(spec, "{\"arch\":\"mlp\",\"input\":[784],\"widht\":[10],\"outputs\":10}");
+        assertOneLineError(run("kernel", "--model", spec.toString(), "--out", dir.resolve("k.npz").toString()), "unknown field 'widht'");
+        Files.writeString(spec, "{\"arch\":\"mlp\",\"input\":[784],\"widths\":[-3],\"outputs\":10}");
+        assertOneLineError(run("kernel", "--model", spec.toString(), "--out", dir.resolve("k.npz").toString()), "field 'widths'");
+        Files.writeString(spec, "{\"arch\":\"mlp\",");
+        assertOneLineError(run("kernel", "--model", spec.toString(), "--out", dir.resolve("k.npz").toString()), "not valid JSON");
+    }
+
+    @Test
+    void impossibleOptionsAreRejected(@TempDir Path dir) {
+        String out = dir.resolve("k.npz").toString();
+        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--mode", "sideways", "--out", out), "--mode");
+        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--n", "999999", "--out", out), "--n 999999");
+        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--memory", "lots", "--out", out), "--memory");
+        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--memory", "1k", "--out", out), "memory budget");
+        assertOneLineError(run("train", "--model", "mlp-quickstart", "--lr", "-1", "--out", dir.resolve("r").toString()), "field 'lr'");
+        assertOneLineError(run("train", "--resume", dir.resolve("nothing").toString()), "not a run folder");
+        assertOneLineError(run("train", "--model", "mlp-quickstart", "--dataset", "imagenet", "--out", dir.resolve("r").toString()), "imagenet");
+        assertFalse(Files.exists(dir.resolve("k.npz")), "no output after a failed run");
+    }
+
+    @Test
+    void kernelCommandWritesNpzWithSidecar(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("k.npz");
+        Run r = run("kernel", "--model", "mlp-quickstart", "--n", "20", "--test", "5", "--per-layer", "--mode", "full", "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.size(out) > 20 * 20 * 100 * 4, "NPZ holds the full kernel");
+        String side = Files.readString(dir.resolve("k.json"));
+        assertTrue(side.contains("\"dense1\": \"structured"), side);
+        try (var zip = new java.util.zip.ZipFile(out.toFile())) {
+            for (String e : new String[] {"ntk.npy", "ntk.dense1.npy", "ntk_test.npy", "x1.npy", "y1.npy", "x2.npy", "dense1.weight.npy"}) {
+                assertTrue(zip.getEntry(e) != null, "missing " + e);
+            }
+        }
+    }
+}
