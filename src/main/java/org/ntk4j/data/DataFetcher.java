@@ -280,6 +280,9 @@ public final class DataFetcher {
             }
             last = t;
             String low = t.toLowerCase();
+            if (low.contains("exiting with failure status")) {
+                continue; // tar's summary line; the line before says what went wrong
+            }
             if (low.startsWith("e:") || low.startsWith("npm err") || low.startsWith("npm error")
                     || low.startsWith("error") || low.startsWith("tar:")) {
                 err = t;
