@@ -19,6 +19,13 @@ class PreprocessTest {
     }
 
     @Test
+    void scaleDivides() {
+        Dataset d = Preprocess.scale(small(new int[] {0, 1}, 2), 2f);
+        assertArrayEquals(new float[] {0, 0.5f, 1, 1.5f}, d.features());
+        assertThrows(UserException.class, () -> Preprocess.scale(small(new int[] {0}, 2), 0f));
+    }
+
+    @Test
     void flattenKeepsValues() {
         Dataset d = Preprocess.flatten(small(new int[] {0, 1}, 2));
         assertArrayEquals(new int[] {2}, d.sampleShape());
