@@ -245,8 +245,8 @@ public final class DataFetcher {
             p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                     .redirectOutput(out.toFile()).start();
         } catch (IOException e) {
-            throw new UserException(what + ": cannot run '" + cmd.get(0) + "' (" + e.getMessage() + "); install it or "
-                    + hint, e);
+            throw new UserException(what + ": cannot run '" + cmd.get(0) + "' (" + e.getMessage() + "); install it,"
+                    + " or download the package elsewhere and pass --from FILE", e);
         }
         try {
             if (!p.waitFor(COMMAND_TIMEOUT_MIN, TimeUnit.MINUTES)) {
