@@ -30,9 +30,9 @@ final class DenseFactor implements LayerFactor {
     @Override
     public NDArray contract(LayerFactor other, Mode mode) {
         DenseFactor o = (DenseFactor) other;
-        NDArray gd = LayerFactor.outputGram(d, o.d, mode);
+        NDArray gd = Grams.outputGram(d, o.d, mode);
         NDArray ga = a.matMul(o.a.transpose());
-        NDArray weightPart = LayerFactor.broadcastPairs(ga.mul(cw2), mode).mul(gd);
+        NDArray weightPart = Grams.broadcastPairs(ga.mul(cw2), mode).mul(gd);
         switch (part) {
             case WEIGHT: return weightPart;
             case BIAS: return gd.mul(cb2);
@@ -47,7 +47,7 @@ final class DenseFactor implements LayerFactor {
 
     /** The backward Gram Σ_o δ_io·δ_jo of seed 000 Eq. 7. */
     NDArray backwardGram(DenseFactor other) {
-        return LayerFactor.outputGram(d, other.d, Mode.TRACE);
+        return Grams.outputGram(d, other.d, Mode.TRACE);
     }
 
     @Override

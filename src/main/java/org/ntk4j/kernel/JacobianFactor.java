@@ -15,7 +15,7 @@ final class JacobianFactor implements LayerFactor {
 
     @Override
     public NDArray contract(LayerFactor other, Mode mode) {
-        return LayerFactor.outputGram(j, ((JacobianFactor) other).j, mode);
+        return Grams.outputGram(j, ((JacobianFactor) other).j, mode);
     }
 
     @Override
