@@ -26,6 +26,12 @@ public final class Files2 {
                 try (OutputStream os = Files.newOutputStream(tmp)) {
                     w.write(os);
                 }
+                try {
+                    // createTempFile makes owner-only files; results are ordinary readable files
+                    Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                } catch (UnsupportedOperationException e) {
+                    // not a POSIX file system: keep the default permissions
+                }
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } finally {
                 Files.deleteIfExists(tmp);
