@@ -145,7 +145,7 @@ public final class KernelCommand implements Callable<Integer> {
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
                 kt = ntk.onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
             }
-            Npz npz = new Npz(m).put("ntk", k.total());
+            Npz npz = new Npz().put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
             if (kt != null) {
                 npz.put("ntk_test", kt.total());

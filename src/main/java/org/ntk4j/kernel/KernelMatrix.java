@@ -12,22 +12,49 @@ public final class KernelMatrix {
     private final int inner;
     private final Mode mode;
     private final int outputs;
-    private final float[] f;
-    private final double[] d;
+    private final KernelStore store;
 
+    /** A kernel held in a Java array. */
     public KernelMatrix(int n1, int n2, Mode mode, int outputs, boolean float64) {
+        this(n1, n2, mode, outputs, float64, null);
+    }
+
+    /**
+     * A kernel held in a Java array, or — when {@code spillDir} is given — in a float32 file mapped
+     * from {@code spillDir} (for kernels larger than the heap; float64 accumulation is then not offered).
+     */
+    public KernelMatrix(int n1, int n2, Mode mode, int outputs, boolean float64, java.nio.file.Path spillDir) {
         this.n1 = n1;
         this.n2 = n2;
         this.mode = mode;
         this.outputs = outputs;
         this.inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : outputs * outputs;
         long len = (long) n1 * n2 * inner;
-        if (len > Integer.MAX_VALUE - 8) {
-            throw new org.ntk4j.UserException("kernel of " + len + " entries exceeds one Java array ("
-                    + Integer.MAX_VALUE + "); use --mode trace or fewer samples");
+        if (spillDir != null) {
+            this.store = new KernelStore.Mapped(len, spillDir);
+        } else {
+            if (len > Integer.MAX_VALUE - 8) {
+                throw new org.ntk4j.UserException("kernel of " + len + " entries exceeds one Java array; raise --memory"
+                        + " so it streams to disk, use --mode trace, or fewer samples");
+            }
+            this.store = KernelStore.heap(len, float64);
         }
-        this.f = float64 ? null : new float[(int) len];
-        this.d = float64 ? new double[(int) len] : null;
+    }
+
+    /** Bytes the host needs for a kernel of this shape. */
+    public static long bytes(int n1, int n2, Mode mode, int outputs, boolean float64) {
+        long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : (long) outputs * outputs;
+        return (long) n1 * n2 * inner * (float64 ? 8 : 4);
+    }
+
+    /** Whether the entries live in a file on disk. */
+    public boolean onDisk() {
+        return store instanceof KernelStore.Mapped;
+    }
+
+    /** Releases an on-disk kernel's file. */
+    public void release() {
+        store.close();
     }
 
     public int rows() {
@@ -47,7 +74,7 @@ public final class KernelMatrix {
     }
 
     public boolean isFloat64() {
-        return d != null;
+        return store.isFloat64();
     }
 
     /** Entries per (i, j) pair: 1, O or O². */
@@ -65,8 +92,7 @@ public final class KernelMatrix {
 
     /** Entry k (0..inner-1) of pair (i, j). */
     public double get(int i, int j, int k) {
-        long idx = ((long) i * n2 + j) * inner + k;
-        return d != null ? d[(int) idx] : f[(int) idx];
+        return store.get(((long) i * n2 + j) * inner + k);
     }
 
     public double get(int i, int j) {
@@ -84,7 +110,7 @@ public final class KernelMatrix {
                 int src = (a * bc + b) * inner;
                 int i = transpose ? c0 + b : r0 + a;
                 int j = transpose ? r0 + a : c0 + b;
-                int dst = (i * n2 + j) * inner;
+                long dst = ((long) i * n2 + j) * inner;
                 if (transpose && mode == Mode.FULL) {
                     for (int o = 0; o < outputs; o++) {
                         for (int p = 0; p < outputs; p++) {
@@ -100,45 +126,34 @@ public final class KernelMatrix {
         }
     }
 
-    private void add(int idx, double v) {
-        if (d != null) {
-            d[idx] += v;
-        } else {
-            f[idx] += (float) v;
-        }
+    private void add(long idx, double v) {
+        store.add(idx, v);
     }
 
-    /** Adds another kernel of the same shape into this one. */
-    public void addAll(KernelMatrix o) {
-        for (int i = 0; i < size(); i++) {
-            add(i, o.d != null ? o.d[i] : o.f[i]);
-        }
+    /** Entry at flat index i (row-major over the shape). */
+    public double at(long i) {
+        return store.get(i);
     }
 
-    public int size() {
-        return d != null ? d.length : f.length;
+    /** Number of entries. */
+    public long size() {
+        return store.size();
     }
 
-    /** Copy as float32 values. */
+    /** Copy as float32 values (heap kernels only). */
     public float[] toFloatArray() {
-        if (f != null) {
-            return f.clone();
-        }
-        float[] out = new float[d.length];
-        for (int i = 0; i < d.length; i++) {
-            out[i] = (float) d[i];
+        float[] out = new float[Math.toIntExact(size())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (float) store.get(i);
         }
         return out;
     }
 
-    /** Copy as float64 values. */
+    /** Copy as float64 values (heap kernels only). */
     public double[] toDoubleArray() {
-        if (d != null) {
-            return d.clone();
-        }
-        double[] out = new double[f.length];
-        for (int i = 0; i < f.length; i++) {
-            out[i] = f[i];
+        double[] out = new double[Math.toIntExact(size())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = store.get(i);
         }
         return out;
     }
@@ -165,9 +180,9 @@ public final class KernelMatrix {
         }
         double maxDiff = 0;
         double maxRef = 0;
-        for (int i = 0; i < size(); i++) {
-            double a = d != null ? d[i] : f[i];
-            double b = ref.d != null ? ref.d[i] : ref.f[i];
+        for (long i = 0; i < size(); i++) {
+            double a = at(i);
+            double b = ref.at(i);
             maxDiff = Math.max(maxDiff, Math.abs(a - b));
             maxRef = Math.max(maxRef, Math.abs(b));
         }

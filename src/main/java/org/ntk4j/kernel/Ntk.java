@@ -38,6 +38,8 @@ public final class Ntk {
     private boolean mean;
     private long memoryBytes = 1L << 30;
     private Consumer<Double> progress = p -> { };
+    private java.nio.file.Path spillDir;
+    private Map<String, Double> layerWeights = Map.of();
 
     private Ntk(Network net) {
         this.net = net;
@@ -85,6 +87,26 @@ public final class Ntk {
     /** Memory budget for the tiles' factors and blocks. */
     public Ntk memory(long bytes) {
         this.memoryBytes = bytes;
+        return this;
+    }
+
+    /**
+     * Directory for kernels too large for the Java heap: when the kernels of a computation need more
+     * than half the maximum heap they are accumulated in float32 files mapped from here (default: the
+     * system temporary directory).
+     */
+    public Ntk spillDir(java.nio.file.Path dir) {
+        this.spillDir = dir;
+        return this;
+    }
+
+    /**
+     * Weights η_l per layer name: the total becomes the learning-rate-weighted NTK Σ_l η_l Θ_l, the
+     * kernel that governs gradient descent with per-layer learning rates (seed 001 §2, seed 004 §2);
+     * layers not named keep weight 1. Per-layer kernels are returned unweighted.
+     */
+    public Ntk layerWeights(Map<String, Double> weights) {
+        this.layerWeights = Map.copyOf(weights);
         return this;
     }
 
@@ -143,7 +165,17 @@ public final class Ntk {
         }
         int o = net.outputs();
         int tile = tileSize(Math.max(n1, n2), structured, jacobian);
-        KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64);
+        int matrices = 1 + (perLayer ? (parts ? net.trainableParams().size() : net.parameterLayers().size()) : 0);
+        long hostBytes = matrices * KernelMatrix.bytes(n1, n2, mode, o, float64);
+        long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
+        java.nio.file.Path spill = hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8
+                ? (spillDir != null ? spillDir : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))) : null;
+        if (spill != null && float64) {
+            throw new UserException("the kernels need " + (hostBytes >> 20) + " MiB, more than half the Java heap ("
+                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): float64 accumulation is heap-only; use float32"
+                    + " (streamed to disk) or raise -Xmx in JAVA_OPTS");
+        }
+        KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64, spill);
         Map<String, KernelMatrix> layers = new LinkedHashMap<>();
         double scale = mean && mode == Mode.TRACE ? 1.0 / o : 1.0;
 
@@ -186,10 +218,12 @@ public final class Ntk {
                                 block.attach(bm);
                                 if (perLayer) {
                                     KernelMatrix km = layers.computeIfAbsent(e.getKey(),
-                                            k -> new KernelMatrix(n1, n2, mode, o, float64));
+                                            k -> new KernelMatrix(n1, n2, mode, o, float64, spill));
                                     addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
                                 }
-                                sum = sum == null ? block : sum.add(block);
+                                double w = layerWeight(e.getKey());
+                                NDArray weighted = w == 1.0 ? block : block.mul(w);
+                                sum = sum == null ? weighted : sum.add(weighted);
                             }
                             addBlock(total, sum, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
                         } finally {
@@ -219,6 +253,16 @@ public final class Ntk {
             }
         }
         return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric);
+    }
+
+    /** η_l of a layer (or of the layer a parameter belongs to). */
+    private double layerWeight(String key) {
+        Double w = layerWeights.get(key);
+        if (w == null && parts) {
+            int dot = key.lastIndexOf('.');
+            w = dot > 0 ? layerWeights.get(key.substring(0, dot)) : null;
+        }
+        return w == null ? 1.0 : w;
     }
 
     private Map<String, LayerFactor> factors(NDArray x, int r0, int r1, List<Module> structured,

@@ -57,7 +57,7 @@ public final class NtkProbe implements Probe {
                 r.put("centered_alignment." + e.getKey(), Alignment.centeredAlignment(e.getValue().traced(), targets, c));
             }
             r.put("ntk_seconds", k.seconds());
-            Npz npz = new Npz(m).put("ntk", k.total());
+            Npz npz = new Npz().put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
             npz.put("labels", probeSet.labels(), probeSet.size());
             npz.write(run.file(String.format("ntk-step%06d.npz", step)));

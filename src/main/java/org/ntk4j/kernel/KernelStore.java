@@ -1,0 +1,142 @@
+package org.ntk4j.kernel;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Where a kernel's entries live: a Java array (float32 or float64), or, for kernels larger than the
+ * heap allows, a float32 file on disk mapped in chunks (the file is deleted when the store is closed
+ * or the JVM exits). Indices are longs so a mapped kernel may exceed 2³¹ entries.
+ */
+abstract class KernelStore implements AutoCloseable {
+    abstract long size();
+
+    abstract double get(long i);
+
+    abstract void add(long i, double v);
+
+    abstract boolean isFloat64();
+
+    @Override
+    public void close() {
+    }
+
+    static KernelStore heap(long size, boolean float64) {
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("heap kernel limited to 2^31 entries");
+        }
+        return float64 ? new HeapDouble((int) size) : new HeapFloat((int) size);
+    }
+
+    static final class HeapFloat extends KernelStore {
+        final float[] v;
+
+        HeapFloat(int n) {
+            v = new float[n];
+        }
+
+        long size() {
+            return v.length;
+        }
+
+        double get(long i) {
+            return v[(int) i];
+        }
+
+        void add(long i, double x) {
+            v[(int) i] += (float) x;
+        }
+
+        boolean isFloat64() {
+            return false;
+        }
+    }
+
+    static final class HeapDouble extends KernelStore {
+        final double[] v;
+
+        HeapDouble(int n) {
+            v = new double[n];
+        }
+
+        long size() {
+            return v.length;
+        }
+
+        double get(long i) {
+            return v[(int) i];
+        }
+
+        void add(long i, double x) {
+            v[(int) i] += x;
+        }
+
+        boolean isFloat64() {
+            return true;
+        }
+    }
+
+    /** float32 entries in a memory-mapped temporary file, in chunks of 2²⁸ floats (1 GiB). */
+    static final class Mapped extends KernelStore {
+        static final int CHUNK_BITS = 28;
+        static final long CHUNK = 1L << CHUNK_BITS;
+        final long size;
+        final Path file;
+        final FileChannel channel;
+        final FloatBuffer[] chunks;
+
+        Mapped(long size, Path dir) {
+            this.size = size;
+            try {
+                Files.createDirectories(dir);
+                file = Files.createTempFile(dir, "ntk4j-kernel-", ".f32");
+                file.toFile().deleteOnExit();
+                channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                int n = (int) ((size + CHUNK - 1) / CHUNK);
+                chunks = new FloatBuffer[n];
+                for (int c = 0; c < n; c++) {
+                    long len = Math.min(CHUNK, size - c * CHUNK) * 4;
+                    MappedByteBuffer mb = channel.map(FileChannel.MapMode.READ_WRITE, c * CHUNK * 4, len);
+                    chunks[c] = mb.order(ByteOrder.nativeOrder()).asFloatBuffer();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create an on-disk kernel in " + dir + ": " + e.getMessage(), e);
+            }
+        }
+
+        long size() {
+            return size;
+        }
+
+        double get(long i) {
+            return chunks[(int) (i >>> CHUNK_BITS)].get((int) (i & (CHUNK - 1)));
+        }
+
+        void add(long i, double x) {
+            FloatBuffer b = chunks[(int) (i >>> CHUNK_BITS)];
+            int k = (int) (i & (CHUNK - 1));
+            b.put(k, b.get(k) + (float) x);
+        }
+
+        boolean isFloat64() {
+            return false;
+        }
+
+        @Override
+        public void close() {
+            try {
+                channel.close();
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}
