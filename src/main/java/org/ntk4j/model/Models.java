@@ -237,6 +237,7 @@ public final class Models {
      * H = BN → φ → Conv3×3(k), or with bottleneck BN → φ → Conv1×1(4k) → BN → φ → Conv3×3(k);
      * transitions between blocks BN → φ → Conv1×1(⌊θ·c⌋) → AvgPool2×2; then BN → φ → global
      * average pool → Dense(outputs). n = (depth−4)/3, or (depth−4)/6 with bottleneck; θ = compression.
+     * A one-element {@code channels} overrides the stem width (for tiny test nets).
      * Convs have no bias. Modules: stem, block{b}.layer{l}.{bn1,conv1,...}, trans{b}.{bn,conv,pool}, fc.
      */
     static Module densenet(ModelSpec s) {
@@ -244,7 +245,7 @@ public final class Models {
         int k = s.growth;
         int n = (s.depth - 4) / (s.bottleneck ? 6 : 3);
         Sequential seq = new Sequential("densenet" + s.depth);
-        int c = s.bottleneck ? 2 * k : 16;
+        int c = s.channels != null ? s.channels[0] : s.bottleneck ? 2 * k : 16;
         seq.add(f.conv("stem", c, 3, 1, false));
         for (int b = 1; b <= 3; b++) {
             for (int l = 1; l <= n; l++) {

@@ -61,7 +61,10 @@ public final class ModelSpec {
     public Double compression;
     /** wrn: widening factor k (channels 16k, 32k, 64k). */
     public int widen = 1;
-    /** cnn: conv widths; resnet: stage widths (default [16,32,64], or [64,128,256,512] for depth 18/34). */
+    /**
+     * cnn: conv widths; resnet: stage widths (default [16,32,64], or [64,128,256,512] for depth
+     * 18/34); densenet: [stem width] (default 16, or 2·growth with bottleneck).
+     */
     public int[] channels;
     /** cnn and vgg: hidden widths of the fully connected head between the conv stack and the readout. */
     public int[] head = new int[0];
@@ -153,6 +156,7 @@ public final class ModelSpec {
                 p.require(growth > 0, "growth", "must be a positive integer (got " + growth + ")");
                 p.require(compressionValue() > 0 && compressionValue() <= 1, "compression", "must be in (0, 1] (got "
                         + compression + ")");
+                p.require(channels == null || channels.length == 1, "channels", "must be [stem width] for densenet");
                 p.require(batchNorm == null || batchNorm, "batchNorm", "must be true for densenet (BN-φ-conv layers)");
                 break;
             case "wrn":
