@@ -140,6 +140,48 @@ class ModelZooTest {
         }
     }
 
+    /**
+     * Conv2d values against a direct sum: NTK y = σ_w/√(C_in·k²)·Σ w·x + σ_b·b, standard y = Σ W·x + b,
+     * at an interior, a padded corner and a strided position.
+     */
+    @Test
+    void conv2dValues() {
+        try (NDManager m = manager.newSubManager()) {
+            for (Parameterization par : Parameterization.values()) {
+                Conv2d c = new Conv2d("c", 2, 3, 2, 1, true, par, Initializer.GAUSSIAN, 1.3, 0.7);
+                c.initialize(m, DataType.FLOAT64, new Shape(3, 5, 5), new java.util.Random(3));
+                double[] x = new double[3 * 25];
+                java.util.Random r = new java.util.Random(4);
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = r.nextGaussian();
+                }
+                double[] y = c.forward(Module.create64(m, x, new Shape(1, 3, 5, 5)), Forward.eval(m)).toDoubleArray();
+                double[] w = c.weight().value().toDoubleArray();
+                double[] b = c.bias().value().toDoubleArray();
+                double cw = par == Parameterization.NTK ? 1.3 / Math.sqrt(27) : 1;
+                double cb = par == Parameterization.NTK ? 0.7 : 1;
+                for (int o = 0; o < 2; o++) {
+                    for (int[] ij : new int[][] {{0, 0}, {1, 1}, {2, 1}}) {
+                        double sum = 0;
+                        for (int ci = 0; ci < 3; ci++) {
+                            for (int u = 0; u < 3; u++) {
+                                for (int v = 0; v < 3; v++) {
+                                    int h = 2 * ij[0] + u - 1;
+                                    int ww = 2 * ij[1] + v - 1;
+                                    if (h >= 0 && h < 5 && ww >= 0 && ww < 5) {
+                                        sum += w[((o * 3 + ci) * 3 + u) * 3 + v] * x[(ci * 5 + h) * 5 + ww];
+                                    }
+                                }
+                            }
+                        }
+                        double expected = cw * sum + cb * b[o];
+                        assertEquals(expected, y[(o * 3 + ij[0]) * 3 + ij[1]], 1e-12, par + " at " + o + "," + ij[0] + "," + ij[1]);
+                    }
+                }
+            }
+        }
+    }
+
     /** Global average pool equals the mean over H·W; avg pool equals window means. */
     @Test
     void poolingValues() {
