@@ -18,10 +18,11 @@ import java.util.Random;
  * standard y = conv(W, x) + b with W from the {@link Initializer} (TORCH_DEFAULT: W, b ~
  * U(±1/√fan_in), PyTorch's nn.Conv2d default; Gaussian initialisers: b ~ N(0, σ_b²)).
  *
- * <p>Not a {@link TangentLayer}: the NTK engine computes its kernel with the generic per-sample
- * Jacobian path, which is exact for any module.
+ * <p>Tangent-aware like {@link Dense}: in probe mode it hands its input and output to the
+ * {@link TangentProbe}, and the structured NTK path builds its per-sample gradients from im2col
+ * patches and output gradients (kernel.ConvFactors) instead of per-sample backward passes.
  */
-public final class Conv2d extends Module {
+public final class Conv2d extends Module implements TangentLayer {
     private final int outChannels;
     private final int kernel;
     private final int stride;
@@ -33,6 +34,7 @@ public final class Conv2d extends Module {
     private final Param weight;
     private final Param bias;
     private long fanIn;
+    private long positions;
 
     public Conv2d(String name, int outChannels, int kernel, int stride, int padding, boolean bias,
             Parameterization parameterization, Initializer initializer, double sigmaW, double sigmaB) {
@@ -84,6 +86,7 @@ public final class Conv2d extends Module {
         if (h <= 0 || w <= 0) {
             throw new IllegalArgumentException(name() + ": input " + in + " too small for kernel " + kernel);
         }
+        positions = h * w;
         return new Shape(outChannels, h, w);
     }
 
@@ -103,19 +106,36 @@ public final class Conv2d extends Module {
                 y = y.add(b.mul(ctx.scalar(sigmaB, b)).reshape(outChannels, 1, 1));
             }
         }
-        return y;
+        return ctx.probe() == null ? y : ctx.probe().tap(this, x, y);
     }
 
     /** Multiplier of conv(W, x): σ_w/√fan_in in NTK parameterisation, 1 in standard. */
+    @Override
     public double weightScale() {
         return parameterization == Parameterization.NTK ? sigmaW / Math.sqrt(fanIn) : 1.0;
     }
 
+    /** Multiplier of b: σ_b in NTK parameterisation, 1 in standard; 0 without bias. */
+    @Override
+    public double biasScale() {
+        if (bias == null) {
+            return 0;
+        }
+        return parameterization == Parameterization.NTK ? sigmaB : 1.0;
+    }
+
+    /** Output positions H'·W' per sample (after initialisation). */
+    public long outputPositions() {
+        return positions;
+    }
+
+    @Override
     public Param weight() {
         return weight;
     }
 
     /** The bias, or null. */
+    @Override
     public Param bias() {
         return bias;
     }

@@ -1,5 +1,6 @@
 package org.ntk4j.model;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
@@ -83,6 +84,48 @@ class ConvNtkTest {
             KernelResult s = Ntk.of(net).mode(Mode.FULL).method(Method.STRUCTURED).perLayer().float64().compute(x1, x2);
             double err = s.total().relativeError(k.total());
             assertTrue(err < 1e-10, json + ": structured vs jacobian, relative error " + err);
+        }
+    }
+
+    /**
+     * The structured conv factor (per-sample gradients from im2col patches and batched output
+     * gradients) against the Jacobian path, per parameter, in every mode, for X1 = X1 and X1 ≠ X2:
+     * the same sums in another order in float64, so 1e-10 relative (a wrong scale, stride, padding
+     * or patch order is an O(1) error). Covers strides 1 and 2, 1×1 and 3×3 kernels, padding, no
+     * bias (BN-followed convs), bias, and both parameterisations.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"arch\":\"cnn\",\"channels\":[3],\"batchNorm\":true,\"pool\":\"max\",\"parameterization\":\"ntk\"}",
+        "{\"arch\":\"cnn\",\"channels\":[2,3],\"pool\":\"avg\",\"head\":[4],\"initializer\":\"torch_default\"}",
+        "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,3],\"parameterization\":\"ntk\"}",
+        "{\"arch\":\"wrn\",\"depth\":10,\"widen\":1,\"parameterization\":\"ntk\",\"bias\":true}",
+        "{\"arch\":\"densenet\",\"depth\":7,\"growth\":2,\"channels\":[2],\"initializer\":\"lecun\"}"})
+    void structuredConvMatchesJacobianInEveryMode(String json) {
+        ModelSpec spec = ModelSpec.parse(json.replace("{\"arch\"", "{" + COMMON + "\"arch\""), "test");
+        try (Network net = Network.build(spec, 11, manager, DataType.FLOAT64)) {
+            warmRunningStats(net);
+            NDArray x1 = inputs(4, 3);
+            NDArray x2 = inputs(3, 4);
+            assertTrue(Ntk.of(net).method(Method.STRUCTURED).plan(4, 3).get(net.parameterLayers().get(0).name())
+                    .startsWith("structured"), "first conv should take the structured path");
+            for (Mode mode : Mode.values()) {
+                for (boolean symmetric : new boolean[] {true, false}) {
+                    NDArray b = symmetric ? null : x2;
+                    KernelResult s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).parameterParts().float64()
+                            .memory(json.contains("wrn") ? 1 << 24 : 200_000).compute(x1, b);
+                    KernelResult j = Ntk.of(net).mode(mode).method(Method.JACOBIAN).parameterParts().float64()
+                            .compute(x1, b);
+                    String what = json + " " + mode + (symmetric ? " X1=X1" : " X1≠X2");
+                    double err = s.total().relativeError(j.total());
+                    assertTrue(err < 1e-10, what + ": total rel err " + err);
+                    assertEquals(j.layers().keySet(), s.layers().keySet(), what);
+                    for (String key : j.layers().keySet()) {
+                        double e = s.layers().get(key).relativeError(j.layers().get(key));
+                        assertTrue(e < 1e-10, what + " " + key + ": rel err " + e);
+                    }
+                }
+            }
         }
     }
 

@@ -1,0 +1,75 @@
+package org.ntk4j.kernel;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.engine.PtNDArray;
+import ai.djl.pytorch.jni.JniUtils;
+import java.util.Map;
+import org.ntk4j.model.Conv2d;
+
+/**
+ * Structured tangent factors of a {@link Conv2d} y = c_w·conv(W, a) + c_b·b on a tile, from its input
+ * a (n, C_in, H, W) and the output gradients δ (n, O, C_out, H', W') of one batched backward per
+ * output. With U_i the im2col patches of a_i, (C_in·k²) × S for the S = H'·W' output positions,
+ * the per-sample parameter gradients are
+ * <pre>∂f_o(x_i)/∂W = c_w·δ_io U_iᵀ  (C_out × C_in·k²),   ∂f_o(x_i)/∂b = c_b·Σ_s δ_io[:, s],</pre>
+ * exactly the rows the generic Jacobian path gets from n·O backward passes; they are contracted the
+ * same way ({@link JacobianFactor}), Θ_l = J1 J2ᵀ. U comes from one convolution of a with the
+ * one-hot filter bank E = I_{C_in·k²} reshaped to (C_in·k², C_in, k, k) (same stride and padding),
+ * so patch index (c, u, v) ↦ c·k² + u·k + v matches W's flattening.
+ */
+final class ConvFactors {
+    private ConvFactors() {}
+
+    /** Adds the layer's factor (or its weight and bias factors when {@code parts}) to {@code out}. */
+    static void put(Conv2d conv, NDArray a, NDArray d, boolean parts, Map<String, LayerFactor> out) {
+        long n = a.getShape().get(0);
+        long cin = a.getShape().get(1);
+        int k = conv.kernel();
+        long pin = cin * k * k;
+        long o = d.getShape().get(1);
+        long cout = d.getShape().get(2);
+        long s = d.getShape().get(3) * d.getShape().get(4);
+        NDArray bank = a.getManager().eye((int) pin, (int) pin, 0, a.getDataType(), a.getDevice()).reshape(pin, cin, k, k);
+        NDArray patches = JniUtils.convolution((PtNDArray) a, (PtNDArray) bank, null,
+                new Shape(conv.stride(), conv.stride()), new Shape(conv.padding(), conv.padding()), new Shape(1, 1), 1)
+                .reshape(n, pin, s);
+        NDArray delta = d.reshape(n, o * cout, s);
+        NDArray gw = delta.batchMatMul(patches.transpose(0, 2, 1)).reshape(n, o, cout * pin);
+        if (conv.weightScale() != 1.0) {
+            gw = gw.mul(conv.weightScale());
+        }
+        NDArray gb = null;
+        if (conv.bias() != null) {
+            gb = delta.sum(new int[] {2}).reshape(n, o, cout);
+            if (conv.biasScale() != 1.0) {
+                gb = gb.mul(conv.biasScale());
+            }
+        }
+        if (parts) {
+            out.put(conv.weight().name(), new JacobianFactor(gw));
+            if (gb != null) {
+                out.put(conv.bias().name(), new JacobianFactor(gb));
+            }
+        } else {
+            out.put(conv.name(), new JacobianFactor(gb == null ? gw : NDArrays.concat(new NDList(gw, gb), 2)));
+        }
+    }
+
+    /** Device elements per sample: patches, output gradients and gradient rows. */
+    static long elementsPerSample(Conv2d conv, int outputs) {
+        Shape w = conv.weight().value().getShape();
+        long p = w.size() + (conv.bias() == null ? 0 : w.get(0));
+        long pin = w.get(1) * w.get(2) * w.get(3);
+        long s = conv.outputPositions();
+        return (long) outputs * p + pin * s + (long) outputs * w.get(0) * s;
+    }
+
+    /** FLOPs to build both tiles' gradient rows (n1 + n2 samples). */
+    static double buildFlops(Conv2d conv, int outputs, long samples) {
+        Shape w = conv.weight().value().getShape();
+        return 2.0 * samples * outputs * w.size() * conv.outputPositions();
+    }
+}
