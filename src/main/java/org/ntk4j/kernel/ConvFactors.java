@@ -4,8 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.pytorch.engine.PtNDArray;
-import ai.djl.pytorch.jni.JniUtils;
+import ai.djl.ndarray.index.NDIndex;
 import java.util.Map;
 import org.ntk4j.model.Conv2d;
 
@@ -16,9 +15,9 @@ import org.ntk4j.model.Conv2d;
  * the per-sample parameter gradients are
  * <pre>∂f_o(x_i)/∂W = c_w·δ_io U_iᵀ  (C_out × C_in·k²),   ∂f_o(x_i)/∂b = c_b·Σ_s δ_io[:, s],</pre>
  * exactly the rows the generic Jacobian path gets from n·O backward passes; they are contracted the
- * same way ({@link JacobianFactor}), Θ_l = J1 J2ᵀ. U comes from one convolution of a with the
- * one-hot filter bank E = I_{C_in·k²} reshaped to (C_in·k², C_in, k, k) (same stride and padding),
- * so patch index (c, u, v) ↦ c·k² + u·k + v matches W's flattening.
+ * same way ({@link JacobianFactor}), Θ_l = J1 J2ᵀ. U comes from padding a and stacking its k² shifted,
+ * strided slices (a one-hot filter-bank convolution gives the same patches at O(C_in²k⁴) more
+ * arithmetic), with patch index (c, u, v) ↦ c·k² + u·k + v matching W's flattening.
  */
 final class ConvFactors {
     private ConvFactors() {}
@@ -32,9 +31,7 @@ final class ConvFactors {
         long o = d.getShape().get(1);
         long cout = d.getShape().get(2);
         long s = d.getShape().get(3) * d.getShape().get(4);
-        NDArray bank = a.getManager().eye((int) pin, (int) pin, 0, a.getDataType(), a.getDevice()).reshape(pin, cin, k, k);
-        NDArray patches = JniUtils.convolution((PtNDArray) a, (PtNDArray) bank, null,
-                new Shape(conv.stride(), conv.stride()), new Shape(conv.padding(), conv.padding()), new Shape(1, 1), 1)
+        NDArray patches = im2col(a, k, conv.stride(), conv.padding(), d.getShape().get(3), d.getShape().get(4))
                 .reshape(n, pin, s);
         NDArray delta = d.reshape(n, o * cout, s);
         NDArray gw = delta.batchMatMul(patches.transpose(0, 2, 1)).reshape(n, o, cout * pin);
@@ -56,6 +53,28 @@ final class ConvFactors {
         } else {
             out.put(conv.name(), new JacobianFactor(gb == null ? gw : NDArrays.concat(new NDList(gw, gb), 2)));
         }
+    }
+
+    /**
+     * im2col by padding plus k² shifted strided slices: (n, C_in, k·k, H', W') with
+     * P[i, c, u·k+v, h, w] = a_pad[i, c, s·h + u, s·w + v]; memory moves only, no arithmetic.
+     */
+    static NDArray im2col(NDArray a, int k, int stride, int pad, long ho, long wo) {
+        Shape sh = a.getShape();
+        NDArray ap = a;
+        if (pad > 0) {
+            ap = a.getManager().zeros(new Shape(sh.get(0), sh.get(1), sh.get(2) + 2L * pad, sh.get(3) + 2L * pad),
+                    a.getDataType(), a.getDevice());
+            ap.set(new NDIndex(":, :, {}:{}, {}:{}", pad, pad + sh.get(2), pad, pad + sh.get(3)), a);
+        }
+        NDList slices = new NDList();
+        for (int u = 0; u < k; u++) {
+            for (int v = 0; v < k; v++) {
+                slices.add(ap.get(new NDIndex(":, :, {}:{}:{}, {}:{}:{}", u, u + stride * (ho - 1) + 1, stride,
+                        v, v + stride * (wo - 1) + 1, stride)));
+            }
+        }
+        return NDArrays.stack(slices, 2);
     }
 
     /** Device elements per sample: patches, output gradients and gradient rows. */
