@@ -18,6 +18,13 @@ import org.ntk4j.model.Conv2d;
  * same way ({@link JacobianFactor}), Θ_l = J1 J2ᵀ. U comes from padding a and stacking its k² shifted,
  * strided slices (a one-hot filter-bank convolution gives the same patches at O(C_in²k⁴) more
  * arithmetic), with patch index (c, u, v) ↦ c·k² + u·k + v matching W's flattening.
+ *
+ * <p>Cost: building the rows is n·O·C_out·C_in·k²·S multiply-adds, the same as the weight-gradient
+ * part of the Jacobian path's n·O per-sample backward passes, so the gain is in batching (O
+ * backward passes over the tile instead of n·O, far fewer JNI calls), which matters for small
+ * layers. Measured (CPU, 1 thread, busy 2-core machine, float32, N = 8, trace): ResNet-20 0.74–1.0 s
+ * structured vs 0.55 s Jacobian; DenseNet-BC-40 1.8–2.3 s vs 1.2–1.8 s. AUTO's FLOP estimate
+ * therefore sends large convs to the Jacobian path.
  */
 final class ConvFactors {
     private ConvFactors() {}

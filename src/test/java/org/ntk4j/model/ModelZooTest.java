@@ -98,7 +98,7 @@ class ModelZooTest {
     }
 
     @Test
-    void everySpecInModelsBuilds() {
+    void everySpecInModelsResolvesUnderItsName() {
         List<String> names = ModelSpec.available();
         assertTrue(names.containsAll(List.of("resnet20", "resnet56", "resnet18", "vgg11", "vgg16-bn", "vgg19-bn",
                 "densenet40", "wrn-10-4", "mlp-relu")), names.toString());
