@@ -79,6 +79,16 @@ class ConvNtkTest {
                 }
             }
             assertTrue(maxRef > 1e-3, "kernel should be non-trivial: " + maxRef);
+            // kernels run in eval mode: the running statistics must be untouched
+            for (Param p : net.params()) {
+                if (p.role() == Param.Role.RUNNING_MEAN) {
+                    double[] before = p.value().toDoubleArray();
+                    Ntk.of(net).mode(Mode.TRACE).method(Method.JACOBIAN).compute(x1, x2);
+                    assertTrue(java.util.Arrays.equals(before, p.value().toDoubleArray()), p.name() + " changed");
+                    assertTrue(java.util.Arrays.stream(before).anyMatch(v -> v != 0), p.name() + " should be warmed");
+                    break;
+                }
+            }
             assertTrue(maxDiff / maxRef < 1e-7, json + ": jacobian vs finite differences, relative error " + maxDiff / maxRef);
 
             KernelResult s = Ntk.of(net).mode(Mode.FULL).method(Method.STRUCTURED).perLayer().float64().compute(x1, x2);

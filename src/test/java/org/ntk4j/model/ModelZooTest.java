@@ -188,6 +188,26 @@ class ModelZooTest {
         }
     }
 
+    /** Residual y = φ(main(x) + shortcut(x)) and DenseConcat y = concat(x, layer(x)) on known values. */
+    @Test
+    void combinatorValues() {
+        try (NDManager m = manager.newSubManager()) {
+            java.util.Random r = new java.util.Random(0);
+            NDArray x = m.arange(-4f, 4f).reshape(1, 2, 2, 2);
+            Residual res = new Residual("r", new Activation("a", Activation.Kind.QUADRATIC), null,
+                    new Activation("p", Activation.Kind.TANH));
+            assertEquals(new Shape(2, 2, 2), res.initialize(m, DataType.FLOAT32, new Shape(2, 2, 2), r));
+            NDArray y = res.forward(x, Forward.eval(m));
+            assertEquals((float) Math.tanh(16 - 4), y.getFloat(0, 0, 0, 0), 1e-6f); // x = −4: φ(x² + x)
+            DenseConcat dc = new DenseConcat("d", new Activation("q", Activation.Kind.QUADRATIC));
+            assertEquals(new Shape(4, 2, 2), dc.initialize(m, DataType.FLOAT32, new Shape(2, 2, 2), r));
+            NDArray z = dc.forward(x, Forward.eval(m));
+            assertEquals(new Shape(1, 4, 2, 2), z.getShape());
+            assertEquals(-4f, z.getFloat(0, 0, 0, 0));
+            assertEquals(16f, z.getFloat(0, 2, 0, 0));
+        }
+    }
+
     /** Global average pool equals the mean over H·W; avg pool equals window means. */
     @Test
     void poolingValues() {
