@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.ntk4j.UserException;
+import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
@@ -125,7 +126,12 @@ public final class Ntk {
             double jacFlops = 2.0 * n1 * n2 * p * (mode == Mode.FULL ? o * o : o)
                     + 4.0 * (n1 + n2) * o * net.parameterCount();
             String line;
-            if (l instanceof TangentLayer t) {
+            if (l instanceof Conv2d c) {
+                double strFlops = ConvFactors.buildFlops(c, o, n1 + n2) + 2.0 * n1 * n2 * p * (mode == Mode.FULL ? o * o : o);
+                boolean structured = method == Method.STRUCTURED || (method == Method.AUTO && strFlops <= jacFlops);
+                line = String.format("%s (structured %.3g GFLOP, jacobian %.3g GFLOP)",
+                        structured ? "structured" : "jacobian", strFlops / 1e9, jacFlops / 1e9);
+            } else if (l instanceof TangentLayer t) {
                 long in = t.weight().value().getShape().get(1);
                 long outW = t.weight().value().getShape().get(0);
                 double strFlops = 2.0 * n1 * n2 * (in + (mode == Mode.FULL ? o * o : o) * outW)
@@ -299,6 +305,10 @@ public final class Ntk {
         long bytes = net.dataType().getNumOfBytes();
         long per = 0;
         for (Module l : structured) {
+            if (l instanceof Conv2d c) {
+                per += ConvFactors.elementsPerSample(c, o);
+                continue;
+            }
             TangentLayer t = (TangentLayer) l;
             per += t.weight().value().getShape().get(1) + (long) o * t.weight().value().getShape().get(0);
         }

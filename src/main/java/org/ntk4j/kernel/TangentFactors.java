@@ -16,6 +16,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
@@ -25,7 +26,8 @@ import org.ntk4j.model.TangentProbe;
 
 /**
  * Computes the per-layer tangent factors of a network on one tile of inputs (DESIGN.md "Tangent
- * factors"): one forward in probe mode and one backward per output for the structured layers, and
+ * factors"): one forward in probe mode and one backward per output for the structured layers (dense:
+ * {@link DenseFactor}; conv: per-sample gradients from im2col patches, {@link ConvFactors}), and
  * per-sample, per-output backward passes for the Jacobian layers. Keys are layer names, or
  * parameter names when parameter parts are requested.
  */
@@ -99,7 +101,11 @@ final class TangentFactors {
         for (Module l : layers) {
             TangentLayer t = (TangentLayer) l;
             NDArray a = rec.inputs.get(t);
-            NDArray d = NDArrays.stack(new NDList(deltas.get(t)), 1); // (n, O, out)
+            NDArray d = NDArrays.stack(new NDList(deltas.get(t)), 1); // (n, O, out...)
+            if (l instanceof Conv2d conv) {
+                ConvFactors.put(conv, a, d, parts, out);
+                continue;
+            }
             if (parts) {
                 out.put(t.weight().name(), new DenseFactor(a, d, t.weightScale(), t.biasScale(), DenseFactor.Part.WEIGHT));
                 if (t.bias() != null) {

@@ -73,6 +73,13 @@ public abstract class Module {
         }
     }
 
+    /** A float64 array from Java values, cloned natively (no aliased Java buffer). */
+    public static NDArray create64(NDManager m, double[] values, Shape shape) {
+        try (NDArray tmp = m.create(values, shape)) {
+            return tmp.duplicate();
+        }
+    }
+
     /** Values ~ N(0, std²). */
     protected static float[] gaussian(Random rng, long n, double std) {
         float[] v = new float[Math.toIntExact(n)];
