@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "ntk4j 0.1.0",
         description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, TheoryCommand.class})
 public final class Main implements Runnable {
 
     @Override

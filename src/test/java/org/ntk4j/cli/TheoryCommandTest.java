@@ -1,0 +1,48 @@
+package org.ntk4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The theory sub-commands run, write their CSV/PNG files, and turn user mistakes into exit status 2. */
+class TheoryCommandTest {
+
+    static int run(String... args) {
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(new StringWriter()));
+        return cl.execute(args);
+    }
+
+    @Test
+    void everySubcommandWritesItsFiles(@TempDir Path dir) throws java.io.IOException {
+        String out = dir.toString();
+        assertEquals(0, run("theory", "ntk", "--depth", "3", "--angles", "4", "--out", out));
+        assertEquals(0, run("theory", "dispersion", "--width", "50", "--depths", "2,5", "--sigma-w2", "1,2", "--limit", "--out", out));
+        assertEquals(0, run("theory", "equilibrium", "--depths", "10,20", "--out", out));
+        assertEquals(0, run("theory", "linear", "--points", "4", "--out", out));
+        assertEquals(0, run("theory", "solvable", "--golden", "--points", "4", "--out", out));
+        assertEquals(0, run("theory", "phase", "--out", out));
+        for (String f : new String[] {"ntk", "dispersion", "equilibrium", "linear", "solvable"}) {
+            assertTrue(Files.isRegularFile(dir.resolve(f + ".csv")), f + ".csv");
+            assertTrue(Files.isRegularFile(dir.resolve(f + ".png")), f + ".png");
+        }
+        assertTrue(Files.isRegularFile(dir.resolve("phase.csv")));
+        try (var s = Files.list(dir)) {
+            assertTrue(s.noneMatch(p -> p.getFileName().toString().endsWith(".tmp")), "no temporary files left");
+        }
+    }
+
+    @Test
+    void userMistakesExitWithStatus2() {
+        assertEquals(2, run("theory", "ntk", "--activation", "softplus"));
+        assertEquals(2, run("theory", "ntk", "--parameterization", "mean-field"));
+        assertEquals(2, run("theory", "linear", "--c0", "5"));
+    }
+}
