@@ -171,12 +171,35 @@ class SolvableModelTest {
             }
             u = un;
         }
-        // and with small steps GD approaches the flow: error O(step) (notes/004.md §4.1: 2.4e-3 at s = 0.01)
+        // A trained network: plain GD on (u, W) with step rates s·η_u, s·η_W for t/s steps approaches the
+        // closed-form flow at time t with error O(s). Richardson for a first-order method: the error of the
+        // s/2 run is ≈ |f_s − f_{s/2}|; tolerance 3× that estimate.
         SolvableModel flowModel = new SolvableModel(U0, W0, X, y, 1.0, 1.0, 0.5);
-        double scale = 0.01;
-        SolvableModel gd = new SolvableModel(U0, W0, X, y, 1.0, scale, 0.5 * scale);
-        double fGd = gd.gradientDescent(50).output()[50];
-        assertEquals(flowModel.output(0.5), fGd, 5e-3);
+        double fCoarse = plainGd(0.01, 50, 1.0, 0.5, y);
+        double fFine = plainGd(0.005, 100, 1.0, 0.5, y);
+        double tolGd = 3 * Math.abs(fCoarse - fFine);
+        assertTrue(tolGd < 1e-2, "GD step too coarse");
+        assertEquals(flowModel.output(0.5), fFine, tolGd);
+        assertTrue(Math.abs(flowModel.output(0.5) - fCoarse) > Math.abs(flowModel.output(0.5) - fFine));
+    }
+
+    /** f after {@code steps} plain GD steps with rates scale·η_u, scale·η_W on the golden instance (κ = 1). */
+    static double plainGd(double scale, int steps, double etaU, double etaW, double y) {
+        double[] u = U0.clone();
+        double[][] w = {W0[0].clone(), W0[1].clone(), W0[2].clone()};
+        for (int k = 0; k < steps; k++) {
+            double[] wx = SolvableModel.matVec(w, X);
+            double r = MlpKernel.dot(u, wx) - y;
+            double[] un = new double[3];
+            for (int i = 0; i < 3; i++) {
+                un[i] = u[i] - 2 * scale * etaU * r * wx[i];
+                for (int j = 0; j < 2; j++) {
+                    w[i][j] -= 2 * scale * etaW * r * u[i] * X[j];
+                }
+            }
+            u = un;
+        }
+        return MlpKernel.dot(u, SolvableModel.matVec(w, X));
     }
 
     @Test
