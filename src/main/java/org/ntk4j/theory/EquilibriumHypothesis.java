@@ -65,6 +65,19 @@ public final class EquilibriumHypothesis {
         return c;
     }
 
+    /**
+     * Forward information I_f^l(x,x') = c_l/2 in the unit-variance convention of the Thm 3 proof (q_l(x,x) = 1;
+     * with the He-initialised first layer the limit is c_l itself, notes/000.md §8.1), from c_1.
+     */
+    public static double forwardInformation(double c1, int l) {
+        return (1 - deficits(c1, l)[l]) / 2;
+    }
+
+    /** Backward information I_b^l = q̃_l = q̃_L Π_{k=l}^{L−1} g'(c_k) relative to q̃_L (App. A eq. 4). */
+    public static double backwardInformation(double c1, int l, int depth) {
+        return backwardProduct(c1, l, depth);
+    }
+
     /** D_f(l) = (1 − c_l)/2 with c_1 = −1 (worst case over the domain E_ε, g increasing). */
     public static double forwardDeficit(int l) {
         return deficits(-1, l)[l] / 2;

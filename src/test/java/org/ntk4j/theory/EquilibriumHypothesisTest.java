@@ -41,6 +41,10 @@ class EquilibriumHypothesisTest {
         assertEquals(0.604826, c[5], 5e-7);
         assertEquals(0.834416, c[10], 5e-7);
         assertEquals(0.940077, c[20], 5e-7);
+        // Thm 3: |I_f^l − 1/2| = (1 − c_l)/2 → 0
+        assertEquals(0.5 - EquilibriumHypothesis.forwardDeficit(20), EquilibriumHypothesis.forwardInformation(-1, 20), 1e-15);
+        assertEquals(EquilibriumHypothesis.zeta(0, 30) / EquilibriumHypothesis.zeta(0, 10),
+                EquilibriumHypothesis.backwardInformation(0, 10, 30), 1e-12);
     }
 
     @Test

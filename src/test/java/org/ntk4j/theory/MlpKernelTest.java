@@ -81,9 +81,9 @@ class MlpKernelTest {
     }
 
     @Test
-    void erfAndTanhNtkMatchWideNetworks() {
+    void erfTanhAndLinearNtkMatchWideNetworks() {
         int[] widths = {6, 512, 512, 1};
-        for (Activation a : new Activation[] {Activation.ERF, Activation.TANH}) {
+        for (Activation a : new Activation[] {Activation.ERF, Activation.TANH, Activation.LINEAR}) {
             MlpKernel k = MlpKernel.builder().activation(a).depth(3).sigmaW(1.5).sigmaB(0.2).build();
             assertAgrees(k, widths, a, Parameterization.NTK, 1.5, 0.2, 12);
         }
