@@ -86,8 +86,27 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--angles", defaultValue = "13", description = "number of angles in [0, π] (default ${DEFAULT-VALUE})")
         int angles;
 
+        @Option(names = "--inputs", paramLabel = "CSV", description = {"training inputs, one sample per row: writes the",
+            "train×train NNGP and NTK (nngp_train.csv, ntk_train.csv) instead of the angle sweep"})
+        Path inputs;
+
+        @Option(names = "--test-inputs", paramLabel = "CSV", description = "test inputs: also writes ntk_test_train.csv")
+        Path testInputs;
+
+        @Option(names = "--targets", paramLabel = "CSV", description = {"training targets (one row per sample):",
+            "infinite-width kernel regression of the test inputs, predictions.csv"})
+        Path targets;
+
+        @Option(names = "--time", defaultValue = "inf", description = {"gradient-flow time t (ℒ = ½Σ‖f−y‖², η = 1, f₀ = 0)",
+            "or inf (default ${DEFAULT-VALUE})"})
+        String time;
+
         @Override
         public void run() {
+            if (inputs != null) {
+                matrices();
+                return;
+            }
             require(depth >= 1, "--depth must be >= 1, got " + depth);
             require(angles >= 2, "--angles must be >= 2, got " + angles);
             Activation act = Activation.byName(activation);
@@ -129,6 +148,126 @@ public final class TheoryCommand implements Runnable {
             o.csv("ntk", header, rows);
             o.plot("ntk", "Infinite-width kernels vs angle", header, rows, 0, new int[] {2, 3}, false);
         }
+
+        MlpKernel kernel() {
+            Parameterization p;
+            try {
+                p = Parameterization.valueOf(parameterization.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new UserException("--parameterization must be ntk or standard, got '" + parameterization + "'");
+            }
+            return MlpKernel.builder().activation(Activation.byName(activation)).depth(depth).sigmaW(sigmaW)
+                    .sigmaB(sigmaB).parameterization(p).hiddenWidth(width).build();
+        }
+
+        void matrices() {
+            MlpKernel k = kernel();
+            double[][] x = readCsv(inputs);
+            MlpKernel.Kernels train = k.kernels(x);
+            TheoryOutput o = parent.output();
+            System.out.printf(Locale.ROOT, "%d training inputs of dimension %d; NTK diagonal mean %.6g%n", x.length,
+                    x[0].length, CommonOpsTrace.meanDiagonal(train.ntk()));
+            o.csv("nngp_train", columnNames("x", x.length), rowsOf(train.nngp()));
+            o.csv("ntk_train", columnNames("x", x.length), rowsOf(train.ntk()));
+            if (testInputs == null) {
+                require(targets == null, "--targets needs --test-inputs");
+                return;
+            }
+            double[][] xs = readCsv(testInputs);
+            MlpKernel.Kernels cross = k.kernels(xs, x);
+            o.csv("ntk_test_train", columnNames("x", x.length), rowsOf(cross.ntk()));
+            if (targets == null) {
+                return;
+            }
+            double[][] y = readCsv(targets);
+            require(y.length == x.length, "--targets has " + y.length + " rows but --inputs has " + x.length);
+            double t;
+            if (time.equalsIgnoreCase("inf")) {
+                t = Double.POSITIVE_INFINITY;
+            } else {
+                try {
+                    t = Double.parseDouble(time);
+                } catch (NumberFormatException e) {
+                    throw new UserException("--time must be a number or inf, got '" + time + "'");
+                }
+                require(t >= 0, "--time must be >= 0");
+            }
+            org.ejml.data.DMatrixRMaj pred = new org.ntk4j.theory.KernelRegression(train.ntk())
+                    .testPrediction(cross.ntk(), new org.ejml.data.DMatrixRMaj(y), null, null, 1.0, t);
+            List<double[]> rows = rowsOf(pred);
+            String[] header = columnNames("f", y[0].length);
+            o.print(header, rows.subList(0, Math.min(rows.size(), 10)));
+            if (rows.size() > 10) {
+                System.out.println("... (" + rows.size() + " test predictions)");
+            }
+            o.csv("predictions", header, rows);
+        }
+    }
+
+    /** Small helper: mean of a square matrix's diagonal. */
+    static final class CommonOpsTrace {
+        static double meanDiagonal(org.ejml.data.DMatrixRMaj m) {
+            return org.ejml.dense.row.CommonOps_DDRM.trace(m) / m.numRows;
+        }
+    }
+
+    static String[] columnNames(String prefix, int n) {
+        String[] h = new String[n];
+        for (int i = 0; i < n; i++) {
+            h[i] = prefix + i;
+        }
+        return h;
+    }
+
+    static List<double[]> rowsOf(org.ejml.data.DMatrixRMaj m) {
+        List<double[]> rows = new ArrayList<>();
+        for (int i = 0; i < m.numRows; i++) {
+            double[] r = new double[m.numCols];
+            for (int j = 0; j < m.numCols; j++) {
+                r[j] = m.get(i, j);
+            }
+            rows.add(r);
+        }
+        return rows;
+    }
+
+    /** Numeric CSV, one sample per row; a first line that is not numeric is taken as a header. */
+    static double[][] readCsv(Path file) {
+        List<String> lines;
+        try {
+            lines = java.nio.file.Files.readAllLines(file);
+        } catch (java.io.IOException e) {
+            throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        List<double[]> rows = new ArrayList<>();
+        int width = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            String line = lines.get(i).trim();
+            if (line.isEmpty()) {
+                continue;
+            }
+            String[] parts = line.split("[,;\\s]+");
+            double[] r = new double[parts.length];
+            try {
+                for (int j = 0; j < parts.length; j++) {
+                    r[j] = Double.parseDouble(parts[j]);
+                }
+            } catch (NumberFormatException e) {
+                if (rows.isEmpty() && i == 0) {
+                    continue;
+                }
+                throw new UserException(file + " line " + (i + 1) + ": not a number in '" + line + "'");
+            }
+            if (width >= 0 && r.length != width) {
+                throw new UserException(file + " line " + (i + 1) + ": " + r.length + " columns, expected " + width);
+            }
+            width = r.length;
+            rows.add(r);
+        }
+        if (rows.isEmpty()) {
+            throw new UserException(file + ": no numeric rows");
+        }
+        return rows.toArray(new double[0][]);
     }
 
     @Command(name = "dispersion", mixinStandardHelpOptions = true,

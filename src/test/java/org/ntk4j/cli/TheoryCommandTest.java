@@ -40,6 +40,26 @@ class TheoryCommandTest {
     }
 
     @Test
+    void kernelMatricesAndRegressionFromCsv(@TempDir Path dir) throws java.io.IOException {
+        Path x = dir.resolve("x.csv");
+        Path xt = dir.resolve("xt.csv");
+        Path y = dir.resolve("y.csv");
+        Files.writeString(x, "a,b\n1,0\n0,1\n1,1\n");
+        Files.writeString(xt, "0.5,0.5\n");
+        Files.writeString(y, "1\n-1\n0.5\n");
+        Path out = dir.resolve("out");
+        assertEquals(0, run("theory", "ntk", "--inputs", x.toString(), "--test-inputs", xt.toString(),
+                "--targets", y.toString(), "--out", out.toString()));
+        for (String f : new String[] {"nngp_train", "ntk_train", "ntk_test_train", "predictions"}) {
+            assertTrue(Files.isRegularFile(out.resolve(f + ".csv")), f);
+        }
+        assertEquals(4, Files.readAllLines(out.resolve("ntk_train.csv")).size());
+        assertEquals(2, run("theory", "ntk", "--inputs", x.toString(), "--test-inputs", xt.toString(),
+                "--targets", xt.toString()));
+        assertEquals(2, run("theory", "ntk", "--inputs", dir.resolve("missing.csv").toString()));
+    }
+
+    @Test
     void userMistakesExitWithStatus2() {
         assertEquals(2, run("theory", "ntk", "--activation", "softplus"));
         assertEquals(2, run("theory", "ntk", "--parameterization", "mean-field"));
