@@ -123,7 +123,7 @@ public final class TheoryCommand implements Runnable {
             System.out.printf(Locale.ROOT, "MLP %s, L=%d, σ_w=%.4g, σ_b=%.4g, %s parameterisation (inputs: unit norm in R^2)%n",
                     act, depth, sigmaW, sigmaB, p.name().toLowerCase(Locale.ROOT));
             if (Double.isNaN(qStar)) {
-                System.out.printf(Locale.ROOT, "signal propagation: no finite fixed point q* (length map diverges); χ₁ at q=1: %.6g%n",
+                System.out.printf(Locale.ROOT, "signal propagation: the length map reaches no fixed point q* (diverges or converges only algebraically); χ₁ at q=1: %.6g%n",
                         sp.chi1(1));
             } else {
                 System.out.printf(Locale.ROOT, "signal propagation: q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n",

@@ -168,11 +168,26 @@ public abstract class Activation {
 
             @Override
             public double expectedProduct(double q11, double q12, double q22) {
+                if (q11 == q12 && q12 == q22) {
+                    // diagonal: the product rule collapses to the 1-D rule (same nodes, order instead of order²)
+                    double s = Math.sqrt(Math.max(q11, 0));
+                    return gh.expect(z -> {
+                        double v = phi.applyAsDouble(s * z);
+                        return v * v;
+                    });
+                }
                 return gh.expect2(q11, q12, q22, (u, v) -> phi.applyAsDouble(u) * phi.applyAsDouble(v));
             }
 
             @Override
             public double expectedDerivativeProduct(double q11, double q12, double q22) {
+                if (q11 == q12 && q12 == q22) {
+                    double s = Math.sqrt(Math.max(q11, 0));
+                    return gh.expect(z -> {
+                        double v = dphi.applyAsDouble(s * z);
+                        return v * v;
+                    });
+                }
                 return gh.expect2(q11, q12, q22, (u, v) -> dphi.applyAsDouble(u) * dphi.applyAsDouble(v));
             }
 

@@ -51,10 +51,13 @@ public final class SignalPropagation {
 
     /**
      * Fixed point q* by iterating the length map from {@code q0} (at most 100000 steps, relative tolerance
-     * 1e-13); NaN when it diverges (e.g. ReLU with σ_w² ≥ 2 and σ_b² &gt; 0) or does not settle.
+     * 1e-13); 0 for a bias-free odd-like φ (φ(0) = 0) whose iterates decrease monotonically without settling
+     * (algebraic approach at the edge of chaos); NaN when it diverges (e.g. ReLU with σ_w² ≥ 2 and σ_b² &gt; 0)
+     * or does not settle.
      */
     public double fixedPointLength(double q0) {
         double q = q0;
+        boolean decreasing = true;
         for (int i = 0; i < 100_000; i++) {
             double next = lengthMap(q);
             if (!Double.isFinite(next) || next > 1e12) {
@@ -63,7 +66,13 @@ public final class SignalPropagation {
             if (Math.abs(next - q) <= 1e-13 * Math.max(1, Math.abs(q))) {
                 return next;
             }
+            decreasing &= next < q;
             q = next;
+        }
+        // Without bias and with φ(0) = 0, q = 0 is a fixed point; at the edge of chaos (e.g. tanh, σ_w = 1)
+        // the iterates approach it only algebraically (q_l ~ 1/l), so a monotone decrease means q* = 0.
+        if (sigmaB2 == 0 && activation.apply(0) == 0 && decreasing) {
+            return 0;
         }
         return Double.NaN;
     }
@@ -115,6 +124,13 @@ public final class SignalPropagation {
         if (activation == Activation.LINEAR) {
             return sigmaW2;
         }
+        if (q <= 0) {
+            // limit q → 0 of Stein's form: σ_w²(φ'(0)² + φ(0)φ''(0)); φ'' by a central difference
+            double h = 1e-4;
+            double d2 = (activation.derivative(h) - activation.derivative(-h)) / (2 * h);
+            double d0 = activation.derivative(0);
+            return sigmaW2 * (d0 * d0 + activation.apply(0) * d2);
+        }
         double s = Math.sqrt(q);
         return sigmaW2 * GH.expect(z -> z * activation.apply(s * z) * activation.derivative(s * z)) / s;
     }
@@ -128,10 +144,17 @@ public final class SignalPropagation {
         return chi < 1 ? Phase.ORDERED : Phase.CHAOTIC;
     }
 
-    /** Stable fixed point c* of the correlation map at length q* (iterating from c = 0.5). */
+    /**
+     * Stable fixed point c* of the correlation map at length q*: 1 when χ₁ ≤ 1 (ordered phase and edge of
+     * chaos, where c = 1 is the stable fixed point), else found by iterating from c = 0.5 (geometric
+     * convergence at rate χ_c &lt; 1; at most 20000 steps).
+     */
     public double fixedPointCorrelation(double qStar) {
+        if (chi1(qStar) <= 1) {
+            return 1;
+        }
         double c = 0.5;
-        for (int i = 0; i < 100_000; i++) {
+        for (int i = 0; i < 20_000; i++) {
             double n = correlationMap(c, qStar);
             if (Math.abs(n - c) < 1e-14) {
                 return n;
@@ -149,12 +172,17 @@ public final class SignalPropagation {
     /** ξ_c = −1/ln χ_c at the stable fixed point (∞ at the edge of chaos). */
     public double correlationDepthScale(double qStar) {
         double cStar = fixedPointCorrelation(qStar);
-        return -1 / Math.log(chiC(qStar, cStar));
+        return depthScale(chiC(qStar, cStar));
+    }
+
+    /** −1/ln χ, and +∞ when χ ≥ 1 − 1e-12 (edge of chaos: no exponential convergence). */
+    static double depthScale(double chi) {
+        return chi >= 1 - 1e-12 ? Double.POSITIVE_INFINITY : -1 / Math.log(chi);
     }
 
     /** ξ_q = −1/ln(slope of the length map at q*). */
     public double lengthDepthScale(double qStar) {
-        return -1 / Math.log(lengthMapSlope(qStar));
+        return depthScale(lengthMapSlope(qStar));
     }
 
     /**

@@ -25,6 +25,12 @@ class SignalPropagationTest {
         // with σ_b = 0 the fixed point is q* = 0, where χ₁ = σ_w² φ'(0)² = σ_w²
         assertEquals(1.0, new SignalPropagation(Activation.TANH, 1.0, 0).chi1(1e-12), 1e-9);
         assertEquals(1.7, new SignalPropagation(Activation.TANH, 1.7, 0).chi1(1e-12), 1e-9);
+        SignalPropagation eoc = new SignalPropagation(Activation.TANH, 1.0, 0);
+        double q = eoc.fixedPointLength(1);
+        assertEquals(0.0, q, 0);
+        assertEquals(SignalPropagation.Phase.EDGE_OF_CHAOS, eoc.phase(q, 1e-9));
+        // ReLU above the edge of chaos with bias: the length map diverges
+        assertTrue(Double.isNaN(new SignalPropagation(Activation.RELU, 2.5, 0.1).fixedPointLength(1)));
     }
 
     @Test
