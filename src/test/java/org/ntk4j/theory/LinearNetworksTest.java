@@ -224,7 +224,9 @@ class LinearNetworksTest {
 
     @Test
     void closedFormsAgreeWithTheirOwnOdes() {
-        // c(t) solves ċ = 2c(s − c) and the deep blow-up time of the small-c ODE ċ = L c^{2−2/L} s
+        // c(t) solves ċ = 2c(s − c) and the deep blow-up time of the small-c ODE ċ = L c^{2−2/L} s.
+        // RK4 at h = 1e-3 (3000 steps) and h = 1.5e-4 (20000 steps): global error O(h⁴·max|c⁽⁵⁾|) < 1e-10 on these
+        // O(1) trajectories; tolerances 1e-9 absolute and 1e-8 relative.
         double s = 1.5;
         double c0 = 1e-3;
         double[] c = Rk4.integrate((t, y, dy) -> dy[0] = LinearNetworks.deepScaleRate(y[0], s, 2), new double[] {c0}, 0, 3, 3000);

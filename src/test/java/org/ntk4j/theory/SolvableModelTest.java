@@ -205,6 +205,7 @@ class SolvableModelTest {
     @Test
     void saddleOfProposition1() {
         // q₀ = 0 exactly: η_u = η_W = 1, ‖x‖ = 1, u₀ = W₀x. y = −1 converges to the saddle f → 0; y = +1 to f = y.
+        // RK4 at dt = 1e-3 over t = 3 on O(1) rates: error O(dt⁴) ≈ 1e-12, tolerance 1e-9.
         double[] x = {1.0, 0.0};
         double[][] w = {{0.6, 0.2}, {-0.3, 0.1}};
         double[] u = {0.6, -0.3};
