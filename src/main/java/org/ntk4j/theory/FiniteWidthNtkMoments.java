@@ -29,6 +29,9 @@ public final class FiniteWidthNtkMoments {
     private final int[] n;
     private final double a;
     private final double x2;
+    /** logX[j] = Σ_{k=1}^{j−1} ln(1 + 5/n_k), logC likewise with 1/n_k (index 1..L). */
+    private final double[] logX;
+    private final double[] logC;
 
     /** Moments of E[Θ_W], E[Θ_b], E[Θ_W²], E[Θ_b²], E[Θ_WΘ_b], E[Θ], E[Θ²] and r. */
     public record Moments(double meanW, double meanB, double secondW, double secondB, double crossWB) {
@@ -58,6 +61,13 @@ public final class FiniteWidthNtkMoments {
         this.n = widths.clone();
         this.a = sigmaW2 / 2;
         this.x2 = inputNormSquared;
+        int depth = widths.length;
+        logX = new double[depth + 1];
+        logC = new double[depth + 1];
+        for (int j = 2; j <= depth; j++) {
+            logX[j] = logX[j - 1] + Math.log1p(5.0 / n[j - 1]);
+            logC[j] = logC[j - 1] + Math.log1p(1.0 / n[j - 1]);
+        }
     }
 
     /** Constant width M, depth L (weight layers), n_0 = α0·M given explicitly as {@code inputDim}. */
@@ -74,22 +84,14 @@ public final class FiniteWidthNtkMoments {
         return n.length;
     }
 
-    /** X_(i,j) = Π_{k=i}^{j−1}(1 + 5/n_k). */
+    /** X_(i,j) = Π_{k=i}^{j−1}(1 + 5/n_k), from prefix sums of logarithms (O(1) per call). */
     double bigX(int i, int j) {
-        double p = 1;
-        for (int k = i; k < j; k++) {
-            p *= 1 + 5.0 / n[k];
-        }
-        return p;
+        return Math.exp(logX[j] - logX[i]);
     }
 
     /** C_(i,j) = Π_{k=i}^{j−1}(1 + 1/n_k). */
     double bigC(int i, int j) {
-        double p = 1;
-        for (int k = i; k < j; k++) {
-            p *= 1 + 1.0 / n[k];
-        }
-        return p;
+        return Math.exp(logC[j] - logC[i]);
     }
 
     /** All moments of Thm 3.2 (proof form). */
@@ -163,6 +165,29 @@ public final class FiniteWidthNtkMoments {
                 + (e1 - e5) * (1 - 4 * alpha0) / (8 * l2)
                 + 2 * alpha0 / (5 * lambda) * ((4 - alpha0) / (5 * lambda) - 1 - alpha0);
         return v / ((1 + alpha0) * (1 + alpha0));
+    }
+
+    /**
+     * Lemma A.6, edge of chaos: lim E[Θ_b²]/L² = (2/(25λ²))(e^{5λ} − 1) − 2/(5λ) (E[Θ_b] = L exactly, so this is
+     * also the limit of the bias part's dispersion).
+     */
+    public static double biasSecondMomentLimitEoc(double lambda) {
+        return 2 / (25 * lambda * lambda) * Math.expm1(5 * lambda) - 2 / (5 * lambda);
+    }
+
+    /**
+     * Lemma A.7, edge of chaos: lim E[Θ_WΘ_b]/L² =
+     * (1/(4α0))·(9e^{5λ}/(25λ²) − e^{λ}/λ² − 4/(5λ) + 16/(25λ²)).
+     */
+    public static double crossMomentLimitEoc(double lambda, double alpha0) {
+        double l2 = lambda * lambda;
+        return (9 * Math.exp(5 * lambda) / (25 * l2) - Math.exp(lambda) / l2 - 4 / (5 * lambda) + 16 / (25 * l2))
+                / (4 * alpha0);
+    }
+
+    /** Lemma A.6: lim E[Θ_b] for a &lt; 1 is 1/(1 − a); the chaotic dispersion of Θ_b tends to e^{5λ}. */
+    public static double biasMeanLimitOrdered(double sigmaW2) {
+        return 1 / (1 - sigmaW2 / 2);
     }
 
     /** Limit of r for σ_w² (ordered → 1). */

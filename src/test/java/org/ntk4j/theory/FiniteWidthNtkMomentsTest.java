@@ -175,6 +175,37 @@ class FiniteWidthNtkMomentsTest {
     }
 
     @Test
+    void componentLimitsOfLemmasA6A7AreApproachedByTheFiniteWidthFormula() {
+        // Edge of chaos, λ = 0.2, α0 = 1: E[Θ_b²]/L² and E[Θ_WΘ_b]/L² at widths 250, 500, 1000 approach the
+        // Lemma A.6/A.7 limits; the finite-width corrections are O(1/M), so the gap must roughly halve with each
+        // doubling (ratio in [1.6, 2.4]) and be below 1% at M = 1000.
+        double lambda = 0.2;
+        double bLim = FiniteWidthNtkMoments.biasSecondMomentLimitEoc(lambda);
+        double cLim = FiniteWidthNtkMoments.crossMomentLimitEoc(lambda, 1.0);
+        double[] gapB = new double[3];
+        double[] gapC = new double[3];
+        int[] ms = {250, 500, 1000};
+        for (int i = 0; i < 3; i++) {
+            int m = ms[i];
+            int depth = (int) Math.round(lambda * m);
+            FiniteWidthNtkMoments.Moments mo = FiniteWidthNtkMoments.constantWidth(m, depth, m, 2.0).moments();
+            assertEquals(depth, mo.meanB(), 1e-9);
+            gapB[i] = Math.abs(mo.secondB() / ((double) depth * depth) - bLim);
+            gapC[i] = Math.abs(mo.crossWB() / ((double) depth * depth) - cLim);
+        }
+        for (int i = 0; i < 2; i++) {
+            double rb = gapB[i] / gapB[i + 1];
+            double rc = gapC[i] / gapC[i + 1];
+            assertTrue(rb > 1.6 && rb < 2.4, "bias gap ratio " + rb);
+            assertTrue(rc > 1.6 && rc < 2.4, "cross gap ratio " + rc);
+        }
+        assertTrue(gapB[2] < 0.01 * bLim && gapC[2] < 0.01 * cLim);
+        // ordered phase: E[Θ_b] → 1/(1 − a)
+        assertEquals(FiniteWidthNtkMoments.biasMeanLimitOrdered(1.0),
+                FiniteWidthNtkMoments.constantWidth(100, 80, 100, 1.0).moments().meanB(), 1e-12);
+    }
+
+    @Test
     void finiteWidthFormulaApproachesTheLimitAsWidthGrows() {
         // at fixed λ = 0.2 the finite-width r approaches the λ-limit as M grows (chaotic σ_w² = 3: only the
         // Θ_W-dominated limit survives; the gap must shrink monotonically)
