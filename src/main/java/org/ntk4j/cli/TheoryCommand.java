@@ -30,6 +30,7 @@ import picocli.CommandLine.ParentCommand;
             "Tables go to stdout; with --out DIR also CSV and PNG files (written atomically)."},
         subcommands = {
             TheoryCommand.Ntk.class,
+            TheoryCommand.Signal.class,
             TheoryCommand.Dispersion.class,
             TheoryCommand.Equilibrium.class,
             TheoryCommand.Linear.class,
@@ -270,6 +271,68 @@ public final class TheoryCommand implements Runnable {
         return rows.toArray(new double[0][]);
     }
 
+    @Command(name = "signal", mixinStandardHelpOptions = true,
+            description = {"Mean-field signal propagation layer by layer: q_l, c_l and the gradient-norm ratio.",
+                "Infinite width, W ~ N(0, σ_w²/n), b ~ N(0, σ_b²); two inputs with per-feature squared norm q₀ and",
+                "correlation c₀ (seed 003 §2.2.4 / §3.1 eqs. (5)–(9); seed 000 App. A.1).",
+                "Example: ntk4j theory signal --activation tanh --sigma-w 1.5 --sigma-b 0.1 --depth 30 --c0 0.5"})
+    static final class Signal implements Runnable {
+        @ParentCommand
+        TheoryCommand parent;
+
+        @Option(names = "--activation", defaultValue = "relu", description = "relu, erf, tanh or linear (default ${DEFAULT-VALUE})")
+        String activation;
+
+        @Option(names = "--sigma-w", defaultValue = "1.4142135623730951", description = "σ_w (default √2)")
+        double sigmaW;
+
+        @Option(names = "--sigma-b", defaultValue = "0", description = "σ_b (default ${DEFAULT-VALUE})")
+        double sigmaB;
+
+        @Option(names = "--depth", defaultValue = "20", description = "layers to propagate (default ${DEFAULT-VALUE})")
+        int depth;
+
+        @Option(names = "--q0", defaultValue = "1", description = "first-layer pre-activation variance q₁ (default ${DEFAULT-VALUE})")
+        double q0;
+
+        @Option(names = "--c0", defaultValue = "0.5", description = "first-layer correlation c₁ (default ${DEFAULT-VALUE})")
+        double c0;
+
+        @Override
+        public void run() {
+            require(depth >= 1, "--depth must be >= 1");
+            require(q0 > 0 && Math.abs(c0) <= 1, "need --q0 > 0 and --c0 in [-1, 1]");
+            Activation act = Activation.byName(activation);
+            SignalPropagation sp = new SignalPropagation(act, sigmaW * sigmaW, sigmaB * sigmaB);
+            double[] q = sp.lengths(q0, depth - 1);
+            double[] c = sp.correlations(q0, q0, c0, depth - 1);
+            String[] header = {"layer", "q", "c", "chi1(q)", "grad_ratio"};
+            List<double[]> rows = new ArrayList<>();
+            double[] chi = new double[depth];
+            for (int l = 0; l < depth; l++) {
+                chi[l] = sp.chi1(q[l]);
+            }
+            for (int l = 0; l < depth; l++) {
+                // ‖∂f/∂h_l‖² / ‖∂f/∂h_L‖² under gradient independence: Π_{k=l}^{L−1} χ₁(q_k), since
+                // δ_l = φ'(h_l) ⊙ W_{l+1}ᵀ δ_{l+1} gives E‖δ_l‖² = χ₁(q_l) E‖δ_{l+1}‖² (0-based l here)
+                double g = 1;
+                for (int k = l; k < depth - 1; k++) {
+                    g *= chi[k];
+                }
+                rows.add(new double[] {l + 1, q[l], c[l], chi[l], g});
+            }
+            double qStar = sp.fixedPointLength(q0);
+            if (!Double.isNaN(qStar)) {
+                System.out.printf(Locale.ROOT, "q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n", qStar, sp.chi1(qStar),
+                        sp.phase(qStar, 1e-9), sp.lengthDepthScale(qStar), sp.correlationDepthScale(qStar));
+            }
+            TheoryOutput o = parent.output();
+            o.print(header, rows);
+            o.csv("signal", header, rows);
+            o.plot("signal", "Signal propagation (" + act + ")", header, rows, 0, new int[] {1, 2}, false);
+        }
+    }
+
     @Command(name = "dispersion", mixinStandardHelpOptions = true,
             description = {"Finite-width NTK dispersion E[Θ²]/E²[Θ] of ReLU MLPs vs depth and σ_w².",
                 "Seed 003 Thm 3.2 with the proof-form second moment (notes/003.md); standard param., σ_b=0, ‖x‖=1.",
@@ -293,17 +356,26 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--limit", description = "add the λ = L/M limit (Thm 3.1) for each σ_w²")
         boolean limit;
 
+        @Option(names = "--rho", description = {"also print the ordered-phase estimate eq. (18) of",
+            "E[Θ(x,x̃)]/E[Θ(x,x)] for inputs with ⟨x,x̃⟩ = RHO"})
+        Double rho;
+
         @Override
         public void run() {
             require(width >= 1, "--width must be >= 1");
             int n0 = inputDim > 0 ? inputDim : width;
-            int cols = sigmaW2.length * (limit ? 2 : 1);
+            int cols = sigmaW2.length * (1 + (limit ? 1 : 0) + (rho != null ? 1 : 0));
+            int offRho = sigmaW2.length * (limit ? 2 : 1);
+            require(rho == null || Math.abs(rho) <= 1, "--rho must be in [-1, 1]");
             String[] header = new String[1 + cols];
             header[0] = "L";
             for (int s = 0; s < sigmaW2.length; s++) {
                 header[1 + s] = "r(σw²=" + TheoryOutput.fmt(sigmaW2[s]) + ")";
                 if (limit) {
                     header[1 + sigmaW2.length + s] = "lim(σw²=" + TheoryOutput.fmt(sigmaW2[s]) + ")";
+                }
+                if (rho != null) {
+                    header[1 + offRho + s] = "off(σw²=" + TheoryOutput.fmt(sigmaW2[s]) + ")";
                 }
             }
             List<double[]> rows = new ArrayList<>();
@@ -316,6 +388,9 @@ public final class TheoryCommand implements Runnable {
                     if (limit) {
                         r[1 + sigmaW2.length + s] = FiniteWidthNtkMoments.limitDispersion(sigmaW2[s],
                                 (double) depth / width, (double) n0 / width);
+                    }
+                    if (rho != null) {
+                        r[1 + offRho + s] = FiniteWidthNtkMoments.offDiagonalRatio(depth, sigmaW2[s], rho);
                     }
                 }
                 rows.add(r);

@@ -29,7 +29,9 @@ class TheoryCommandTest {
         assertEquals(0, run("theory", "linear", "--points", "4", "--out", out));
         assertEquals(0, run("theory", "solvable", "--golden", "--points", "4", "--out", out));
         assertEquals(0, run("theory", "phase", "--out", out));
-        for (String f : new String[] {"ntk", "dispersion", "equilibrium", "linear", "solvable"}) {
+        assertEquals(0, run("theory", "signal", "--activation", "tanh", "--depth", "5", "--out", out));
+        assertEquals(0, run("theory", "dispersion", "--width", "100", "--depths", "10", "--sigma-w2", "1", "--rho", "0.5"));
+        for (String f : new String[] {"ntk", "signal", "dispersion", "equilibrium", "linear", "solvable"}) {
             assertTrue(Files.isRegularFile(dir.resolve(f + ".csv")), f + ".csv");
             assertTrue(Files.isRegularFile(dir.resolve(f + ".png")), f + ".png");
         }
