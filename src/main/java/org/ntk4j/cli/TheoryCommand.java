@@ -308,18 +308,9 @@ public final class TheoryCommand implements Runnable {
             double[] c = sp.correlations(q0, q0, c0, depth - 1);
             String[] header = {"layer", "q", "c", "chi1(q)", "grad_ratio"};
             List<double[]> rows = new ArrayList<>();
-            double[] chi = new double[depth];
+            double[] grad = sp.gradientNormRatios(q0, depth);
             for (int l = 0; l < depth; l++) {
-                chi[l] = sp.chi1(q[l]);
-            }
-            for (int l = 0; l < depth; l++) {
-                // ‖∂f/∂h_l‖² / ‖∂f/∂h_L‖² under gradient independence: Π_{k=l}^{L−1} χ₁(q_k), since
-                // δ_l = φ'(h_l) ⊙ W_{l+1}ᵀ δ_{l+1} gives E‖δ_l‖² = χ₁(q_l) E‖δ_{l+1}‖² (0-based l here)
-                double g = 1;
-                for (int k = l; k < depth - 1; k++) {
-                    g *= chi[k];
-                }
-                rows.add(new double[] {l + 1, q[l], c[l], chi[l], g});
+                rows.add(new double[] {l + 1, q[l], c[l], sp.chi1(q[l]), grad[l]});
             }
             double qStar = sp.fixedPointLength(q0);
             if (!Double.isNaN(qStar)) {

@@ -186,6 +186,22 @@ public final class SignalPropagation {
     }
 
     /**
+     * Gradient-norm ratios E‖∂f/∂h_l‖² / ‖∂f/∂h_L‖² for l = 1..L (index l−1) of a depth-L network with a
+     * linear readout h_L, from the first-layer variance q₁: Π_{k=l}^{L−1} χ₁(q_k), because
+     * δ_l = φ'(h_l) ⊙ W_{l+1}ᵀδ_{l+1} gives E‖δ_l‖² = χ₁(q_l) E‖δ_{l+1}‖² under gradient independence
+     * (seed 003 §3.1 eq. (8) with constant width, p^l = p^{l+1}χ₁^l; seed 000 App. A.3).
+     */
+    public double[] gradientNormRatios(double q1, int depth) {
+        double[] q = lengths(q1, depth - 1);
+        double[] r = new double[depth];
+        r[depth - 1] = 1;
+        for (int l = depth - 2; l >= 0; l--) {
+            r[l] = r[l + 1] * chi1(q[l]);
+        }
+        return r;
+    }
+
+    /**
      * Backward (gradient) covariance recursion under gradient independence: q̃_l = q̃_{l+1} · χ between
      * layers, i.e. the squared-gradient norm ratio after {@code layers} layers at q*: χ₁^layers.
      */

@@ -89,6 +89,7 @@ class SignalPropagationTest {
         int seeds = 6;
         double[][] qs = new double[depth][seeds];
         double[][] cs = new double[depth][seeds];
+        double[][] gs = new double[depth][seeds];
         for (int s = 0; s < seeds; s++) {
             MonteCarloNtk net = new MonteCarloNtk(widths, Activation.TANH, Parameterization.STANDARD, sw, sb, true, 70 + s);
             MonteCarloNtk.Pass px = net.pass(x);
@@ -98,13 +99,17 @@ class SignalPropagationTest {
                 double[] hy = py.preActivations[l - 1];
                 qs[l][s] = MlpKernel.dot(hx, hx) / n;
                 cs[l][s] = MlpKernel.dot(hx, hy) / Math.sqrt(MlpKernel.dot(hx, hx) * MlpKernel.dot(hy, hy));
+                gs[l][s] = MlpKernel.dot(px.deltas[l - 1], px.deltas[l - 1]);
             }
         }
+        double[] grad = sp.gradientNormRatios(q1, depth);
         for (int l = 1; l < depth; l++) {
             double[] mq = EquilibriumHypothesisTest.meanSe(qs[l]);
             assertEquals(q[l - 1], mq[0], 4 * mq[1] + 3.0 / n * q[l - 1], "q layer " + l);
             double[] mc = EquilibriumHypothesisTest.meanSe(cs[l]);
             assertEquals(c[l - 1], mc[0], 4 * mc[1] + 3.0 / n, "c layer " + l);
+            double[] mg = EquilibriumHypothesisTest.meanSe(gs[l]);
+            assertEquals(grad[l - 1], mg[0], 4 * mg[1] + 3.0 / n * grad[l - 1], "gradient norm layer " + l);
         }
     }
 }
