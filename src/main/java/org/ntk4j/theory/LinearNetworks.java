@@ -1,0 +1,158 @@
+package org.ntk4j.theory;
+
+import org.ejml.data.DMatrixRMaj;
+
+/**
+ * Closed forms for gradient flow in linear networks on whitened data (seed 001, Atanasov, Bordelon &amp;
+ * Pehlevan, "the silent alignment effect"), corrected per notes/001.md. Setting: f(x) = w^Lᵀ W^{L−1}⋯W¹x,
+ * loss ℒ = (1/2P) Σ_μ (f(x^μ) − y^μ)², y = s βᵀx with ‖β‖ = 1, data whitened so X Xᵀ/P = I on span(X),
+ * gradient flow with η = 1 unless per-layer rates η_l are given (notes/001.md §1).
+ *
+ * <ul>
+ *   <li>Two-layer scale (B.3): c = u², ċ = 2c(s − c), c(t) = s e^{2st}/(e^{2st} − 1 + s/c₀).</li>
+ *   <li>Two-layer order parameters (eqs. 27–28, r₀ ≈ 0): q(t) = 2s cosh(2st)/((e^{2st} − 1) + 2s/q₀),
+ *       r(t) = 2s sinh(2st)/((e^{2st} − 1) + 2s/q₀), with q = ½(‖a‖² + βᵀWᵀWβ), r = βᵀWᵀa.</li>
+ *   <li>Half-loss time (derived in notes/001.md §2.8): t½ = ln((√2 − 1)(s/c₀ − 1))/(2s), c₀ = q₀/2
+ *       (the paper's "s⁻¹ log(s/σ²)" is off by a factor 2, ERRATUM 2).</li>
+ *   <li>Deep scale, balanced (eq. 39 <b>corrected</b>: the factor L is missing in the seed, notes/001.md §2.8
+ *       ERRATUM 5): c = u^L, ċ = L c^{2−2/L}(s − c), equivalently u̇ = u^{L−1}(s − u^L) (D.1).</li>
+ *   <li>Small-c blow-up time (eq. 40 with the corrected ODE): t* = c₀^{−(L−2)/L}/((L − 2)s).</li>
+ *   <li>Final NTK (eq. 42 <b>corrected</b>, ERRATUM 7): K_∞(x,x') = u*^{2L−2} xᵀ[Aββᵀ + B I]x' with
+ *       u*^L Π_{l&lt;L} √(η_l/η_L) = s, A = Σ_{l=2}^L Π_{l'≠l} η_{l'}/η_L, B = Π_{l≠1} η_l/η_L (eqs. 10, 35–36);
+ *       for equal rates u*^{2L−2} = s^{2(L−1)/L}, not s^{2L−2}.</li>
+ *   <li>Final (uncentred) alignment for rank-r whitened data (notes/001.md §2.3):
+ *       A_final = (A + B)/√((A + B)² + (r − 1)B²) = L/√(L² + r − 1) for equal rates.</li>
+ *   <li>Expected initial q₀ (eq. 17, exact for ‖β‖ = 1): E[q₀] = (σ²/2)(1 + N/D).</li>
+ * </ul>
+ */
+public final class LinearNetworks {
+    private LinearNetworks() {
+    }
+
+    /** Two-layer scale c(t) = s e^{2st}/(e^{2st} − 1 + s/c₀). */
+    public static double twoLayerScale(double t, double s, double c0) {
+        double e = Math.exp(-2 * s * t);
+        return s / (1 - e + s / c0 * e);
+    }
+
+    /** {q(t), r(t)} of eqs. 27–28 from the initial q₀ (r₀ ≈ 0). */
+    public static double[] twoLayerOrderParameters(double t, double s, double q0) {
+        double x = 2 * s * t;
+        double den = Math.expm1(x) + 2 * s / q0;
+        return new double[] {2 * s * Math.cosh(x) / den, 2 * s * Math.sinh(x) / den};
+    }
+
+    /** Loss of the whitened two-layer net in terms of r: ℒ ≈ ½(s − r)². */
+    public static double twoLayerLoss(double s, double r) {
+        return 0.5 * (s - r) * (s - r);
+    }
+
+    /** t½ = ln((√2 − 1)(s/c₀ − 1))/(2s). */
+    public static double halfLossTime(double s, double c0) {
+        return Math.log((Math.sqrt(2) - 1) * (s / c0 - 1)) / (2 * s);
+    }
+
+    /** E[q₀] = (σ²/2)(1 + N/D) for W ~ N(0, σ²/D), a ~ N(0, σ²/N). */
+    public static double expectedInitialQ(double sigma, int hidden, int inputDim) {
+        return sigma * sigma / 2 * (1 + (double) hidden / inputDim);
+    }
+
+    /** Right-hand side of the corrected deep scale ODE, ċ = L c^{2−2/L}(s − c). */
+    public static double deepScaleRate(double c, double s, int depth) {
+        return depth * Math.pow(c, 2 - 2.0 / depth) * (s - c);
+    }
+
+    /**
+     * c(t) for the balanced deep network: the corrected ODE in the variable u = c^{1/L}, u̇ = u^{L−1}(s − u^L),
+     * integrated by RK4 with {@code steps} steps (global error O((t/steps)⁴)); for L = 2 use the closed form.
+     */
+    public static double deepScale(double t, double s, double c0, int depth, int steps) {
+        if (depth == 2) {
+            return twoLayerScale(t, s, c0);
+        }
+        double[] u = Rk4.integrate((tt, y, dy) -> dy[0] = Math.pow(y[0], depth - 1) * (s - Math.pow(y[0], depth)),
+                new double[] {Math.pow(c0, 1.0 / depth)}, 0, t, steps);
+        return Math.pow(u[0], depth);
+    }
+
+    /** Blow-up time of the small-c approximation, t* = c₀^{−(L−2)/L}/((L−2)s) (corrected eq. 40), L ≥ 3. */
+    public static double deepBlowUpTime(double c0, double s, int depth) {
+        return Math.pow(c0, -(depth - 2.0) / depth) / ((depth - 2.0) * s);
+    }
+
+    /** {A, B} of eqs. 10/35–36 from per-layer learning rates η_1..η_L. */
+    public static double[] finalNtkCoefficients(double[] etas) {
+        int depth = etas.length;
+        double etaL = etas[depth - 1];
+        double a = 0;
+        for (int l = 2; l <= depth; l++) {
+            double p = 1;
+            for (int k = 1; k <= depth; k++) {
+                if (k != l) {
+                    p *= etas[k - 1] / etaL;
+                }
+            }
+            a += p;
+        }
+        double b = 1;
+        for (int k = 2; k <= depth; k++) {
+            b *= etas[k - 1] / etaL;
+        }
+        return new double[] {a, b};
+    }
+
+    /** u*^{2L−2} with u*^L Π_{l&lt;L} √(η_l/η_L) = s. */
+    public static double finalScale(double s, double[] etas) {
+        int depth = etas.length;
+        double etaL = etas[depth - 1];
+        double p = 1;
+        for (int l = 0; l < depth - 1; l++) {
+            p *= Math.sqrt(etas[l] / etaL);
+        }
+        double u = Math.pow(s / p, 1.0 / depth);
+        return Math.pow(u, 2.0 * depth - 2);
+    }
+
+    /** Final NTK matrix M (D × D) with K_∞(x,x') = xᵀMx': M = u*^{2L−2}(Aββᵀ + B I). */
+    public static DMatrixRMaj finalNtkMatrix(double[] beta, double s, double[] etas) {
+        double[] ab = finalNtkCoefficients(etas);
+        double scale = finalScale(s, etas);
+        int d = beta.length;
+        DMatrixRMaj m = new DMatrixRMaj(d, d);
+        for (int i = 0; i < d; i++) {
+            for (int j = 0; j < d; j++) {
+                m.set(i, j, scale * (ab[0] * beta[i] * beta[j] + (i == j ? ab[1] : 0)));
+            }
+        }
+        return m;
+    }
+
+    /** (A + B)/√((A + B)² + (r − 1)B²). */
+    public static double finalAlignment(double[] etas, int rank) {
+        double[] ab = finalNtkCoefficients(etas);
+        double apb = ab[0] + ab[1];
+        return apb / Math.sqrt(apb * apb + (rank - 1) * ab[1] * ab[1]);
+    }
+
+    /** Equal learning rates: L/√(L² + r − 1). */
+    public static double finalAlignment(int depth, int rank) {
+        return depth / Math.sqrt((double) depth * depth + rank - 1);
+    }
+
+    /** Uncentred kernel–target alignment yᵀKy/(‖K‖_F ‖y‖²) (seed 001 §2; notes/001.md §2.3). */
+    public static double alignment(DMatrixRMaj k, double[] y) {
+        int n = y.length;
+        double num = 0;
+        double fro = 0;
+        double yy = 0;
+        for (int i = 0; i < n; i++) {
+            yy += y[i] * y[i];
+            for (int j = 0; j < n; j++) {
+                double v = k.get(i, j);
+                num += y[i] * v * y[j];
+                fro += v * v;
+            }
+        }
+        return num / (Math.sqrt(fro) * yy);
+    }
+}
