@@ -175,6 +175,7 @@ public final class KernelCommand implements Callable<Integer> {
             side.put("parameters", net.parameterCount());
             side.put("methods", k.methods());
             side.put("seconds_train_kernel", k.seconds());
+            side.put("phases_train_kernel", k.timings());
             side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
             side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
             side.put("peak_heap_bytes", peakHeap());

@@ -6,61 +6,15 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.index.NDIndex;
 import java.util.Map;
-import org.ntk4j.model.Conv2d;
 
 /**
- * Structured tangent factors of a {@link Conv2d} y = c_w·conv(W, a) + c_b·b on a tile, from its input
- * a (n, C_in, H, W) and the output gradients δ (n, O, C_out, H', W') of one batched backward per
- * output. With U_i the im2col patches of a_i, (C_in·k²) × S for the S = H'·W' output positions,
- * the per-sample parameter gradients are
- * <pre>∂f_o(x_i)/∂W = c_w·δ_io U_iᵀ  (C_out × C_in·k²),   ∂f_o(x_i)/∂b = c_b·Σ_s δ_io[:, s],</pre>
- * exactly the rows the generic Jacobian path gets from n·O backward passes; they are contracted the
- * same way ({@link JacobianFactor}), Θ_l = J1 J2ᵀ. U comes from padding a and stacking its k² shifted,
- * strided slices (a one-hot filter-bank convolution gives the same patches at O(C_in²k⁴) more
- * arithmetic), with patch index (c, u, v) ↦ c·k² + u·k + v matching W's flattening.
- *
- * <p>Cost: building the rows is n·O·C_out·C_in·k²·S multiply-adds, the same as the weight-gradient
- * part of the Jacobian path's n·O per-sample backward passes, so the gain is in batching (O
- * backward passes over the tile instead of n·O, far fewer JNI calls), which matters for small
- * layers. Measured (CPU, 1 thread, busy 2-core machine, float32, N = 8, trace): ResNet-20 0.74–1.0 s
- * structured vs 0.55 s Jacobian; DenseNet-BC-40 1.8–2.3 s vs 1.2–1.8 s. AUTO's FLOP estimate
- * therefore sends large convs to the Jacobian path.
+ * Helpers of the convolutional tangent factors: im2col patches for {@link ConvFactor}, and the
+ * per-sample γ/β rows of eval-mode batch-norm. Patches come from padding the input and stacking
+ * its k² shifted, strided slices (a one-hot filter-bank convolution gives the same patches at
+ * O(C_in²k⁴) more arithmetic), with patch index (c, u, v) ↦ c·k² + u·k + v matching W's flattening.
  */
 final class ConvFactors {
     private ConvFactors() {}
-
-    /** Adds the layer's factor (or its weight and bias factors when {@code parts}) to {@code out}. */
-    static void put(Conv2d conv, NDArray a, NDArray d, boolean parts, Map<String, LayerFactor> out) {
-        long n = a.getShape().get(0);
-        long cin = a.getShape().get(1);
-        int k = conv.kernel();
-        long pin = cin * k * k;
-        long o = d.getShape().get(1);
-        long cout = d.getShape().get(2);
-        long s = d.getShape().get(3) * d.getShape().get(4);
-        NDArray patches = im2col(a, k, conv.stride(), conv.padding(), d.getShape().get(3), d.getShape().get(4))
-                .reshape(n, pin, s);
-        NDArray delta = d.reshape(n, o * cout, s);
-        NDArray gw = delta.batchMatMul(patches.transpose(0, 2, 1)).reshape(n, o, cout * pin);
-        if (conv.weightScale() != 1.0) {
-            gw = gw.mul(conv.weightScale());
-        }
-        NDArray gb = null;
-        if (conv.bias() != null) {
-            gb = delta.sum(new int[] {2}).reshape(n, o, cout);
-            if (conv.biasScale() != 1.0) {
-                gb = gb.mul(conv.biasScale());
-            }
-        }
-        if (parts) {
-            out.put(conv.weight().name(), new JacobianFactor(gw));
-            if (gb != null) {
-                out.put(conv.bias().name(), new JacobianFactor(gb));
-            }
-        } else {
-            out.put(conv.name(), new JacobianFactor(gb == null ? gw : NDArrays.concat(new NDList(gw, gb), 2)));
-        }
-    }
 
     /**
      * im2col by padding plus k² shifted strided slices: (n, C_in, k·k, H', W') with
@@ -84,18 +38,20 @@ final class ConvFactors {
         return NDArrays.stack(slices, 2);
     }
 
-    /** Device elements per sample: patches, output gradients and gradient rows. */
-    static long elementsPerSample(Conv2d conv, int outputs) {
-        Shape w = conv.weight().value().getShape();
-        long p = w.size() + (conv.bias() == null ? 0 : w.get(0));
-        long pin = w.get(1) * w.get(2) * w.get(3);
-        long s = conv.outputPositions();
-        return (long) outputs * p + pin * s + (long) outputs * w.get(0) * s;
-    }
-
-    /** FLOPs to build both tiles' gradient rows (n1 + n2 samples). */
-    static double buildFlops(Conv2d conv, int outputs, long samples) {
-        Shape w = conv.weight().value().getShape();
-        return 2.0 * samples * outputs * w.size() * conv.outputPositions();
+    /**
+     * Eval-mode batch-norm y = γ·x̂ + β from the normalised input x̂ (n, C, H, W) and the output
+     * gradients δ (n, O, C, H, W): per-sample rows ∂f_o(x_i)/∂γ_c = Σ_p δ_io[c,p]·x̂_i[c,p] and
+     * ∂f_o(x_i)/∂β_c = Σ_p δ_io[c,p], contracted like Jacobian rows.
+     */
+    static void putBatchNorm(org.ntk4j.model.BatchNorm2d bn, NDArray xhat, NDArray d, boolean parts,
+            Map<String, LayerFactor> out) {
+        NDArray gg = d.mul(xhat.expandDims(1)).sum(new int[] {3, 4});
+        NDArray gb = d.sum(new int[] {3, 4});
+        if (parts) {
+            out.put(bn.gamma().name(), new JacobianFactor(gg));
+            out.put(bn.beta().name(), new JacobianFactor(gb));
+        } else {
+            out.put(bn.name(), new JacobianFactor(NDArrays.concat(new NDList(gg, gb), 2)));
+        }
     }
 }

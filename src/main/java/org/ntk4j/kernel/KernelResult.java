@@ -12,11 +12,14 @@ import java.util.Map;
  * @param methods method used per layer, with the FLOP estimates that chose it
  * @param seconds wall time of the computation
  * @param symmetric whether X2 = X1 (only the upper triangle was computed, then mirrored)
+ * @param timings seconds spent in each phase: "factors" (forward and backward passes, per-sample
+ *     rows), "contraction" (Gram products on the device), "host" (copying blocks into the kernel)
  */
 public record KernelResult(KernelMatrix total, Map<String, KernelMatrix> layers, Map<String, String> methods,
-        double seconds, boolean symmetric) {
+        double seconds, boolean symmetric, Map<String, Double> timings) {
     public KernelResult {
         layers = Collections.unmodifiableMap(layers);
         methods = Collections.unmodifiableMap(methods);
+        timings = Collections.unmodifiableMap(timings);
     }
 }

@@ -41,6 +41,8 @@ public final class Ntk {
     private Consumer<Double> progress = p -> { };
     private java.nio.file.Path spillDir;
     private Map<String, Double> layerWeights = Map.of();
+    private java.util.Set<Module> pairLayers = java.util.Set.of();
+    private Boolean convPairs;
 
     private Ntk(Network net) {
         this.net = net;
@@ -111,37 +113,61 @@ public final class Ntk {
         return this;
     }
 
+    /**
+     * Forces the contraction of structured conv layers: true = position pairs, false = per-sample
+     * rows, null (default) = the cheaper by FLOP count ({@link ConvFactor}).
+     */
+    public Ntk convPairs(Boolean pairs) {
+        this.convPairs = pairs;
+        return this;
+    }
+
     /** Receives the fraction done (0..1) after each tile pair. */
     public Ntk onProgress(Consumer<Double> listener) {
         this.progress = listener;
         return this;
     }
 
-    /** Per layer: STRUCTURED when the layer has tangent factors and the method allows it, else JACOBIAN. */
+    /**
+     * The method per layer, with FLOP estimates. JACOBIAN: every layer from per-sample backward
+     * passes. STRUCTURED: every layer that has tangent factors (dense, conv, eval batch-norm) from
+     * one batched probe pass, the rest from per-sample passes. AUTO: when every layer has tangent
+     * factors, all structured (the batched pass replaces N·O per-sample backward passes); otherwise
+     * the per-sample passes are paid anyway and already yield the rows of conv layers, so convs take
+     * them, while dense layers stay structured (their Hadamard factorisation avoids forming rows).
+     */
     public Map<String, String> plan(int n1, int n2) {
         Map<String, String> out = new LinkedHashMap<>();
         int o = net.outputs();
+        int contracted = mode == Mode.FULL ? o * o : o;
+        boolean allTangent = net.parameterLayers().stream().allMatch(l -> l instanceof TangentLayer);
         for (Module l : net.parameterLayers()) {
             long p = l.ownParams().stream().filter(Param::trainable).mapToLong(Param::size).sum();
-            double jacFlops = 2.0 * n1 * n2 * p * (mode == Mode.FULL ? o * o : o)
-                    + 4.0 * (n1 + n2) * o * net.parameterCount();
+            double gram = 2.0 * n1 * n2 * p * contracted;
             String line;
-            if (l instanceof Conv2d c) {
-                double strFlops = ConvFactors.buildFlops(c, o, n1 + n2) + 2.0 * n1 * n2 * p * (mode == Mode.FULL ? o * o : o);
-                boolean structured = method == Method.STRUCTURED || (method == Method.AUTO && strFlops <= jacFlops);
-                line = String.format("%s (structured %.3g GFLOP, jacobian %.3g GFLOP)",
-                        structured ? "structured" : "jacobian", strFlops / 1e9, jacFlops / 1e9);
-            } else if (l instanceof TangentLayer t) {
-                long in = t.weight().value().getShape().get(1);
-                long outW = t.weight().value().getShape().get(0);
-                double strFlops = 2.0 * n1 * n2 * (in + (mode == Mode.FULL ? o * o : o) * outW)
-                        + 4.0 * (n1 + n2) * o * net.parameterCount() / Math.max(1, n1);
-                boolean structured = method == Method.STRUCTURED || (method == Method.AUTO && strFlops <= jacFlops);
-                line = String.format("%s (structured %.3g GFLOP, jacobian %.3g GFLOP)",
-                        structured ? "structured" : "jacobian", strFlops / 1e9, jacFlops / 1e9);
+            if (!(l instanceof TangentLayer t)) {
+                line = String.format("jacobian (%.3g GFLOP; no tangent factors for %s)", gram / 1e9, l.getClass().getSimpleName());
             } else {
-                line = String.format("jacobian (%.3g GFLOP; no tangent factors for %s)", jacFlops / 1e9,
-                        l.getClass().getSimpleName());
+                double str;
+                String how = "";
+                if (l instanceof Conv2d c) {
+                    boolean pairs = convPairs != null ? convPairs : ConvFactor.pairsCheaper(c, o, n1, n2, mode);
+                    str = ConvFactor.flops(c, o, n1, n2, mode, pairs);
+                    how = pairs ? " pairs" : " rows";
+                } else if (l instanceof org.ntk4j.model.BatchNorm2d) {
+                    str = gram;
+                } else {
+                    long in = t.weight().value().getShape().get(1);
+                    long outW = t.weight().value().getShape().get(0);
+                    str = 2.0 * n1 * n2 * (in + (long) contracted * outW);
+                }
+                boolean structured = method == Method.STRUCTURED
+                        || (method == Method.AUTO && (allTangent || !(l instanceof Conv2d)));
+                String why = method != Method.AUTO ? "as asked"
+                        : allTangent ? "every layer has tangent factors"
+                        : structured ? "Hadamard factorisation" : "per-sample passes needed anyway for other layers";
+                line = String.format("%s (structured%s %.3g GFLOP, jacobian rows %.3g GFLOP; %s)",
+                        structured ? "structured" + how : "jacobian", how, str / 1e9, gram / 1e9, why);
             }
             out.put(l.name(), line);
         }
@@ -166,9 +192,14 @@ public final class Ntk {
         Map<String, String> methods = plan(n1, n2);
         List<Module> structured = new ArrayList<>();
         List<Module> jacobian = new ArrayList<>();
+        java.util.Set<Module> pairLayerSet = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (Module l : net.parameterLayers()) {
             (methods.get(l.name()).startsWith("structured") ? structured : jacobian).add(l);
+            if (methods.get(l.name()).startsWith("structured pairs")) {
+                pairLayerSet.add(l);
+            }
         }
+        this.pairLayers = pairLayerSet;
         int o = net.outputs();
         int tile = tileSize(Math.max(n1, n2), structured, jacobian);
         int matrices = 1 + (perLayer ? (parts ? net.trainableParams().size() : net.parameterLayers().size()) : 0);
@@ -189,6 +220,7 @@ public final class Ntk {
         int t2 = (n2 + tile - 1) / tile;
         long pairs = symmetric ? (long) t1 * (t1 + 1) / 2 : (long) t1 * t2;
         long done = 0;
+        long[] nanos = new long[3]; // factors, contraction, host
         NDArray xb = symmetric ? x1 : x2;
         Map<Integer, NDManager> cacheManagers = new HashMap<>();
         Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
@@ -198,7 +230,9 @@ public final class Ntk {
                 int r0 = i * tile;
                 int r1 = Math.min(n1, r0 + tile);
                 try (NDManager mi = root.newSubManager()) {
+                    long tf = System.nanoTime();
                     Map<String, LayerFactor> fi = factors(x1, r0, r1, structured, jacobian, mi);
+                    nanos[0] += System.nanoTime() - tf;
                     for (int j = symmetric ? i : 0; j < t2; j++) {
                         int c0 = j * tile;
                         int c1 = Math.min(n2, c0 + tile);
@@ -210,7 +244,9 @@ public final class Ntk {
                             fj = cache.get(j);
                         } else {
                             mj = root.newSubManager();
+                            long tj = System.nanoTime();
                             fj = factors(xb, c0, c1, structured, jacobian, mj);
+                            nanos[0] += System.nanoTime() - tj;
                             if (cacheAll) {
                                 cache.put(j, fj);
                                 cacheManagers.put(j, mj);
@@ -220,18 +256,24 @@ public final class Ntk {
                         try (NDManager bm = root.newSubManager()) {
                             NDArray sum = null;
                             for (Map.Entry<String, LayerFactor> e : fi.entrySet()) {
+                                long tc = System.nanoTime();
                                 NDArray block = e.getValue().contract(fj.get(e.getKey()), mode);
                                 block.attach(bm);
+                                nanos[1] += System.nanoTime() - tc;
                                 if (perLayer) {
                                     KernelMatrix km = layers.computeIfAbsent(e.getKey(),
                                             k -> new KernelMatrix(n1, n2, mode, o, float64, spill));
+                                    long th = System.nanoTime();
                                     addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
+                                    nanos[2] += System.nanoTime() - th;
                                 }
                                 double w = layerWeight(e.getKey());
                                 NDArray weighted = w == 1.0 ? block : block.mul(w);
                                 sum = sum == null ? weighted : sum.add(weighted);
                             }
+                            long th = System.nanoTime();
                             addBlock(total, sum, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
+                            nanos[2] += System.nanoTime() - th;
                         } finally {
                             if (mj != null) {
                                 mj.close();
@@ -258,7 +300,11 @@ public final class Ntk {
                 ordered.put(l.name(), layers.get(l.name()));
             }
         }
-        return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric);
+        Map<String, Double> timings = new LinkedHashMap<>();
+        timings.put("factors", nanos[0] / 1e9);
+        timings.put("contraction", nanos[1] / 1e9);
+        timings.put("host", nanos[2] / 1e9);
+        return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric, timings);
     }
 
     /** η_l of a layer (or of the layer a parameter belongs to). */
@@ -278,7 +324,7 @@ public final class Ntk {
         if (xt.getDataType() != net.dataType()) {
             xt = xt.toType(net.dataType(), false);
         }
-        return TangentFactors.compute(net, xt, structured, jacobian, parts, m);
+        return TangentFactors.compute(net, xt, structured, jacobian, pairLayers, parts, m);
     }
 
     private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
@@ -306,7 +352,12 @@ public final class Ntk {
         long per = 0;
         for (Module l : structured) {
             if (l instanceof Conv2d c) {
-                per += ConvFactors.elementsPerSample(c, o);
+                per += ConvFactor.elementsPerSample(c, o, pairLayers.contains(l));
+                continue;
+            }
+            if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
+                long c = bn.gamma().size();
+                per += (long) o * 2 * c + (long) (o + 1) * c * bn.positions(); // rows, δ and x̂
                 continue;
             }
             TangentLayer t = (TangentLayer) l;

@@ -36,10 +36,10 @@ final class TangentFactors {
 
     /** Factors of {@code structured} layers by probe mode, then of {@code jacobian} layers by per-sample gradients. */
     static Map<String, LayerFactor> compute(Network net, NDArray x, List<Module> structured,
-            List<Module> jacobian, boolean parts, NDManager m) {
+            List<Module> jacobian, java.util.Set<Module> pairs, boolean parts, NDManager m) {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
         if (!structured.isEmpty()) {
-            structuredFactors(net, x, structured, parts, m, out);
+            structuredFactors(net, x, structured, pairs, parts, m, out);
         }
         if (!jacobian.isEmpty()) {
             jacobianFactors(net, x, jacobian, parts, m, out);
@@ -71,7 +71,7 @@ final class TangentFactors {
         }
     }
 
-    private static void structuredFactors(Network net, NDArray x, List<Module> layers, boolean parts,
+    private static void structuredFactors(Network net, NDArray x, List<Module> layers, java.util.Set<Module> pairs, boolean parts,
             NDManager m, Map<String, LayerFactor> out) {
         List<Param> params = net.trainableParams();
         Recorder rec = new Recorder(m);
@@ -103,7 +103,19 @@ final class TangentFactors {
             NDArray a = rec.inputs.get(t);
             NDArray d = NDArrays.stack(new NDList(deltas.get(t)), 1); // (n, O, out...)
             if (l instanceof Conv2d conv) {
-                ConvFactors.put(conv, a, d, parts, out);
+                boolean p = pairs.contains(l);
+                if (parts) {
+                    out.put(conv.weight().name(), new ConvFactor(conv, a, d, p, DenseFactor.Part.WEIGHT));
+                    if (conv.bias() != null) {
+                        out.put(conv.bias().name(), new ConvFactor(conv, a, d, p, DenseFactor.Part.BIAS));
+                    }
+                } else {
+                    out.put(conv.name(), new ConvFactor(conv, a, d, p, DenseFactor.Part.ALL));
+                }
+                continue;
+            }
+            if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
+                ConvFactors.putBatchNorm(bn, a, d, parts, out);
                 continue;
             }
             if (parts) {

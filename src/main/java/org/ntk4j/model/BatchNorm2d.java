@@ -17,8 +17,12 @@ import java.util.Random;
  * ones in place as PyTorch does, r ← (1 − m)·r + m·batch with m = 0.1 (unbiased batch variance
  * for the running variance). Eval mode uses the running statistics, so samples are independent:
  * kernels are always computed in eval mode.
+ *
+ * <p>Tangent-aware in eval mode: the probe receives the normalised input x̂ = (x − μ_run)/√(σ²_run + ε)
+ * (y = γ·x̂ + β), from which ∂f/∂γ_c = Σ_p δ[c,p]·x̂[c,p] and ∂f/∂β_c = Σ_p δ[c,p] (DESIGN.md,
+ * "batch-norm (eval)").
  */
-public final class BatchNorm2d extends Module {
+public final class BatchNorm2d extends Module implements TangentLayer {
     /** PyTorch's default momentum (weight of the new batch statistic). */
     public static final double MOMENTUM = 0.1;
     public static final double EPS = 1e-5;
@@ -27,6 +31,7 @@ public final class BatchNorm2d extends Module {
     private final Param beta;
     private final Param runningMean;
     private final Param runningVar;
+    private long positions;
 
     public BatchNorm2d(String name) {
         super(name);
@@ -42,6 +47,7 @@ public final class BatchNorm2d extends Module {
             throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
         }
         Shape c = new Shape(in.get(0));
+        positions = in.get(1) * in.get(2);
         gamma.set(m.ones(c, type));
         beta.set(m.zeros(c, type));
         runningMean.set(m.zeros(c, type));
@@ -51,9 +57,26 @@ public final class BatchNorm2d extends Module {
 
     @Override
     public NDArray forward(NDArray x, Forward ctx) {
+        if (ctx.probe() != null) {
+            if (ctx.training()) {
+                throw new IllegalStateException(name() + ": tangent probes need eval-mode batch-norm");
+            }
+            NDArray y = JniUtils.batchNorm((PtNDArray) x, (PtNDArray) runningMean.value(), (PtNDArray) runningVar.value(),
+                    (PtNDArray) gamma.value(), (PtNDArray) beta.value(), false, MOMENTUM, EPS);
+            long c = x.getShape().get(1);
+            NDArray mean = runningMean.value().reshape(1, c, 1, 1);
+            NDArray std = runningVar.value().add(EPS).sqrt().reshape(1, c, 1, 1);
+            NDArray xhat = x.stopGradient().sub(mean).div(std);
+            return ctx.probe().tap(this, xhat, y);
+        }
         // native argument order: input, running mean, running var, weight (γ), bias (β) — as PtNDArrayEx.batchNorm
         return JniUtils.batchNorm((PtNDArray) x, (PtNDArray) runningMean.value(), (PtNDArray) runningVar.value(),
                 (PtNDArray) gamma.value(), (PtNDArray) beta.value(), ctx.training(), MOMENTUM, EPS);
+    }
+
+    /** Spatial positions H·W of the feature maps this layer normalises. */
+    public long positions() {
+        return positions;
     }
 
     public Param gamma() {
@@ -70,5 +93,25 @@ public final class BatchNorm2d extends Module {
 
     public Param runningVar() {
         return runningVar;
+    }
+
+    @Override
+    public double weightScale() {
+        return 1.0;
+    }
+
+    @Override
+    public double biasScale() {
+        return 1.0;
+    }
+
+    @Override
+    public Param weight() {
+        return gamma;
+    }
+
+    @Override
+    public Param bias() {
+        return beta;
     }
 }

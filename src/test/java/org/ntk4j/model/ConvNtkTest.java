@@ -119,20 +119,25 @@ class ConvNtkTest {
             NDArray x2 = inputs(3, 4);
             assertTrue(Ntk.of(net).method(Method.STRUCTURED).plan(4, 3).get(net.parameterLayers().get(0).name())
                     .startsWith("structured"), "first conv should take the structured path");
+            // every layer (conv, eval batch-norm, dense) has tangent factors, so AUTO takes the batched pass for all
+            assertTrue(Ntk.of(net).plan(4, 3).values().stream().allMatch(v -> v.startsWith("structured")),
+                    () -> "AUTO plan: " + Ntk.of(net).plan(4, 3));
             for (Mode mode : Mode.values()) {
                 for (boolean symmetric : new boolean[] {true, false}) {
                     NDArray b = symmetric ? null : x2;
-                    KernelResult s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).parameterParts().float64()
-                            .memory(json.contains("wrn") ? 1 << 24 : 200_000).compute(x1, b);
                     KernelResult j = Ntk.of(net).mode(mode).method(Method.JACOBIAN).parameterParts().float64()
                             .compute(x1, b);
-                    String what = json + " " + mode + (symmetric ? " X1=X1" : " X1≠X2");
-                    double err = s.total().relativeError(j.total());
-                    assertTrue(err < 1e-10, what + ": total rel err " + err);
-                    assertEquals(j.layers().keySet(), s.layers().keySet(), what);
-                    for (String key : j.layers().keySet()) {
-                        double e = s.layers().get(key).relativeError(j.layers().get(key));
-                        assertTrue(e < 1e-10, what + " " + key + ": rel err " + e);
+                    for (boolean pairs : new boolean[] {false, true}) {
+                        KernelResult s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).convPairs(pairs).parameterParts().float64()
+                                .memory(json.contains("wrn") ? 1 << 24 : 200_000).compute(x1, b);
+                        String what = json + " " + mode + (symmetric ? " X1=X1" : " X1≠X2") + (pairs ? " pairs" : " rows");
+                        double err = s.total().relativeError(j.total());
+                        assertTrue(err < 1e-10, what + ": total rel err " + err);
+                        assertEquals(j.layers().keySet(), s.layers().keySet(), what);
+                        for (String key : j.layers().keySet()) {
+                            double e = s.layers().get(key).relativeError(j.layers().get(key));
+                            assertTrue(e < 1e-10, what + " " + key + ": rel err " + e);
+                        }
                     }
                 }
             }
