@@ -73,6 +73,10 @@ public final class TrainCommand implements Callable<Integer> {
             description = "probe-set size per class (default ${DEFAULT-VALUE})")
     int probeSet;
 
+    @Option(names = "--probe-every", paramLabel = "SCHEDULE", defaultValue = "epochs",
+            description = "when probes run: epochs (default), every:K steps, or log:N:MAX (N log-spaced steps up to MAX)")
+    String probeEvery;
+
     @Mixin
     RuntimeOptions runtime;
 
@@ -90,6 +94,7 @@ public final class TrainCommand implements Callable<Integer> {
             args.testPerClass = testPerClass;
             args.probe = probe;
             args.probeSet = probeSet;
+            args.probeEvery = probeEvery;
             args.train.seed = seed;
         }
         TrainSpec t = args.train;
@@ -108,6 +113,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (args.probe != null && !"ntk".equals(args.probe)) {
             throw new UserException("--probe must be ntk (got " + args.probe + ")");
         }
+        org.ntk4j.train.Schedule.parse(args.probeEvery);
         Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model.name + "-" + args.dataset);
         if (resume == null && Files.exists(dir.resolve("checkpoint"))) {
             throw new UserException(dir + " already holds a run; use --resume " + dir + " or another --out");
@@ -130,6 +136,7 @@ public final class TrainCommand implements Callable<Integer> {
         Integer testPerClass;
         String probe;
         int probeSet = 10;
+        String probeEvery = "epochs";
 
         static TrainArgs load(Path dir) {
             Path f = dir.resolve("args.json");
@@ -156,7 +163,8 @@ public final class TrainCommand implements Callable<Integer> {
                     args.dataset, train.size(), test.size(), args.train.optimizer, m.getDevice());
             Trainer trainer = new Trainer(net, args.train, train, test, run).quiet(quiet);
             if ("ntk".equals(args.probe)) {
-                trainer.addProbe(new NtkProbe(Preprocess.balancedSample(test, args.probeSet, 7), run));
+                trainer.addProbe(new NtkProbe(Preprocess.balancedSample(test, args.probeSet, 7), run,
+                        org.ntk4j.train.Schedule.parse(args.probeEvery)));
             }
             Trainer.Result r = trainer.fit(resume);
             RunReport.write(run, args.model.name + " on " + args.dataset);

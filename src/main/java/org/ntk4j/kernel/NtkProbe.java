@@ -16,18 +16,24 @@ import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Probe;
 
 /**
- * Training probe: the traced NTK of a fixed probe set, per layer, at initialisation and at every
- * epoch end; logs the (centred) kernel–target alignment of the total and of each layer, and keeps
+ * Training probe: the traced NTK of a fixed probe set, per layer, on a {@link org.ntk4j.train.Schedule}
+ * (by default at initialisation and at every epoch end); logs the (centred) kernel–target alignment of the total and of each layer, and keeps
  * each kernel as {@code ntk-step<k>.npz} in the run folder.
  */
 public final class NtkProbe implements Probe {
     private final Dataset probeSet;
     private final RunFolder run;
     private final float[] targets;
+    private final org.ntk4j.train.Schedule schedule;
 
     public NtkProbe(Dataset probeSet, RunFolder run) {
+        this(probeSet, run, org.ntk4j.train.Schedule.parse("epochs"));
+    }
+
+    public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
         this.probeSet = probeSet;
         this.run = run;
+        this.schedule = schedule;
         this.targets = Preprocess.oneHot(probeSet.labels(), probeSet.numClasses());
     }
 
@@ -38,7 +44,7 @@ public final class NtkProbe implements Probe {
 
     @Override
     public boolean due(long step, boolean epochEnd) {
-        return Probe.atEpochs(step, epochEnd);
+        return schedule.due(step, epochEnd);
     }
 
     @Override

@@ -36,6 +36,8 @@ public final class TrainSpec {
     public long seed = 0;
     /** Save a checkpoint every this many steps (0 = at each epoch end only). */
     public int checkpointEvery = 0;
+    /** Per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1. */
+    public java.util.Map<String, Double> layerLr = new java.util.LinkedHashMap<>();
 
     public TrainSpec validate(String source) {
         Specs.Problems p = new Specs.Problems(source);
@@ -49,6 +51,8 @@ public final class TrainSpec {
         p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
         p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
         p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
+        p.require(layerLr != null && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),
+                "layerLr", "must map layer names to non-negative multipliers");
         p.check();
         optimizer = optimizer.toLowerCase(Locale.ROOT);
         loss = loss.toLowerCase(Locale.ROOT);

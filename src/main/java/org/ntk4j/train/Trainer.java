@@ -115,6 +115,7 @@ public final class Trainer {
             int batch = spec.batchSize == 0 ? n : Math.min(spec.batchSize, n);
             int stepsPerEpoch = (n + batch - 1) / batch;
             Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
+            applyLayerLearningRates(opt);
 
             State st = new State();
             if (resume) {
@@ -216,6 +217,29 @@ public final class Trainer {
                 last = lastResult();
             }
             return last;
+        }
+    }
+
+    /** Per-layer learning rates: multiplier η_l/η for every parameter of layer l (TrainSpec.layerLr). */
+    private void applyLayerLearningRates(Optimizer opt) {
+        java.util.Set<String> layers = new java.util.LinkedHashSet<>();
+        net.parameterLayers().forEach(l -> layers.add(l.name()));
+        for (String name : spec.layerLr.keySet()) {
+            if (!layers.contains(name)) {
+                throw new UserException("layerLr names unknown layer '" + name + "'; layers of " + net.spec().name + ": " + layers);
+            }
+        }
+        List<org.ntk4j.model.Param> params = net.trainableParams();
+        for (org.ntk4j.model.Module l : net.parameterLayers()) {
+            Double mult = spec.layerLr.get(l.name());
+            if (mult != null) {
+                for (org.ntk4j.model.Param p : l.ownParams()) {
+                    int k = params.indexOf(p);
+                    if (k >= 0) {
+                        opt.setLrMultiplier(k, mult);
+                    }
+                }
+            }
         }
     }
 

@@ -140,4 +140,24 @@ class TrainerTest {
             assertTrue(e.getMessage().contains("expects inputs of shape"), e.getMessage());
         }
     }
+
+    @Test
+    void perLayerLearningRatesScaleEachLayersUpdate(@TempDir Path dir) {
+        Dataset train = small(Split.TRAIN, 5);
+        TrainSpec t = spec("sgd", 1, 25);
+        t.momentum = 0;
+        t.layerLr.put("dense1", 0.0);
+        t.validate("test");
+        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ModelSpec.parse(MLP, "t"), 1, m)) {
+            float[][] before = weights(net);
+            new Trainer(net, t, train, null, new RunFolder(dir)).quiet(true).fit(false);
+            float[][] after = weights(net);
+            // params: dense1.weight, dense1.bias, dense2.weight, dense2.bias
+            assertArrayEquals(before[0], after[0], 0f, "η_1 = 0 freezes dense1");
+            assertTrue(!java.util.Arrays.equals(before[2], after[2]), "dense2 still learns");
+            t.layerLr.put("dense9", 1.0);
+            UserException e = assertThrows(UserException.class, () -> new Trainer(net, t, train, null, new RunFolder(dir)).fit(false));
+            assertTrue(e.getMessage().contains("dense9"), e.getMessage());
+        }
+    }
 }

@@ -34,8 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=2", "-Xmx8g"})
-@Warmup(iterations = 2)
-@Measurement(iterations = 5)
+@Warmup(iterations = 1, time = 1)
+@Measurement(iterations = 3, time = 1)
 public class NtkBenchmark {
     @Param({"a-fcn2048-full", "b-mlp512-trace", "b-mlp512-full"})
     public String useCase;
