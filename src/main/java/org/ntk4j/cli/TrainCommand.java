@@ -41,6 +41,16 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--test", paramLabel = "M", description = "evaluate on M test samples per class; default all")
     Integer testPerClass;
 
+    @Option(names = "--classes", paramLabel = "C,C,...", split = ",",
+            description = "train on these classes only, relabelled 0..k-1 (e.g. 0,1 for a binary task)")
+    int[] classes;
+
+    @Option(names = "--pad", paramLabel = "P", description = "zero-pad images by P pixels per side (MNIST 28→32 with 2)")
+    Integer pad;
+
+    @Option(names = "--outputs", paramLabel = "O", description = "override the model spec's number of outputs")
+    Integer outputs;
+
     @Option(names = "--train-spec", paramLabel = "FILE", description = "training settings as JSON (TrainSpec); options below override it")
     Path trainSpec;
 
@@ -88,6 +98,12 @@ public final class TrainCommand implements Callable<Integer> {
                 throw new UserException("--model is required (a spec file or one of " + ModelSpec.available() + ")");
             }
             args.model = ModelSpec.resolve(model);
+            if (outputs != null) {
+                args.model.outputs = outputs;
+                args.model.validate("--outputs");
+            }
+            args.classes = classes;
+            args.pad = pad;
             args.train = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
             args.dataset = dataset;
             args.perClass = perClass;
@@ -137,6 +153,8 @@ public final class TrainCommand implements Callable<Integer> {
         String probe;
         int probeSet = 10;
         String probeEvery = "epochs";
+        int[] classes;
+        Integer pad;
 
         static TrainArgs load(Path dir) {
             Path f = dir.resolve("args.json");
@@ -152,6 +170,14 @@ public final class TrainCommand implements Callable<Integer> {
     static Trainer.Result runTraining(TrainArgs args, RunFolder run, RuntimeOptions runtime, boolean resume, boolean quiet) {
         Dataset train = Datasets.load(args.dataset, Split.TRAIN, runtime.dataDir());
         Dataset test = Datasets.load(args.dataset, Split.TEST, runtime.dataDir());
+        if (args.classes != null) {
+            train = Preprocess.classSubset(train, args.classes);
+            test = Preprocess.classSubset(test, args.classes);
+        }
+        if (args.pad != null) {
+            train = Preprocess.pad(train, args.pad);
+            test = Preprocess.pad(test, args.pad);
+        }
         if (args.perClass != null) {
             train = Preprocess.balancedSample(train, args.perClass, args.train.seed);
         }

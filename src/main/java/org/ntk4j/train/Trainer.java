@@ -286,7 +286,11 @@ public final class Trainer {
         return (int) f.argMax(1).eq(y.argMax(1)).sum().getLong();
     }
 
-    /** [mean loss, accuracy] on a dataset, eval mode, in batches of 1000. */
+    /**
+     * [mean loss, accuracy] on a dataset, eval mode, in batches of the training batch size (at
+     * least 64; 256 for full-batch runs): a scope holds a whole forward pass, and wide nets such as
+     * DenseNet keep every concatenated feature map alive until it closes.
+     */
     public double[] evaluate(Dataset data) {
         double lossSum = 0;
         long correct = 0;
@@ -294,8 +298,9 @@ public final class Trainer {
         int o = net.outputs();
         float[] t = targets(spec, data.labels(), data.numClasses());
         int d = data.featureDim();
-        for (int from = 0; from < n; from += 1000) {
-            int to = Math.min(n, from + 1000);
+        int batch = spec.batchSize == 0 ? 256 : Math.max(64, spec.batchSize);
+        for (int from = 0; from < n; from += batch) {
+            int to = Math.min(n, from + batch);
             try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {
                 NDArray x = Arrays2.fromFloats(m, java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
                         new Shape(prepend(to - from, net.inputShape().getShape())), net.dataType());
