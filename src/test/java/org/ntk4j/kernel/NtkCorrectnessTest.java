@@ -12,6 +12,7 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.testing.FiniteDifferences;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.ntk4j.model.Forward;
@@ -59,50 +60,6 @@ class NtkCorrectnessTest {
         return manager.create(v, new Shape(n, 2, 3)).duplicate();
     }
 
-    /** Θ by central finite differences of f over every parameter entry: J·Jᵀ, full mode. */
-    static double[][][][] finiteDifferenceNtk(Network net, NDArray x1, NDArray x2, double h) {
-        int n1 = (int) x1.getShape().get(0);
-        int n2 = (int) x2.getShape().get(0);
-        int o = net.outputs();
-        double[][][][] k = new double[n1][n2][o][o];
-        for (Param p : net.trainableParams()) {
-            double[] base = p.value().toDoubleArray();
-            Shape shape = p.value().getShape();
-            for (int e = 0; e < base.length; e++) {
-                double[] plus = base.clone();
-                double[] minus = base.clone();
-                plus[e] += h;
-                minus[e] -= h;
-                p.set(manager.create(plus, shape).duplicate());
-                double[] f1p = eval(net, x1);
-                double[] f2p = eval(net, x2);
-                p.set(manager.create(minus, shape).duplicate());
-                double[] f1m = eval(net, x1);
-                double[] f2m = eval(net, x2);
-                for (int i = 0; i < n1; i++) {
-                    for (int j = 0; j < n2; j++) {
-                        for (int a = 0; a < o; a++) {
-                            for (int b = 0; b < o; b++) {
-                                double ga = (f1p[i * o + a] - f1m[i * o + a]) / (2 * h);
-                                double gb = (f2p[j * o + b] - f2m[j * o + b]) / (2 * h);
-                                k[i][j][a][b] += ga * gb;
-                            }
-                        }
-                    }
-                }
-            }
-            p.set(manager.create(base, shape).duplicate());
-        }
-        return k;
-    }
-
-    static double[] eval(Network net, NDArray x) {
-        try (NDManager m = manager.newSubManager()) {
-            NDArray xx = x.duplicate();
-            xx.attach(m);
-            return net.forward(xx, Forward.eval(m)).toDoubleArray();
-        }
-    }
 
     @Test
     void jacobianMatchesFiniteDifferences() {
@@ -110,7 +67,7 @@ class NtkCorrectnessTest {
             NDArray x1 = inputs(3, 1);
             NDArray x2 = inputs(2, 2);
             KernelResult k = Ntk.of(net).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x1, x2);
-            double[][][][] fd = finiteDifferenceNtk(net, x1, x2, 1e-5);
+            double[][][][] fd = FiniteDifferences.ntk(net, x1, x2, 1e-5, manager);
             double maxDiff = 0;
             double maxRef = 0;
             for (int i = 0; i < 3; i++) {
