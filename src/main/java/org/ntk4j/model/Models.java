@@ -45,13 +45,13 @@ public final class Models {
         seq.add(new Flatten("flatten"));
         int l = 1;
         for (int w : s.widths) {
-            seq.add(new Dense("dense" + l, w, s.biasOn(), par, init, s.sigmaW, s.sigmaB));
+            seq.add(new Dense("dense" + l, w, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB));
             if (act != Activation.Kind.LINEAR) {
                 seq.add(new Activation("act" + l, act));
             }
             l++;
         }
-        seq.add(new Dense("dense" + l, s.outputs, s.biasOn(), par, init, s.sigmaW, s.sigmaB));
+        seq.add(new Dense("dense" + l, s.outputs, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB));
         return seq;
     }
 

@@ -74,6 +74,8 @@ public final class ModelSpec {
     public String shortcut = "projection";
     /** σ_w of the first conv layer (wrn uses 6.0 in seed 001); default sigmaW. */
     public Double firstSigmaW;
+    /** mlp / linear: σ_w per dense layer, input side first (one per layer, widths.length + 1); default sigmaW. */
+    public double[] layerSigmaW;
 
     public boolean batchNormOn() {
         return batchNorm != null ? batchNorm : ("resnet".equals(arch) || "densenet".equals(arch));
@@ -91,9 +93,17 @@ public final class ModelSpec {
         return bias != null ? bias : !"linear".equals(arch);
     }
 
+    /** σ_w of dense layer l (1-based) of an MLP. */
+    public double sigmaW(int layer) {
+        return layerSigmaW != null ? layerSigmaW[layer - 1] : sigmaW;
+    }
+
     /** Checks every field; throws a one-line UserException naming the first bad one. */
     public ModelSpec validate(String source) {
         Specs.Problems p = new Specs.Problems(source);
+        p.require(layerSigmaW == null || (widths != null && layerSigmaW.length == widths.length + 1
+                && java.util.Arrays.stream(layerSigmaW).allMatch(v -> v > 0 && Double.isFinite(v))), "layerSigmaW",
+                "must list one positive σ_w per dense layer (" + (widths == null ? "?" : widths.length + 1) + ")");
         p.require(arch != null && ARCHS.contains(arch.toLowerCase(Locale.ROOT)), "arch",
                 "must be one of " + ARCHS + " (got " + arch + ")");
         p.require(input != null && input.length >= 1 && Arrays.stream(input).allMatch(v -> v > 0), "input",
