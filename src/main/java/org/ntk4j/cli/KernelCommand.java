@@ -61,6 +61,9 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--per-layer", description = "also write Θ_l for each parameterised layer")
     boolean perLayer;
 
+    @Option(names = "--factor-kernels", description = "also write each dense layer's forward (A1A2ᵀ) and backward (Σ_o Δ1Δ2ᵀ) kernels (seed 000 Eq. 7)")
+    boolean factorKernels;
+
     @Option(names = "--method", defaultValue = "auto", description = "auto, structured or jacobian (default ${DEFAULT-VALUE})")
     String method;
 
@@ -130,6 +133,9 @@ public final class KernelCommand implements Callable<Integer> {
             if (dt == DataType.FLOAT64) {
                 ntk.float64();
             }
+            if (factorKernels) {
+                ntk.factorKernels();
+            }
             if ("mean".equals(normalisation)) {
                 ntk.meanNormalised();
             }
@@ -147,6 +153,7 @@ public final class KernelCommand implements Callable<Integer> {
             }
             Npz npz = new Npz().put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
+            k.factorKernels().forEach((name, km) -> npz.put("ntk." + name, km));
             if (kt != null) {
                 npz.put("ntk_test", kt.total());
                 kt.layers().forEach((name, km) -> npz.put("ntk_test." + name, km));

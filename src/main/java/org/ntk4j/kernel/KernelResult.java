@@ -14,11 +14,15 @@ import java.util.Map;
  * @param symmetric whether X2 = X1 (only the upper triangle was computed, then mirrored)
  * @param timings seconds spent in each phase: "factors" (forward and backward passes, per-sample
  *     rows), "contraction" (Gram products on the device), "host" (copying blocks into the kernel)
+ * @param factorKernels for dense layers, when asked: "&lt;layer&gt;.forward" = A1 A2ᵀ (the activation
+ *     Gram of the layer's input) and "&lt;layer&gt;.backward" = Σ_o Δ1_o Δ2_oᵀ (the output-gradient Gram),
+ *     the two factors of Θ_l in seed 000 Eq. 7; N1×N2 each
  */
 public record KernelResult(KernelMatrix total, Map<String, KernelMatrix> layers, Map<String, String> methods,
-        double seconds, boolean symmetric, Map<String, Double> timings) {
+        double seconds, boolean symmetric, Map<String, Double> timings, Map<String, KernelMatrix> factorKernels) {
     public KernelResult {
         layers = Collections.unmodifiableMap(layers);
+        factorKernels = Collections.unmodifiableMap(factorKernels);
         methods = Collections.unmodifiableMap(methods);
         timings = Collections.unmodifiableMap(timings);
     }

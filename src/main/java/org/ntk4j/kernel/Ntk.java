@@ -43,6 +43,7 @@ public final class Ntk {
     private Map<String, Double> layerWeights = Map.of();
     private java.util.Set<Module> pairLayers = java.util.Set.of();
     private Boolean convPairs;
+    private boolean factorKernels;
 
     private Ntk(Network net) {
         this.net = net;
@@ -119,6 +120,15 @@ public final class Ntk {
      */
     public Ntk convPairs(Boolean pairs) {
         this.convPairs = pairs;
+        return this;
+    }
+
+    /**
+     * Also return, for each dense layer (structured path), its forward kernel A1 A2ᵀ and backward
+     * kernel Σ_o Δ1_o Δ2_oᵀ (seed 000 Eq. 7: Θ_l = forward ⊙ backward per output pair).
+     */
+    public Ntk factorKernels() {
+        this.factorKernels = true;
         return this;
     }
 
@@ -214,6 +224,7 @@ public final class Ntk {
         }
         KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64, spill);
         Map<String, KernelMatrix> layers = new LinkedHashMap<>();
+        Map<String, KernelMatrix> factors = new LinkedHashMap<>();
         double scale = mean && mode == Mode.TRACE ? 1.0 / o : 1.0;
 
         int t1 = (n1 + tile - 1) / tile;
@@ -267,6 +278,19 @@ public final class Ntk {
                                     addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
                                     nanos[2] += System.nanoTime() - th;
                                 }
+                                if (factorKernels && !parts && e.getValue() instanceof DenseFactor df) {
+                                    DenseFactor dj = (DenseFactor) fj.get(e.getKey());
+                                    KernelMatrix fw = factors.computeIfAbsent(e.getKey() + ".forward",
+                                            k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
+                                    KernelMatrix bw = factors.computeIfAbsent(e.getKey() + ".backward",
+                                            k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
+                                    NDArray fb = df.forwardGram(dj);
+                                    NDArray bb = df.backwardGram(dj);
+                                    fb.attach(bm);
+                                    bb.attach(bm);
+                                    addBlock(fw, fb, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, 1.0);
+                                    addBlock(bw, bb, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, 1.0);
+                                }
                                 double w = layerWeight(e.getKey());
                                 NDArray weighted = w == 1.0 ? block : block.mul(w);
                                 sum = sum == null ? weighted : sum.add(weighted);
@@ -304,7 +328,7 @@ public final class Ntk {
         timings.put("factors", nanos[0] / 1e9);
         timings.put("contraction", nanos[1] / 1e9);
         timings.put("host", nanos[2] / 1e9);
-        return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric, timings);
+        return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric, timings, factors);
     }
 
     /** η_l of a layer (or of the layer a parameter belongs to). */

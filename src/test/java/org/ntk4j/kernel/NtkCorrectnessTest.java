@@ -143,4 +143,28 @@ class NtkCorrectnessTest {
             }
         }
     }
+
+    /** Seed 000 Eq. 7: the traced Θ_l of a dense layer is (c_w²·A1A2ᵀ + c_b²) ⊙ Σ_o Δ1_oΔ2_oᵀ. */
+    @Test
+    void denseLayerKernelIsForwardTimesBackwardFactor() {
+        try (Network net = net("tanh", "ntk", true, 0.4)) {
+            NDArray x1 = inputs(5, 8);
+            NDArray x2 = inputs(3, 9);
+            KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().factorKernels().float64().compute(x1, x2);
+            assertEquals(6, k.factorKernels().size());
+            for (org.ntk4j.model.Module l : net.parameterLayers()) {
+                org.ntk4j.model.TangentLayer t = (org.ntk4j.model.TangentLayer) l;
+                KernelMatrix theta = k.layers().get(l.name());
+                KernelMatrix fw = k.factorKernels().get(l.name() + ".forward");
+                KernelMatrix bw = k.factorKernels().get(l.name() + ".backward");
+                for (int i = 0; i < 5; i++) {
+                    for (int j = 0; j < 3; j++) {
+                        double expected = (t.weightScale() * t.weightScale() * fw.get(i, j) + t.biasScale() * t.biasScale())
+                                * bw.get(i, j);
+                        assertEquals(expected, theta.get(i, j), 1e-12 * Math.abs(expected) + 1e-15, l.name());
+                    }
+                }
+            }
+        }
+    }
 }
