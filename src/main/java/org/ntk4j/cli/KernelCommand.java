@@ -61,6 +61,10 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--per-layer", description = "also write Θ_l for each parameterised layer")
     boolean perLayer;
 
+    @Option(names = "--features", description = "the last-layer-features kernel Θ^h instead (seed 003 §3.3): the NTK of the"
+            + " penultimate features w.r.t. the parameters before the classifier")
+    boolean features;
+
     @Option(names = "--factor-kernels", description = "also write each dense layer's forward (A1A2ᵀ) and backward (Σ_o Δ1Δ2ᵀ) kernels (seed 000 Eq. 7)")
     boolean factorKernels;
 
@@ -126,7 +130,8 @@ public final class KernelCommand implements Callable<Integer> {
             net.cast(dt);
             checkShape(net, train);
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
-            Ntk ntk = Ntk.of(net).mode(md).method(mt).memory(budget);
+            Network target = features ? net.features() : net;
+            Ntk ntk = Ntk.of(target).mode(md).method(mt).memory(budget);
             if (perLayer) {
                 ntk.perLayer();
             }
@@ -171,6 +176,7 @@ public final class KernelCommand implements Callable<Integer> {
             Map<String, Object> side = new LinkedHashMap<>();
             side.put("model", spec);
             side.put("seed", seed);
+            side.put("kernel", features ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk");
             side.put("weights", weights == null ? null : weights.toString());
             side.put("dataset", dataset);
             side.put("n", n);

@@ -32,7 +32,7 @@ public abstract class Module {
         return p;
     }
 
-    /** Parameters this module owns directly (not its children's), in declaration order. */
+    /** Parameters this module owns directly (not its children's), in declaration order; overridable by views. */
     public List<Param> ownParams() {
         return Collections.unmodifiableList(params);
     }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import org.ntk4j.UserException;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Specs;
 
 /**
  * A built network: its module tree, the spec it came from, and the manager that owns its
@@ -33,6 +34,7 @@ public final class Network implements AutoCloseable {
     private final Shape inputShape;
     private final int outputs;
     private DataType dataType;
+    private boolean view;
 
     private Network(ModelSpec spec, Module root, NDManager manager, long seed, Shape inputShape, int outputs, DataType type) {
         this.spec = spec;
@@ -59,6 +61,57 @@ public final class Network implements AutoCloseable {
 
     public static Network build(ModelSpec spec, long seed, NDManager parent) {
         return build(spec, seed, parent, DataType.FLOAT32);
+    }
+
+    /**
+     * Wraps an initialised DJL block (e.g. from {@code ai.djl.basicmodelzoo}) so the NTK engine can
+     * measure it through the generic Jacobian path (it has no tangent factors). The block keeps
+     * ownership of its parameters: closing the returned network frees nothing.
+     *
+     * @param inputShape per-sample input shape
+     */
+    public static Network ofBlock(ai.djl.nn.Block block, Shape inputShape, NDManager manager) {
+        DjlBlockModule root = new DjlBlockModule(block, manager);
+        Shape out = root.initialize(manager, DataType.FLOAT32, inputShape, null);
+        if (out.dimension() != 1) {
+            throw new UserException("DJL block " + block.getClass().getSimpleName() + " outputs per-sample shape " + out
+                    + "; expected a vector of outputs");
+        }
+        ModelSpec spec = new ModelSpec();
+        spec.name = block.getClass().getSimpleName();
+        spec.arch = "djl";
+        spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
+        spec.outputs = (int) out.get(0);
+        DataType type = root.children().isEmpty() ? DataType.FLOAT32
+                : root.children().get(0).ownParams().get(0).value().getDataType();
+        Network n = new Network(spec, root, manager, 0, inputShape, spec.outputs, type);
+        n.view = true;
+        return n;
+    }
+
+    /**
+     * The penultimate features h(x) — the input of the final dense classifier — as a network of its
+     * own that shares this one's modules and parameters (closing it frees nothing). Its NTK is the
+     * last-layer-features kernel Θ^h of seed 003 §3.3: gradients of h w.r.t. every parameter before
+     * the classifier.
+     */
+    public Network features() {
+        if (!(root instanceof Sequential seq) || seq.children().isEmpty()
+                || !(seq.children().get(seq.children().size() - 1) instanceof Dense last)) {
+            throw new UserException("model " + spec.name + " does not end in a dense classifier; no penultimate features");
+        }
+        Sequential body = new Sequential(root.name());
+        for (Module m : seq.children().subList(0, seq.children().size() - 1)) {
+            body.add(m);
+        }
+        int width = (int) last.weight().value().getShape().get(1);
+        ModelSpec fs = Specs.GSON.fromJson(Specs.GSON.toJson(spec), ModelSpec.class);
+        fs.name = spec.name + "-features";
+        fs.outputs = width;
+        fs.outputScale = 1.0;
+        Network v = new Network(fs, body, manager, seed, inputShape, width, dataType);
+        v.view = true;
+        return v;
     }
 
     /** f(x) for a batch x of shape (N, inputShape...). */
@@ -195,6 +248,8 @@ public final class Network implements AutoCloseable {
 
     @Override
     public void close() {
-        manager.close();
+        if (!view) {
+            manager.close();
+        }
     }
 }

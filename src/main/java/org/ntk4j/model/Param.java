@@ -58,6 +58,11 @@ public final class Param {
         }
     }
 
+    /** Points at an array owned elsewhere (a DJL block's parameter) without taking ownership. */
+    void adopt(NDArray v) {
+        value = v;
+    }
+
     /** Re-casts the value (a copy, still a leaf) to the data type. */
     public void cast(DataType type) {
         if (value.getDataType() != type) {

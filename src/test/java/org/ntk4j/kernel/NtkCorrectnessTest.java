@@ -167,4 +167,50 @@ class NtkCorrectnessTest {
             }
         }
     }
+
+    /** Seed 003 §3.3's Θ^h: the NTK of the penultimate features h, through the parameters before the classifier. */
+    @Test
+    void lastLayerFeaturesKernel() {
+        try (Network net = net("tanh", "standard", true, 0.5)) {
+            Network h = net.features();
+            assertEquals(5, h.outputs());
+            assertEquals(List.of("dense1", "dense2"), h.parameterLayers().stream().map(org.ntk4j.model.Module::name).toList());
+            NDArray x = inputs(4, 10);
+            // f = W_L h + b_L
+            org.ntk4j.model.Dense last = (org.ntk4j.model.Dense) net.parameterLayers().get(2);
+            double[] hv = FiniteDifferences.eval(h, x, manager);
+            double[] f = FiniteDifferences.eval(net, x, manager);
+            double[] w = last.weight().value().toDoubleArray();
+            double[] b = last.bias().value().toDoubleArray();
+            for (int i = 0; i < 4; i++) {
+                for (int o = 0; o < 3; o++) {
+                    double s = b[o];
+                    for (int k = 0; k < 5; k++) {
+                        s += w[o * 5 + k] * hv[i * 5 + k];
+                    }
+                    assertEquals(f[i * 3 + o], s, 1e-12);
+                }
+            }
+            KernelResult st = Ntk.of(h).mode(Mode.FULL).method(Method.STRUCTURED).float64().compute(x);
+            KernelResult jac = Ntk.of(h).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x);
+            assertTrue(st.total().relativeError(jac.total()) < 1e-10);
+            double[][][][] fd = FiniteDifferences.ntk(h, x, x, 1e-5, manager);
+            double maxRef = 0;
+            double maxDiff = 0;
+            for (int i = 0; i < 4; i++) {
+                for (int j = 0; j < 4; j++) {
+                    for (int a = 0; a < 5; a++) {
+                        for (int c = 0; c < 5; c++) {
+                            maxRef = Math.max(maxRef, Math.abs(fd[i][j][a][c]));
+                            maxDiff = Math.max(maxDiff, Math.abs(fd[i][j][a][c] - jac.total().get(i, j, a * 5 + c)));
+                        }
+                    }
+                }
+            }
+            assertTrue(maxDiff / maxRef < 1e-7, "Θ^h vs finite differences: " + maxDiff / maxRef);
+            h.close();
+            assertEquals(3, net.parameterLayers().size(), "closing the view leaves the network intact");
+            net.forward(x.duplicate(), org.ntk4j.model.Forward.eval(manager));
+        }
+    }
 }
