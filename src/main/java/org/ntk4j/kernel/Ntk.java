@@ -44,6 +44,7 @@ public final class Ntk {
     private java.util.Set<Module> pairLayers = java.util.Set.of();
     private Boolean convPairs;
     private boolean factorKernels;
+    private boolean forceDisk;
 
     private Ntk(Network net) {
         this.net = net;
@@ -101,6 +102,13 @@ public final class Ntk {
      */
     public Ntk spillDir(java.nio.file.Path dir) {
         this.spillDir = dir;
+        return this;
+    }
+
+    /** Accumulate every kernel in float32 files mapped from {@code dir}, whatever their size. */
+    public Ntk onDisk(java.nio.file.Path dir) {
+        this.spillDir = dir;
+        this.forceDisk = true;
         return this;
     }
 
@@ -215,7 +223,7 @@ public final class Ntk {
         int matrices = 1 + (perLayer ? (parts ? net.trainableParams().size() : net.parameterLayers().size()) : 0);
         long hostBytes = matrices * KernelMatrix.bytes(n1, n2, mode, o, float64);
         long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
-        java.nio.file.Path spill = hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8
+        java.nio.file.Path spill = forceDisk || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8
                 ? (spillDir != null ? spillDir : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))) : null;
         if (spill != null && float64) {
             throw new UserException("the kernels need " + (hostBytes >> 20) + " MiB, more than half the Java heap ("

@@ -213,4 +213,27 @@ class NtkCorrectnessTest {
             net.forward(x.duplicate(), org.ntk4j.model.Forward.eval(manager));
         }
     }
+
+    /** Kernels accumulated in memory-mapped files equal the heap ones (float32 storage: 1e-6 relative). */
+    @Test
+    void onDiskKernelsEqualHeapKernels(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        try (Network net = net("relu", "standard", true, 0.2)) {
+            NDArray x1 = inputs(6, 12);
+            KernelResult heap = Ntk.of(net).mode(Mode.FULL).perLayer().memory(5000).compute(x1);
+            KernelResult disk = Ntk.of(net).mode(Mode.FULL).perLayer().memory(5000).onDisk(dir).compute(x1);
+            assertTrue(disk.total().onDisk() && !heap.total().onDisk());
+            assertTrue(disk.total().relativeError(heap.total()) < 1e-6);
+            for (String k : heap.layers().keySet()) {
+                assertTrue(disk.layers().get(k).relativeError(heap.layers().get(k)) < 1e-6, k);
+            }
+            try (var files = java.nio.file.Files.list(dir)) {
+                assertEquals(4, files.count(), "one mapped file per kernel (total + 3 layers)");
+            }
+            disk.total().release();
+            disk.layers().values().forEach(KernelMatrix::release);
+            try (var files = java.nio.file.Files.list(dir)) {
+                assertEquals(0, files.count(), "released kernels delete their files");
+            }
+        }
+    }
 }
