@@ -15,9 +15,4 @@ public interface Probe {
 
     /** Measures the network; returns a JSON-able record of scalars (logged to metrics.jsonl). */
     java.util.Map<String, Object> run(Network net, long step, int epoch);
-
-    /** Runs at initialisation, after every {@code everyEpochs} epochs and at the end. */
-    static boolean atEpochs(long step, boolean epochEnd) {
-        return step == 0 || epochEnd;
-    }
 }
