@@ -55,6 +55,9 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--test", defaultValue = "0", description = "number of test images for the test×train kernel (default 0)")
     int test;
 
+    @Option(names = "--pad", paramLabel = "P", description = "zero-pad images by P pixels per side (MNIST 28→32 with 2)")
+    Integer pad;
+
     @Option(names = "--mode", defaultValue = "trace", description = "full, trace or diagonal (default ${DEFAULT-VALUE})")
     String mode;
 
@@ -77,7 +80,7 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--normalisation", defaultValue = "sum", description = "sum (default) or mean over traced outputs (neural-tangents)")
     String normalisation;
 
-    @Option(names = "--memory", defaultValue = "2g", description = "memory budget for tiles, e.g. 512m, 4g (default ${DEFAULT-VALUE})")
+    @Option(names = "--memory", defaultValue = "4g", description = "memory budget for tiles, e.g. 512m, 4g (default ${DEFAULT-VALUE})")
     String memory;
 
     @Option(names = "--explain", description = "print the method chosen per layer with its FLOP estimates")
@@ -114,6 +117,9 @@ public final class KernelCommand implements Callable<Integer> {
             throw new UserException("--n " + n + " exceeds the " + train.size() + " training images of " + dataset);
         }
         train = train.head(n);
+        if (pad != null) {
+            train = org.ntk4j.data.Preprocess.pad(train, pad);
+        }
         Dataset testSet = null;
         if (test > 0) {
             testSet = Datasets.load(dataset, Split.TEST, runtime.dataDir());
@@ -121,6 +127,9 @@ public final class KernelCommand implements Callable<Integer> {
                 throw new UserException("--test " + test + " exceeds the " + testSet.size() + " test images of " + dataset);
             }
             testSet = testSet.head(test);
+            if (pad != null) {
+                testSet = org.ntk4j.data.Preprocess.pad(testSet, pad);
+            }
         }
         long t0 = System.nanoTime();
         try (NDManager m = runtime.manager(); Network net = Network.build(spec, seed, m)) {
