@@ -112,16 +112,13 @@ public final class Conv2d extends Module implements TangentLayer {
     /** Multiplier of conv(W, x): σ_w/√fan_in in NTK parameterisation, 1 in standard. */
     @Override
     public double weightScale() {
-        return parameterization == Parameterization.NTK ? sigmaW / Math.sqrt(fanIn) : 1.0;
+        return parameterization.weightScale(sigmaW, fanIn);
     }
 
     /** Multiplier of b: σ_b in NTK parameterisation, 1 in standard; 0 without bias. */
     @Override
     public double biasScale() {
-        if (bias == null) {
-            return 0;
-        }
-        return parameterization == Parameterization.NTK ? sigmaB : 1.0;
+        return parameterization.biasScale(bias != null, sigmaB);
     }
 
     /** Output positions H'·W' per sample (after initialisation). */

@@ -75,15 +75,12 @@ public final class Dense extends Module implements TangentLayer {
 
     @Override
     public double weightScale() {
-        return parameterization == Parameterization.NTK ? sigmaW / Math.sqrt(fanIn) : 1.0;
+        return parameterization.weightScale(sigmaW, fanIn);
     }
 
     @Override
     public double biasScale() {
-        if (bias == null) {
-            return 0;
-        }
-        return parameterization == Parameterization.NTK ? sigmaB : 1.0;
+        return parameterization.biasScale(bias != null, sigmaB);
     }
 
     @Override
