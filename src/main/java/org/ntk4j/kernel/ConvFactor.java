@@ -1,6 +1,8 @@
 package org.ntk4j.kernel;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
 import org.ntk4j.model.Conv2d;
 
 /**
@@ -17,29 +19,100 @@ import org.ntk4j.model.Conv2d;
  * The bias part c_b² Σ_c (Σ_s D_io[c,s])(Σ_t D_jp[c,t]) is a Gram of small rows in both cases.
  */
 final class ConvFactor implements LayerFactor {
-    private final NDArray u;
-    private final NDArray d;
     private final double cw2;
     private final double cb2;
     private final boolean pairs;
     private final DenseFactor.Part part;
-    private NDArray rows;
-    private NDArray biasRows;
+    /** PAIRS: patches (n, S, C_in·k²) and gradients (n, O, C_out, S); null for ROWS. */
+    private final NDArray u;
+    private final NDArray d;
+    /** ROWS: c_w-free per-sample weight gradients, rows[o] (n, C_out·C_in·k²); null for PAIRS or a bias part. */
+    private final NDArray[] rows;
+    /** Σ_s D_io[:, s] (n, O, C_out); null without a bias part. */
+    private final NDArray biasRows;
 
-    ConvFactor(Conv2d conv, NDArray a, NDArray delta, boolean pairs, DenseFactor.Part part) {
-        long n = a.getShape().get(0);
-        long o = delta.getShape().get(1);
-        long cout = delta.getShape().get(2);
-        long s = delta.getShape().get(3) * delta.getShape().get(4);
-        int k = conv.kernel();
-        long pin = a.getShape().get(1) * k * k;
-        this.u = ConvFactors.im2col(a, k, conv.stride(), conv.padding(), delta.getShape().get(3), delta.getShape().get(4))
-                .reshape(n, pin, s).transpose(0, 2, 1);
-        this.d = delta.reshape(n, o, cout, s);
-        this.cw2 = conv.weightScale() * conv.weightScale();
-        this.cb2 = conv.bias() == null ? 0 : conv.biasScale() * conv.biasScale();
+    private ConvFactor(double cw2, double cb2, boolean pairs, DenseFactor.Part part, NDArray u, NDArray d,
+            NDArray[] rows, NDArray biasRows) {
+        this.cw2 = cw2;
+        this.cb2 = cb2;
         this.pairs = pairs;
-        this.part = conv.bias() == null && part == DenseFactor.Part.ALL ? DenseFactor.Part.WEIGHT : part;
+        this.part = part;
+        this.u = u;
+        this.d = d;
+        this.rows = rows;
+        this.biasRows = biasRows;
+    }
+
+    /**
+     * Forms the im2col patches U_i of the layer input once, then per output o either the rows
+     * D_io U_i (ROWS: one batched matmul per output, (n, C_out, S)·(n, S, C_in·k²)) or a copy of D_o (PAIRS),
+     * and the bias rows Σ_s D_io[:, s].
+     */
+    static final class Builder extends FactorBuilder {
+        private final Conv2d conv;
+        private final boolean pairs;
+        private final NDArray patches;
+        private NDArray d;
+        private NDArray[] rows;
+        private NDArray biasRows;
+
+        Builder(Conv2d conv, NDArray a, boolean pairs, int outputs, NDManager keep) {
+            super(keep, outputs);
+            this.conv = conv;
+            this.pairs = pairs;
+            long n = a.getShape().get(0);
+            int k = conv.kernel();
+            long pin = a.getShape().get(1) * k * k;
+            long ho = (a.getShape().get(2) + 2L * conv.padding() - k) / conv.stride() + 1;
+            long wo = (a.getShape().get(3) + 2L * conv.padding() - k) / conv.stride() + 1;
+            NDArray p = ConvFactors.im2col(a, k, conv.stride(), conv.padding(), ho, wo)
+                    .reshape(n, pin, ho * wo).transpose(0, 2, 1);
+            if (pairs) {
+                p.attach(keep);
+            }
+            this.patches = p;
+        }
+
+        @Override
+        void accept(int o, NDArray g) {
+            long n = g.getShape().get(0);
+            long cout = g.getShape().get(1);
+            NDArray gs = g.reshape(n, cout, -1); // (n, C_out, S)
+            if (pairs) {
+                if (d == null) {
+                    d = buffer(g, cout, gs.getShape().get(2));
+                }
+                put(d, o, gs);
+            } else {
+                if (rows == null) {
+                    rows = new NDArray[outputs];
+                }
+                // (n, C_out, C_in·k²) = ∂f_o(x_i)/∂W / c_w, kept as computed (no copy into a buffer)
+                rows[o] = gs.batchMatMul(patches).reshape(n, -1);
+                rows[o].attach(keep);
+                NDScope.unregister(rows[o]);
+            }
+            if (conv.bias() != null) {
+                if (biasRows == null) {
+                    biasRows = buffer(g, cout);
+                }
+                put(biasRows, o, gs.sum(new int[] {2}));
+            }
+        }
+
+        @Override
+        void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
+            double cw2 = conv.weightScale() * conv.weightScale();
+            double cb2 = conv.bias() == null ? 0 : conv.biasScale() * conv.biasScale();
+            NDArray u = pairs ? patches : null;
+            if (!parts || conv.bias() == null) {
+                DenseFactor.Part part = conv.bias() == null ? DenseFactor.Part.WEIGHT : DenseFactor.Part.ALL;
+                out.put(parts ? conv.weight().name() : conv.name(), new ConvFactor(cw2, cb2, pairs, part, u, d, rows, biasRows));
+                return;
+            }
+            out.put(conv.weight().name(), new ConvFactor(cw2, cb2, pairs, DenseFactor.Part.WEIGHT, u, d, rows, null));
+            out.put(conv.bias().name(), new ConvFactor(cw2, cb2, pairs, DenseFactor.Part.BIAS, null, null, null, biasRows));
+        }
     }
 
     /** Whether the position-pair contraction needs fewer FLOPs than building and contracting rows. */
@@ -64,29 +137,19 @@ final class ConvFactor implements LayerFactor {
                 : 2.0 * (n1 + n2) * outputs * w.size() * s + 2.0 * n1 * n2 * contracted * w.size();
     }
 
-    /** Per-sample elements this factor holds on the device (patches, gradients, and rows when built). */
+    /** Per-sample elements this factor keeps on the device for the contractions. */
     static long elementsPerSample(Conv2d conv, int outputs, boolean pairs) {
         var w = conv.weight().value().getShape();
         long pin = w.get(1) * w.get(2) * w.get(3);
         long s = conv.outputPositions();
-        return pin * s + (long) outputs * w.get(0) * s + (pairs ? 0 : (long) outputs * w.size());
+        long bias = conv.bias() == null ? 0 : (long) outputs * w.get(0);
+        return bias + (pairs ? pin * s + (long) outputs * w.get(0) * s : (long) outputs * w.size());
     }
 
-    private NDArray rows() {
-        if (rows == null) {
-            long n = d.getShape().get(0);
-            long o = d.getShape().get(1);
-            long cout = d.getShape().get(2);
-            rows = d.reshape(n, o * cout, -1).batchMatMul(u).reshape(n, o, -1);
-        }
-        return rows;
-    }
-
-    private NDArray biasRows() {
-        if (biasRows == null) {
-            biasRows = d.sum(new int[] {3});
-        }
-        return biasRows;
+    /** Per-sample elements held only while the probe pass runs: the patches of a ROWS layer. */
+    static long transientPerSample(Conv2d conv, boolean pairs) {
+        var w = conv.weight().value().getShape();
+        return pairs ? 0 : w.get(1) * w.get(2) * w.get(3) * conv.outputPositions();
     }
 
     @Override
@@ -94,12 +157,12 @@ final class ConvFactor implements LayerFactor {
         ConvFactor f = (ConvFactor) other;
         NDArray weight = null;
         if (part != DenseFactor.Part.BIAS) {
-            weight = (pairs ? pairGram(f, mode) : Grams.outputGram(rows(), f.rows(), mode)).mul(cw2);
+            weight = (pairs ? pairGram(f, mode) : Grams.outputGram(rows, f.rows, mode)).mul(cw2);
         }
         if (part == DenseFactor.Part.WEIGHT) {
             return weight;
         }
-        NDArray bias = Grams.outputGram(biasRows(), f.biasRows(), mode).mul(cb2);
+        NDArray bias = Grams.outputGram(biasRows, f.biasRows, mode).mul(cb2);
         return weight == null ? bias : weight.add(bias);
     }
 
@@ -133,10 +196,5 @@ final class ConvFactor implements LayerFactor {
         }
     }
 
-    @Override
-    public long bytes() {
-        long e = u.size() + d.size() + (rows == null ? 0 : rows.size());
-        return e * u.getDataType().getNumOfBytes();
-    }
 
 }

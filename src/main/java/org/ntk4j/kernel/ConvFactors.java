@@ -39,19 +39,42 @@ final class ConvFactors {
     }
 
     /**
-     * Eval-mode batch-norm y = γ·x̂ + β from the normalised input x̂ (n, C, H, W) and the output
-     * gradients δ (n, O, C, H, W): per-sample rows ∂f_o(x_i)/∂γ_c = Σ_p δ_io[c,p]·x̂_i[c,p] and
-     * ∂f_o(x_i)/∂β_c = Σ_p δ_io[c,p], contracted like Jacobian rows.
+     * Eval-mode batch-norm y = γ·x̂ + β from the normalised input x̂ (n, C, H, W): per output o the
+     * per-sample rows ∂f_o(x_i)/∂γ_c = Σ_p δ_io[c,p]·x̂_i[c,p] and ∂f_o(x_i)/∂β_c = Σ_p δ_io[c,p],
+     * contracted like Jacobian rows.
      */
-    static void putBatchNorm(org.ntk4j.model.BatchNorm2d bn, NDArray xhat, NDArray d, boolean parts,
-            Map<String, LayerFactor> out) {
-        NDArray gg = d.mul(xhat.expandDims(1)).sum(new int[] {3, 4});
-        NDArray gb = d.sum(new int[] {3, 4});
-        if (parts) {
-            out.put(bn.gamma().name(), new JacobianFactor(gg));
-            out.put(bn.beta().name(), new JacobianFactor(gb));
-        } else {
-            out.put(bn.name(), new JacobianFactor(NDArrays.concat(new NDList(gg, gb), 2)));
+    static final class BatchNormBuilder extends FactorBuilder {
+        private final org.ntk4j.model.BatchNorm2d bn;
+        private final NDArray xhat;
+        private NDArray gg;
+        private NDArray gb;
+
+        BatchNormBuilder(org.ntk4j.model.BatchNorm2d bn, NDArray xhat, int outputs, ai.djl.ndarray.NDManager keep) {
+            super(keep, outputs);
+            this.bn = bn;
+            this.xhat = xhat;
+        }
+
+        @Override
+        void accept(int o, NDArray g) {
+            if (gg == null) {
+                gg = buffer(g, g.getShape().get(1));
+                gb = buffer(g, g.getShape().get(1));
+            }
+            put(gg, o, g.mul(xhat).sum(new int[] {2, 3}));
+            put(gb, o, g.sum(new int[] {2, 3}));
+        }
+
+        @Override
+        void finish(Map<String, LayerFactor> out, boolean parts) {
+            if (parts) {
+                out.put(bn.gamma().name(), new JacobianFactor(gg));
+                out.put(bn.beta().name(), new JacobianFactor(gb));
+            } else {
+                out.put(bn.name(), new JacobianFactor(NDArrays.concat(new NDList(gg, gb), 2)));
+                gg.close();
+                gb.close();
+            }
         }
     }
 }

@@ -40,6 +40,44 @@ final class DenseFactor implements LayerFactor {
         }
     }
 
+    /** Keeps the layer input A and collects D[:, o, :] = δ_o output by output. */
+    static final class Builder extends FactorBuilder {
+        private final org.ntk4j.model.TangentLayer layer;
+        private final String name;
+        private final NDArray a;
+        private NDArray d;
+
+        Builder(org.ntk4j.model.TangentLayer layer, String name, NDArray a, int outputs, ai.djl.ndarray.NDManager keep) {
+            super(keep, outputs);
+            this.layer = layer;
+            this.name = name;
+            this.a = a;
+            a.attach(keep);
+        }
+
+        @Override
+        void accept(int o, NDArray g) {
+            if (d == null) {
+                d = buffer(g, g.getShape().get(1));
+            }
+            put(d, o, g);
+        }
+
+        @Override
+        void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
+            double cw = layer.weightScale();
+            double cb = layer.biasScale();
+            if (!parts) {
+                out.put(name, new DenseFactor(a, d, cw, cb, Part.ALL));
+                return;
+            }
+            out.put(layer.weight().name(), new DenseFactor(a, d, cw, cb, Part.WEIGHT));
+            if (layer.bias() != null) {
+                out.put(layer.bias().name(), new DenseFactor(a, d, cw, cb, Part.BIAS));
+            }
+        }
+    }
+
     /** The forward (activation) Gram A1 A2ᵀ of seed 000 Eq. 7. */
     NDArray forwardGram(DenseFactor other) {
         return a.matMul(other.a.transpose());
@@ -50,8 +88,4 @@ final class DenseFactor implements LayerFactor {
         return Grams.outputGram(d, other.d, Mode.TRACE);
     }
 
-    @Override
-    public long bytes() {
-        return (a.size() + d.size()) * a.getDataType().getNumOfBytes();
-    }
 }

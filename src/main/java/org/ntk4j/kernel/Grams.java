@@ -29,6 +29,33 @@ public final class Grams {
         }
     }
 
+    /**
+     * The same Gram for row factors held per output, r[o] = D[:, o, :] (n, k): TRACE Σ_o r1[o] r2[o]ᵀ,
+     * DIAGONAL stacked per o, FULL from the stacked (n, O, k) factors. Holding the O blocks apart lets a
+     * builder keep each output's rows as computed, with no copy into a shared buffer.
+     */
+    public static NDArray outputGram(NDArray[] r1, NDArray[] r2, Mode mode) {
+        switch (mode) {
+            case TRACE: {
+                NDArray sum = r1[0].matMul(r2[0].transpose());
+                for (int o = 1; o < r1.length; o++) {
+                    sum.addi(r1[o].matMul(r2[o].transpose()));
+                }
+                return sum;
+            }
+            case DIAGONAL: {
+                ai.djl.ndarray.NDList blocks = new ai.djl.ndarray.NDList();
+                for (int o = 0; o < r1.length; o++) {
+                    blocks.add(r1[o].matMul(r2[o].transpose()));
+                }
+                return ai.djl.ndarray.NDArrays.stack(blocks, 2);
+            }
+            default:
+                return outputGram(ai.djl.ndarray.NDArrays.stack(new ai.djl.ndarray.NDList(r1), 1),
+                        ai.djl.ndarray.NDArrays.stack(new ai.djl.ndarray.NDList(r2), 1), mode);
+        }
+    }
+
     /** Broadcasts an (n1, n2) Gram to multiply a block of the given mode. */
     public static NDArray broadcastPairs(NDArray g, Mode mode) {
         switch (mode) {

@@ -18,8 +18,4 @@ final class JacobianFactor implements LayerFactor {
         return Grams.outputGram(j, ((JacobianFactor) other).j, mode);
     }
 
-    @Override
-    public long bytes() {
-        return j.size() * j.getDataType().getNumOfBytes();
-    }
 }

@@ -9,7 +9,4 @@ import ai.djl.ndarray.NDArray;
 interface LayerFactor {
     /** Θ_l block between this tile (rows) and {@code other} (columns): (n1, n2[, O[, O]]). */
     NDArray contract(LayerFactor other, Mode mode);
-
-    /** Bytes held on the device. */
-    long bytes();
 }

@@ -378,6 +378,7 @@ public final class Ntk {
         }
     }
 
+    /** Bytes per sample of the factors a tile keeps for its contractions. */
     private long factorBytesPerSample(List<Module> structured, List<Module> jacobian) {
         int o = net.outputs();
         long bytes = net.dataType().getNumOfBytes();
@@ -388,8 +389,7 @@ public final class Ntk {
                 continue;
             }
             if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
-                long c = bn.gamma().size();
-                per += (long) o * 2 * c + (long) (o + 1) * c * bn.positions(); // rows, δ and x̂
+                per += (long) o * 2 * bn.gamma().size(); // γ and β rows
                 continue;
             }
             TangentLayer t = (TangentLayer) l;
@@ -401,24 +401,44 @@ public final class Ntk {
         return per * bytes;
     }
 
+    /**
+     * Bytes per sample held only while a tile's probe pass runs: the forward graph's saved
+     * activations, the zero leaves and their gradients (about three copies of each tapped layer's
+     * output) and the patches of ROWS conv layers.
+     */
+    private long transientBytesPerSample(List<Module> structured) {
+        long per = 0;
+        for (Module l : structured) {
+            if (l instanceof Conv2d c) {
+                per += ConvFactor.transientPerSample(c, pairLayers.contains(l)) + 3L * c.outChannels() * c.outputPositions();
+            } else if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
+                per += 3L * bn.gamma().size() * bn.positions();
+            } else {
+                per += 3L * ((TangentLayer) l).weight().value().getShape().get(0);
+            }
+        }
+        return per * net.dataType().getNumOfBytes();
+    }
+
     /** Largest tile whose factors (two tiles) and kernel blocks fit the memory budget. */
     private int tileSize(int n, List<Module> structured, List<Module> jacobian) {
         long perSample = factorBytesPerSample(structured, jacobian);
+        long transientPerSample = transientBytesPerSample(structured);
         int o = net.outputs();
         long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
         // blocks: one per layer when per-layer, plus the sum and the float64 host copy
         long blocks = (perLayer ? net.parameterLayers().size() : 1) + 3;
         int t = Math.min(n, 4096);
         while (t > 1) {
-            long need = 2 * perSample * t + blocks * inner * t * (long) t * 8;
+            long need = 2 * perSample * t + transientPerSample * t + blocks * inner * t * (long) t * 8;
             if (need <= memoryBytes) {
                 break;
             }
             t /= 2;
         }
-        if (t == 1 && 2 * perSample > memoryBytes) {
+        if (t == 1 && 2 * perSample + transientPerSample > memoryBytes) {
             throw new UserException("memory budget " + (memoryBytes >> 20) + " MiB is too small: one sample's tangent factors need "
-                    + (2 * perSample >> 20) + " MiB; raise --memory");
+                    + (2 * perSample + transientPerSample >> 20) + " MiB; raise --memory");
         }
         return Math.max(1, t);
     }

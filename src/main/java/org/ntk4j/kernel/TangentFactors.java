@@ -71,60 +71,59 @@ final class TangentFactors {
         }
     }
 
+    /**
+     * The probe pass: one forward that taps every structured layer, then one backward per output
+     * o, after which each layer's {@link FactorBuilder} reduces its δ_o to factor slots. The forward
+     * graph, the zero leaves and the im2col patches live in a scratch manager closed before
+     * returning; each output's temporaries in a scope closed after that output.
+     */
     private static void structuredFactors(Network net, NDArray x, List<Module> layers, java.util.Set<Module> pairs, boolean parts,
             NDManager m, Map<String, LayerFactor> out) {
         List<Param> params = net.trainableParams();
-        Recorder rec = new Recorder(m);
-        for (Module l : layers) {
-            rec.wanted.put(l, Boolean.TRUE);
-        }
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
-        Map<TangentLayer, List<NDArray>> deltas = new IdentityHashMap<>();
-        // Parameters need no gradient here: only the zero leaves' gradients are read.
-        params.forEach(p -> p.value().setRequiresGradient(false));
-        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-            NDArray f = net.forward(x, new Forward(m, false, rec));
-            NDArray eye = m.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
-            for (int o = 0; o < outputs; o++) {
-                NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
-                JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
-                for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
-                    NDArray z = e.getValue();
-                    deltas.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(z.getGradient().duplicate());
-                    JniUtils.zeroGrad((PtNDArray) z);
-                }
+        try (NDManager scratch = m.newSubManager()) {
+            Recorder rec = new Recorder(scratch);
+            for (Module l : layers) {
+                rec.wanted.put(l, Boolean.TRUE);
             }
-        } finally {
-            params.forEach(p -> p.value().setRequiresGradient(true));
-        }
-        for (Module l : layers) {
-            TangentLayer t = (TangentLayer) l;
-            NDArray a = rec.inputs.get(t);
-            NDArray d = NDArrays.stack(new NDList(deltas.get(t)), 1); // (n, O, out...)
-            if (l instanceof Conv2d conv) {
-                boolean p = pairs.contains(l);
-                if (parts) {
-                    out.put(conv.weight().name(), new ConvFactor(conv, a, d, p, DenseFactor.Part.WEIGHT));
-                    if (conv.bias() != null) {
-                        out.put(conv.bias().name(), new ConvFactor(conv, a, d, p, DenseFactor.Part.BIAS));
+            NDArray xs = x.duplicate();
+            xs.attach(scratch);
+            // Parameters need no gradient here: only the zero leaves' gradients are read.
+            params.forEach(p -> p.value().setRequiresGradient(false));
+            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                NDArray f = net.forward(xs, new Forward(scratch, false, rec));
+                Map<TangentLayer, FactorBuilder> builders = new LinkedHashMap<>();
+                for (Module l : layers) {
+                    TangentLayer t = (TangentLayer) l;
+                    NDArray a = rec.inputs.get(t);
+                    FactorBuilder b;
+                    if (l instanceof Conv2d conv) {
+                        b = new ConvFactor.Builder(conv, a, pairs.contains(l), outputs, m);
+                    } else if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
+                        b = new ConvFactors.BatchNormBuilder(bn, a, outputs, m);
+                    } else {
+                        b = new DenseFactor.Builder(t, l.name(), a, outputs, m);
                     }
-                } else {
-                    out.put(conv.name(), new ConvFactor(conv, a, d, p, DenseFactor.Part.ALL));
+                    builders.put(t, b);
                 }
-                continue;
-            }
-            if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
-                ConvFactors.putBatchNorm(bn, a, d, parts, out);
-                continue;
-            }
-            if (parts) {
-                out.put(t.weight().name(), new DenseFactor(a, d, t.weightScale(), t.biasScale(), DenseFactor.Part.WEIGHT));
-                if (t.bias() != null) {
-                    out.put(t.bias().name(), new DenseFactor(a, d, t.weightScale(), t.biasScale(), DenseFactor.Part.BIAS));
+                NDArray eye = scratch.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
+                for (int o = 0; o < outputs; o++) {
+                    try (NDScope scope = new NDScope()) {
+                        NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
+                        JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
+                        for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
+                            builders.get(e.getKey()).accept(o, e.getValue().getGradient());
+                            JniUtils.zeroGrad((PtNDArray) e.getValue());
+                        }
+                    }
                 }
-            } else {
-                out.put(l.name(), new DenseFactor(a, d, t.weightScale(), t.biasScale(), DenseFactor.Part.ALL));
+                f.close(); // frees the graph's saved activations before the scratch goes
+                for (FactorBuilder b : builders.values()) {
+                    b.finish(out, parts);
+                }
+            } finally {
+                params.forEach(p -> p.value().setRequiresGradient(true));
             }
         }
     }
