@@ -71,7 +71,8 @@ class ModelZooTest {
      * + (73,728 + 147,456 + 73,728) + (294,912 + 589,824 + 294,912) + 256 = 1,530,544.</li>
      * <li>vgg11-bn-mnist (1×32×32 input, head [256]): vgg11-bn − 3·64·9 + 64·9 − 5130 + (512·256 + 256)
      * + (256·10 + 10) = 9,358,730.</li>
-     * <li>mlp-relu 784-512-512-10 with biases: 401,920 + 262,656 + 5130 = 669,706; ffnn-d10-w256
+     * <li>mlp-relu 784-512-512-10 with biases: 401,920 + 262,656 + 5130 = 669,706; mlp3-relu
+     * 784-512-512-512-10: 669,706 + 262,656 = 932,362; ffnn-d10-w256
      * (no bias): 3072·256 + 8·256² + 256·10 = 1,313,280; ffnn-d10-w100 (no bias): 784·100 + 8·100²
      * + 100·10 = 159,400; linear-784-100-1 and mlp2-relu-100: 78,400 + 100 = 78,500; mlp5-w256 (no
      * bias): 3072·256 + 4·256² + 2560 = 1,051,136.</li>
@@ -82,7 +83,7 @@ class ModelZooTest {
         "resnet20, 272474", "resnet56, 853018", "resnet18, 11173962",
         "vgg11-bn, 9231114", "vgg11, 9225610", "vgg16-bn, 14728266", "vgg19-bn, 20086692",
         "densenet40, 1019722", "densenet40-bc, 176122", "densenet100-bc, 769162",
-        "wrn-10-4, 1530544", "mlp-relu, 669706", "vgg11-bn-mnist, 9358730", "ffnn-d10-w256, 1313280",
+        "wrn-10-4, 1530544", "mlp-relu, 669706", "mlp3-relu, 932362", "vgg11-bn-mnist, 9358730", "ffnn-d10-w256, 1313280",
         "ffnn-d10-w100, 159400", "linear-784-100-1, 78500", "mlp2-relu-100, 78500", "mlp5-w256, 1051136"})
     void referenceParameterCounts(String model, long expected) {
         assertEquals(expected, count(model), model);
