@@ -76,7 +76,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--resume", paramLabel = "RUN_DIR", description = "continue the run in RUN_DIR from its last checkpoint")
     Path resume;
 
-    @Option(names = "--probe", paramLabel = "ntk", description = "measure during training: ntk (the NTK of a probe set at init and each epoch end)")
+    @Option(names = "--probe", paramLabel = "ntk", description = "measure during training: ntk = the traced NTK of a test-set probe set (per layer), logging"
+                    + " kernel-target alignment (total and per layer), relative change and kernel distance from init, kernel"
+                    + " velocity, effective rank and leading eigenvalues; kernels kept as ntk-step<k>.npz, plotted in report.html")
     String probe;
 
     @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",

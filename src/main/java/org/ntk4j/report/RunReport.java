@@ -35,7 +35,8 @@ public final class RunReport {
         List<JsonObject> probes = run.records("probe");
         probes = probes.stream().filter(r -> r.has("centered_alignment")).toList();
         if (probes.size() >= 1) {
-            double[] x = probes.stream().mapToDouble(r -> r.get("epoch").getAsDouble()).toArray();
+            // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
+            double[] x = probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
             Map<String, double[]> al = new LinkedHashMap<>();
             List<String> keys = new ArrayList<>();
             for (String k : probes.get(0).keySet()) {
@@ -46,12 +47,73 @@ public final class RunReport {
             for (String k : keys) {
                 al.put(k.equals("centered_alignment") ? "total" : k.substring("centered_alignment.".length()), column(probes, k));
             }
-            Plots.lines(run.file("alignment.png"), "Centred kernel–target alignment of the NTK (probe set)", "epoch",
+            Plots.lines(run.file("alignment.png"), "Centred kernel–target alignment of the NTK (probe set)", "step",
                     "alignment", x, al, false);
             summary.put("NTK alignment at init (centred)", fmt(probes.get(0).get("centered_alignment").getAsDouble()));
             summary.put("NTK alignment at end (centred)", fmt(probes.get(probes.size() - 1).get("centered_alignment").getAsDouble()));
+            kernelMotion(run, probes, x, summary);
         }
         HtmlReport.write(run.dir(), title, summary, List.of("Metrics per epoch are in metrics.jsonl; weights in weights.npz."));
+    }
+
+    /** Kernel change, velocity and spectrum plots of the NTK probe (when its records carry them). */
+    private static void kernelMotion(RunFolder run, List<JsonObject> probes, double[] x, Map<String, String> summary) {
+        JsonObject first = probes.get(0);
+        JsonObject last = probes.get(probes.size() - 1);
+        if (first.has("kernel_distance_from_init")) {
+            Plots.lines(run.file("kernel-distance.png"), "NTK distance from init, 1 − cos∠(Θt, Θ0) (probe set)", "step",
+                    "kernel distance", x, Map.of("NTK", column(probes, "kernel_distance_from_init")), false);
+            Plots.lines(run.file("kernel-change.png"), "NTK relative change ‖Θt − Θ0‖F / ‖Θ0‖F (probe set)", "step",
+                    "relative change", x, Map.of("NTK", column(probes, "relative_change_from_init")), false);
+            summary.put("NTK relative change at end", fmt(last.get("relative_change_from_init").getAsDouble()));
+            summary.put("NTK kernel distance from init at end", fmt(last.get("kernel_distance_from_init").getAsDouble()));
+        }
+        List<JsonObject> moving = probes.stream().filter(r -> r.has("kernel_velocity")).toList();
+        if (!moving.isEmpty()) {
+            double[] xv = moving.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+            double[] v = column(moving, "kernel_velocity");
+            // a log axis when the velocity spans decades (XChart labels no ticks on a log axis within one decade)
+            double lo = java.util.Arrays.stream(v).min().orElse(0);
+            double hi = java.util.Arrays.stream(v).max().orElse(0);
+            boolean log = lo > 0 && hi / lo > 10;
+            Plots.lines(run.file("kernel-velocity.png"), "Kernel velocity (distance per step between probes)", "step",
+                    "velocity", xv, Map.of("NTK", v), log);
+        }
+        if (first.has("eigenvalues")) {
+            Map<String, double[]> sp = new LinkedHashMap<>();
+            sp.put("init", values(first.getAsJsonArray("eigenvalues")));
+            if (probes.size() > 1) {
+                sp.put("end", values(last.getAsJsonArray("eigenvalues")));
+            }
+            // a log axis shows the positive eigenvalues: the common positive prefix of the descending lists
+            int k = sp.values().stream().mapToInt(RunReport::positivePrefix).min().orElse(0);
+            double[] idx = new double[k];
+            for (int i = 0; i < k; i++) {
+                idx[i] = i + 1;
+            }
+            sp.replaceAll((name, v) -> java.util.Arrays.copyOf(v, k));
+            if (k > 0) {
+                Plots.lines(run.file("ntk-spectrum.png"), "Leading NTK eigenvalues (probe set)", "index", "eigenvalue", idx, sp, true);
+            }
+            summary.put("NTK effective rank init → end", fmt(first.get("effective_rank").getAsDouble()) + " → "
+                    + fmt(last.get("effective_rank").getAsDouble()));
+        }
+    }
+
+    private static int positivePrefix(double[] v) {
+        int k = 0;
+        while (k < v.length && v[k] > 0) {
+            k++;
+        }
+        return k;
+    }
+
+    private static double[] values(com.google.gson.JsonArray a) {
+        double[] v = new double[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).getAsDouble();
+        }
+        return v;
     }
 
     static String fmt(double v) {
