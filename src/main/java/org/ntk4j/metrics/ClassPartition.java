@@ -1,0 +1,94 @@
+package org.ntk4j.metrics;
+
+import java.util.Arrays;
+import org.ntk4j.UserException;
+
+/**
+ * The partition 𝒳 = ∪_k 𝒳_k of N samples by their integer labels (seed 003 §2.5). Labels may come in any
+ * order and classes may differ in size; class k is the k-th smallest distinct label value.
+ */
+final class ClassPartition {
+    private final int[] classOf;
+    private final int[] labelOf;
+    private final int[][] members;
+
+    private ClassPartition(int[] classOf, int[] labelOf, int[][] members) {
+        this.classOf = classOf;
+        this.labelOf = labelOf;
+        this.members = members;
+    }
+
+    /**
+     * Partitions {@code samples} samples by {@code labels}; throws {@link UserException} unless there is one
+     * label per sample and at least two classes.
+     */
+    static ClassPartition of(int[] labels, int samples) {
+        if (labels == null) {
+            throw new UserException("labels: null; expected one integer label per sample (" + samples + ")");
+        }
+        if (labels.length != samples) {
+            throw new UserException("labels: " + labels.length + " entries for " + samples
+                    + " samples; expected one label per sample");
+        }
+        int[] distinct = Arrays.stream(labels).distinct().sorted().toArray();
+        if (distinct.length < 2) {
+            throw new UserException("labels: " + distinct.length + " class" + (distinct.length == 1 ? " (label "
+                    + distinct[0] + ")" : "") + " among " + samples + " samples; expected at least 2 classes");
+        }
+        int[] classOf = new int[samples];
+        int[] size = new int[distinct.length];
+        for (int i = 0; i < samples; i++) {
+            classOf[i] = Arrays.binarySearch(distinct, labels[i]);
+            size[classOf[i]]++;
+        }
+        int[][] members = new int[distinct.length][];
+        int[] fill = new int[distinct.length];
+        for (int k = 0; k < distinct.length; k++) {
+            members[k] = new int[size[k]];
+        }
+        for (int i = 0; i < samples; i++) {
+            members[classOf[i]][fill[classOf[i]]++] = i;
+        }
+        return new ClassPartition(classOf, distinct, members);
+    }
+
+    /** Number of classes K. */
+    int classes() {
+        return labelOf.length;
+    }
+
+    /** Number of samples N. */
+    int samples() {
+        return classOf.length;
+    }
+
+    /** Class index (0..K−1) of sample i. */
+    int classOf(int i) {
+        return classOf[i];
+    }
+
+    /** The label value of class k. */
+    int label(int k) {
+        return labelOf[k];
+    }
+
+    /** |𝒳_k|. */
+    int size(int k) {
+        return members[k].length;
+    }
+
+    /** Indices of the samples in class k, ascending. */
+    int[] members(int k) {
+        return members[k];
+    }
+
+    /** Throws {@link UserException} if some class has fewer than two samples, which {@code quantity} needs. */
+    void requirePairs(String quantity) {
+        for (int k = 0; k < classes(); k++) {
+            if (size(k) < 2) {
+                throw new UserException("labels: class " + label(k) + " has " + size(k) + " sample; " + quantity
+                        + " needs at least 2 samples per class (a within-class pair)");
+            }
+        }
+    }
+}
