@@ -76,9 +76,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--resume", paramLabel = "RUN_DIR", description = "continue the run in RUN_DIR from its last checkpoint")
     Path resume;
 
-    @Option(names = "--probe", paramLabel = "ntk", description = "measure during training: ntk = the traced NTK of a test-set probe set (per layer), logging"
-                    + " kernel-target alignment (total and per layer), relative change and kernel distance from init, kernel"
-                    + " velocity, effective rank and leading eigenvalues; kernels kept as ntk-step<k>.npz, plotted in report.html")
+    @Option(names = "--probe", paramLabel = "LIST", description = "measure during training, comma-separated: ntk = the traced"
+                    + " NTK of a test-set probe set (per layer), logging kernel-target alignment (total and per layer), relative"
+                    + " change and kernel distance from init, kernel velocity, effective rank and leading eigenvalues (kernels kept"
+                    + " as ntk-step<k>.npz); nc = neural-collapse statistics NC1-NC4 of the penultimate features of a training-set"
+                    + " probe set. All are logged to metrics.jsonl and plotted in report.html")
     String probe;
 
     @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",
@@ -128,9 +130,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (schedule != null) t.schedule = schedule;
         if (checkpointEvery != null) t.checkpointEvery = checkpointEvery;
         t.validate("training options");
-        if (args.probe != null && !"ntk".equals(args.probe)) {
-            throw new UserException("--probe must be ntk (got " + args.probe + ")");
-        }
+        probes(args.probe); // validated before any work starts
         org.ntk4j.train.Schedule.parse(args.probeEvery);
         Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model.name + "-" + args.dataset);
         if (resume == null && Files.exists(dir.resolve("checkpoint"))) {
@@ -143,6 +143,26 @@ public final class TrainCommand implements Callable<Integer> {
         runTraining(args, run, runtime, resume != null, false);
         System.out.println("run folder: " + dir.toAbsolutePath());
         return 0;
+    }
+
+    static final java.util.List<String> PROBES = java.util.List.of("ntk", "nc");
+
+    /** The probes named in a comma-separated --probe list, validated. */
+    static java.util.List<String> probes(String list) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        if (list == null || list.isBlank()) {
+            return out;
+        }
+        for (String p : list.split(",")) {
+            String q = p.trim();
+            if (!PROBES.contains(q)) {
+                throw new UserException("--probe: unknown probe '" + q + "'; expected a comma-separated list of " + PROBES);
+            }
+            if (!out.contains(q)) {
+                out.add(q);
+            }
+        }
+        return out;
     }
 
     /** What a run was started with; saved as args.json so --resume needs nothing else. */
@@ -190,9 +210,20 @@ public final class TrainCommand implements Callable<Integer> {
             System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model.name, net.parameterCount(),
                     args.dataset, train.size(), test.size(), args.train.optimizer, m.getDevice());
             Trainer trainer = new Trainer(net, args.train, train, test, run).quiet(quiet);
-            if ("ntk".equals(args.probe)) {
-                trainer.addProbe(new NtkProbe(Preprocess.balancedSample(test, args.probeSet, 7), run,
-                        org.ntk4j.train.Schedule.parse(args.probeEvery)));
+            org.ntk4j.train.Schedule when = org.ntk4j.train.Schedule.parse(args.probeEvery);
+            for (String p : probes(args.probe)) {
+                switch (p) {
+                    case "ntk":
+                        trainer.addProbe(new NtkProbe(Preprocess.balancedSample(test, args.probeSet, 7), run, when));
+                        break;
+                    case "nc":
+                        net.features(); // fails now, with its message, if the model has no dense classifier
+                        trainer.addProbe(new org.ntk4j.metrics.NeuralCollapseProbe(
+                                Preprocess.balancedSample(train, args.probeSet, 7), when));
+                        break;
+                    default:
+                        throw new IllegalStateException(p);
+                }
             }
             Trainer.Result r = trainer.fit(resume);
             RunReport.write(run, args.model.name + " on " + args.dataset);

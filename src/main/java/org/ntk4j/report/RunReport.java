@@ -32,8 +32,9 @@ public final class RunReport {
                 }
             }
         }
-        List<JsonObject> probes = run.records("probe");
-        probes = probes.stream().filter(r -> r.has("centered_alignment")).toList();
+        List<JsonObject> all = run.records("probe");
+        neuralCollapse(run, all.stream().filter(r -> r.has("nc2")).toList(), summary);
+        List<JsonObject> probes = all.stream().filter(r -> r.has("centered_alignment")).toList();
         if (probes.size() >= 1) {
             // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
             double[] x = probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
@@ -54,6 +55,25 @@ public final class RunReport {
             kernelMotion(run, probes, x, summary);
         }
         HtmlReport.write(run.dir(), title, summary, List.of("Metrics per epoch are in metrics.jsonl; weights in weights.npz."));
+    }
+
+    /** NC1–NC4 against the step (seed 003 Fig. 2 panes), when the nc probe ran. */
+    private static void neuralCollapse(RunFolder run, List<JsonObject> nc, Map<String, String> summary) {
+        if (nc.isEmpty()) {
+            return;
+        }
+        double[] x = nc.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        Map<String, double[]> s = new LinkedHashMap<>();
+        s.put("NC1 tr(ΣW ΣB⁺)/C", column(nc, "nc1_papyan"));
+        s.put("NC2 (distance to a simplex ETF)", column(nc, "nc2"));
+        s.put("NC3 (self-duality)", column(nc, "nc3"));
+        s.put("NC4 (classifier ≠ nearest centre)", column(nc, "nc4"));
+        Plots.lines(run.file("neural-collapse.png"), "Neural collapse of the penultimate features (probe set)", "step",
+                "statistic (0 = collapsed)", x, s, false);
+        JsonObject last = nc.get(nc.size() - 1);
+        summary.put("NC1 / NC2 / NC3 / NC4 at end", fmt(last.get("nc1_papyan").getAsDouble()) + " / "
+                + fmt(last.get("nc2").getAsDouble()) + " / " + fmt(last.get("nc3").getAsDouble()) + " / "
+                + fmt(last.get("nc4").getAsDouble()));
     }
 
     /** Kernel change, velocity and spectrum plots of the NTK probe (when its records carry them). */

@@ -60,7 +60,26 @@ class CliTest {
         assertOneLineError(run("train", "--model", "mlp-quickstart", "--lr", "-1", "--out", dir.resolve("r").toString()), "field 'lr'");
         assertOneLineError(run("train", "--resume", dir.resolve("nothing").toString()), "not a run folder");
         assertOneLineError(run("train", "--model", "mlp-quickstart", "--dataset", "imagenet", "--out", dir.resolve("r").toString()), "imagenet");
+        assertOneLineError(run("train", "--model", "mlp-quickstart", "--probe", "ntk,ncc", "--out", dir.resolve("r").toString()),
+                "unknown probe 'ncc'");
         assertFalse(Files.exists(dir.resolve("k.npz")), "no output after a failed run");
+    }
+
+    @Test
+    void trainWithNtkAndCollapseProbesLogsAndPlotsBoth(@TempDir Path dir) throws Exception {
+        Path r = dir.resolve("run");
+        Run res = run("train", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "20", "--epochs", "2",
+                "--probe", "ntk,nc", "--probe-set", "3", "--out", r.toString());
+        assertEquals(0, res.code(), res.err());
+        java.util.List<String> lines = Files.readAllLines(r.resolve("metrics.jsonl"));
+        // probes at init and after each of the 2 epochs
+        assertEquals(3, lines.stream().filter(l -> l.contains("\"probe\":\"nc\"")).count(), String.join("\n", lines));
+        assertEquals(3, lines.stream().filter(l -> l.contains("\"probe\":\"ntk\"") && l.contains("kernel_distance_from_init")).count());
+        for (String png : new String[] {"neural-collapse.png", "kernel-distance.png", "kernel-change.png", "kernel-velocity.png",
+                "ntk-spectrum.png", "alignment.png"}) {
+            assertTrue(Files.size(r.resolve(png)) > 1000, png);
+        }
+        assertTrue(Files.readString(r.resolve("report.html")).contains("neural-collapse.png"));
     }
 
     @Test

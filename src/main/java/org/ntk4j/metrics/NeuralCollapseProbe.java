@@ -1,0 +1,118 @@
+package org.ntk4j.metrics;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.model.Dense;
+import org.ntk4j.model.Forward;
+import org.ntk4j.model.Module;
+import org.ntk4j.model.Network;
+import org.ntk4j.train.Arrays2;
+import org.ntk4j.train.Probe;
+import org.ntk4j.train.Schedule;
+
+/**
+ * Training probe: {@link NeuralCollapse} statistics of the penultimate features h(x) of a fixed,
+ * class-balanced probe set drawn from the training data (seed 003 §3.3 measures them on training
+ * batches), with the classifier's effective weights c_w·W and bias c_b·b (seed 003 §2.8: logits
+ * W h + b; the output scale κ multiplies both and changes no statistic). Features are computed in
+ * eval mode (batch-norm running statistics), in batches.
+ */
+public final class NeuralCollapseProbe implements Probe {
+    private static final int BATCH = 256;
+    private final Dataset probeSet;
+    private final Schedule schedule;
+
+    public NeuralCollapseProbe(Dataset probeSet, Schedule schedule) {
+        this.probeSet = probeSet;
+        this.schedule = schedule;
+    }
+
+    @Override
+    public String name() {
+        return "nc";
+    }
+
+    @Override
+    public boolean due(long step, boolean epochEnd) {
+        return schedule.due(step, epochEnd);
+    }
+
+    @Override
+    public Map<String, Object> run(Network net, long step, int epoch) {
+        Network body = net.features();
+        Dense classifier = classifier(net);
+        double[][] h = features(body, probeSet);
+        double[][] w = matrix(classifier.weight().value(), classifier.weightScale());
+        double[] b = classifier.bias() == null ? null : values(classifier.bias().value(), classifier.biasScale());
+        NeuralCollapse nc = NeuralCollapse.of(h, probeSet.labels(), w, b);
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("nc1", nc.nc1());
+        r.put("nc1_papyan", nc.nc1Papyan());
+        r.put("nc2", nc.nc2());
+        r.put("nc2_equinorm", nc.equinorm());
+        r.put("nc3", nc.nc3());
+        r.put("nc4", nc.nc4());
+        return r;
+    }
+
+    /** The final dense layer (the classifier of {@link Network#features()}). */
+    static Dense classifier(Network net) {
+        List<Module> layers = net.parameterLayers();
+        return (Dense) layers.get(layers.size() - 1);
+    }
+
+    /** h(x_i) for every probe sample, [N][n]. */
+    static double[][] features(Network body, Dataset data) {
+        int n = data.size();
+        int d = data.featureDim();
+        double[][] h = new double[n][];
+        for (int from = 0; from < n; from += BATCH) {
+            int to = Math.min(n, from + BATCH);
+            try (NDManager m = body.manager().newSubManager()) {
+                long[] shape = new long[body.inputShape().dimension() + 1];
+                shape[0] = to - from;
+                System.arraycopy(body.inputShape().getShape(), 0, shape, 1, shape.length - 1);
+                NDArray x = Arrays2.fromFloats(m, java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
+                        new Shape(shape), body.dataType());
+                double[][] part = matrix(body.forward(x, Forward.eval(m)).reshape(to - from, -1), 1.0); // in m: freed
+                System.arraycopy(part, 0, h, from, part.length);
+            }
+        }
+        return h;
+    }
+
+    /** scale·A as a Java matrix (rows × cols of a 2-D array). */
+    private static double[][] matrix(NDArray a, double scale) {
+        int rows = (int) a.getShape().get(0);
+        int cols = (int) a.getShape().get(1);
+        double[] v = values(a, scale);
+        double[][] out = new double[rows][];
+        for (int i = 0; i < rows; i++) {
+            out[i] = java.util.Arrays.copyOfRange(v, i * cols, (i + 1) * cols);
+        }
+        return out;
+    }
+
+    /** scale·a flattened, read on the host in the array's own type (a toType copy would stay attached to the model's manager). */
+    private static double[] values(NDArray a, double scale) {
+        if (a.getDataType() == DataType.FLOAT64) {
+            double[] v = a.toDoubleArray();
+            for (int i = 0; i < v.length; i++) {
+                v[i] *= scale;
+            }
+            return v;
+        }
+        float[] f = a.toFloatArray();
+        double[] v = new double[f.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = scale * f[i];
+        }
+        return v;
+    }
+}
