@@ -200,14 +200,60 @@ public final class KernelCommand implements Callable<Integer> {
             side.put("phases_train_kernel", k.timings());
             side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
             side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
+            Map<String, Object> metrics = kernelMetrics(k, train.labels(), n, train.numClasses());
+            side.put("metrics", metrics);
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
             String name = out.getFileName().toString();
             Files2.writeString(out.resolveSibling(name.substring(0, name.length() - 4) + ".json"), Specs.toJson(side) + "\n");
             System.out.printf("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s%n", md.name().toLowerCase(Locale.ROOT), n,
                     dataset, spec.name, net.parameterCount(), k.seconds(), out);
+            if (metrics.containsKey("centered_alignment")) {
+                System.out.printf("kernel-target alignment %.4f (centred %.4f); label awareness Θc/Θd %.4f, Θn/Θd %.4f%s%n",
+                        metrics.get("alignment"), metrics.get("centered_alignment"), metrics.get("theta_c_over_d"),
+                        metrics.get("theta_n_over_d"), metrics.containsKey("effective_rank")
+                                ? String.format("; effective rank %.2f", metrics.get("effective_rank")) : "");
+            }
         }
         return 0;
+    }
+
+    /** Largest N for the O(N²) metrics (a double N×N copy of the traced kernel) and for the O(N³) spectrum. */
+    static final int METRICS_MAX_N = 4096;
+    static final int SPECTRUM_MAX_N = 2048;
+
+    /**
+     * Metrics of the traced train kernel written to the sidecar: kernel–target alignment (plain and
+     * centred, one-hot labels), label awareness Θ̄_c/Θ̄_d and Θ̄_n/Θ̄_d (seed 003 eq. (23)), and, up to
+     * {@link #SPECTRUM_MAX_N}, the effective rank and leading eigenvalues.
+     */
+    static Map<String, Object> kernelMetrics(KernelResult k, int[] labels, int n, int classes) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        if (n > METRICS_MAX_N) {
+            r.put("skipped", "metrics are computed up to N = " + METRICS_MAX_N + " (got " + n + "); load the NPZ to compute them");
+            return r;
+        }
+        double[][] traced = k.total().traced();
+        int[] y = java.util.Arrays.copyOf(labels, n);
+        float[] onehot = org.ntk4j.data.Preprocess.oneHot(y, classes);
+        r.put("alignment", org.ntk4j.metrics.Alignment.alignment(traced, onehot, classes));
+        r.put("centered_alignment", org.ntk4j.metrics.Alignment.centeredAlignment(traced, onehot, classes));
+        try {
+            org.ntk4j.metrics.LabelAwareness la = org.ntk4j.metrics.LabelAwareness.of(traced, y);
+            r.put("theta_d", la.thetaD());
+            r.put("theta_c", la.thetaC());
+            r.put("theta_n", la.thetaN());
+            r.put("theta_c_over_d", la.cOverD());
+            r.put("theta_n_over_d", la.nOverD());
+        } catch (UserException e) {
+            r.put("label_awareness", "not defined: " + e.getMessage()); // e.g. a class with one sample
+        }
+        if (n <= SPECTRUM_MAX_N) {
+            org.ntk4j.metrics.KernelSpectrum sp = org.ntk4j.metrics.KernelSpectrum.of(traced);
+            r.put("effective_rank", sp.effectiveRank());
+            r.put("eigenvalues", java.util.Arrays.copyOf(sp.eigenvalues(), Math.min(64, n)));
+        }
+        return r;
     }
 
     static Shape shape(Network net, int n) {

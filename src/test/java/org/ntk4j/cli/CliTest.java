@@ -90,6 +90,11 @@ class CliTest {
         assertTrue(Files.size(out) > 20 * 20 * 100 * 4, "NPZ holds the full kernel");
         String side = Files.readString(dir.resolve("k.json"));
         assertTrue(side.contains("\"dense1\": \"structured"), side);
+        com.google.gson.JsonObject metrics = com.google.gson.JsonParser.parseString(side).getAsJsonObject().getAsJsonObject("metrics");
+        double a = metrics.get("centered_alignment").getAsDouble();
+        assertTrue(a > 0 && a < 1, "centred alignment of an NTK with one-hot labels lies in (0, 1): " + a);
+        double rank = metrics.get("effective_rank").getAsDouble();
+        assertTrue(rank >= 1 && rank <= 20, "effective rank in [1, N]: " + rank);
         try (var zip = new java.util.zip.ZipFile(out.toFile())) {
             for (String e : new String[] {"ntk.npy", "ntk.dense1.npy", "ntk_test.npy", "x1.npy", "y1.npy", "x2.npy", "dense1.weight.npy"}) {
                 assertTrue(zip.getEntry(e) != null, "missing " + e);
