@@ -224,7 +224,9 @@ public final class KernelCommand implements Callable<Integer> {
 
     /**
      * Metrics of the traced train kernel written to the sidecar: kernel–target alignment (plain and
-     * centred, one-hot labels), label awareness Θ̄_c/Θ̄_d and Θ̄_n/Θ̄_d (seed 003 eq. (23)), and, up to
+     * centred, one-hot labels), label awareness Θ̄_c/Θ̄_d and Θ̄_n/Θ̄_d (seed 003 eq. (23)), for a full kernel
+     * the block-structure parameters (γ_d, γ_c, γ_n) and the relative size of the off-diagonal output
+     * blocks (seed 003 Def. 3.1), and, up to
      * {@link #SPECTRUM_MAX_N}, the effective rank and leading eigenvalues.
      */
     static Map<String, Object> kernelMetrics(KernelResult k, int[] labels, int n, int classes) {
@@ -247,6 +249,17 @@ public final class KernelCommand implements Callable<Integer> {
             r.put("theta_n_over_d", la.nOverD());
         } catch (UserException e) {
             r.put("label_awareness", "not defined: " + e.getMessage()); // e.g. a class with one sample
+        }
+        if (k.total().mode() == org.ntk4j.kernel.Mode.FULL) {
+            try {
+                org.ntk4j.metrics.BlockStructure bs = org.ntk4j.metrics.BlockStructure.of(k.total(), y);
+                r.put("gamma_d", bs.gammaD());
+                r.put("gamma_c", bs.gammaC());
+                r.put("gamma_n", bs.gammaN());
+                r.put("off_diagonal_blocks_over_gamma_d", bs.offDiagonalRatio());
+            } catch (UserException e) {
+                r.put("block_structure", "not defined: " + e.getMessage());
+            }
         }
         if (n <= SPECTRUM_MAX_N) {
             org.ntk4j.metrics.KernelSpectrum sp = org.ntk4j.metrics.KernelSpectrum.of(traced);
