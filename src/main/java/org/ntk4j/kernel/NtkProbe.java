@@ -10,6 +10,7 @@ import org.ntk4j.data.Preprocess;
 import org.ntk4j.metrics.Alignment;
 import org.ntk4j.metrics.KernelChange;
 import org.ntk4j.metrics.KernelSpectrum;
+import org.ntk4j.metrics.LabelAwareness;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
 import org.ntk4j.report.Plots;
@@ -22,8 +23,9 @@ import org.ntk4j.train.Probe;
  * (by default at initialisation and at every epoch end). Logs the (centred) kernel–target alignment
  * of the total and of each layer ({@link Alignment}); how far the kernel moved — relative change
  * and kernel distance from the first probe, kernel velocity since the previous probe per step
- * ({@link KernelChange}); and its spectrum — leading eigenvalues, effective rank and the fraction of
- * the targets in the top-C eigenvectors ({@link KernelSpectrum}). Keeps each kernel as
+ * ({@link KernelChange}); its spectrum — leading eigenvalues, effective rank and the fraction of
+ * the targets in the top-C eigenvectors ({@link KernelSpectrum}); and its label awareness Θ̄_c/Θ̄_d,
+ * Θ̄_n/Θ̄_d ({@link LabelAwareness}, seed 003 eq. (23)). Keeps each kernel as
  * {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
  * from there, so the change and velocity series continue unbroken.
  */
@@ -94,6 +96,13 @@ public final class NtkProbe implements Probe {
             r.put("effective_rank", spectrum.effectiveRank());
             r.put("target_power_top_classes", spectrum.cumulativeTargetPower(targets, c)[Math.min(c, ev.length) - 1]);
             r.put("eigenvalues", java.util.Arrays.copyOf(ev, Math.min(EIGENVALUES, ev.length)));
+            try {
+                LabelAwareness la = LabelAwareness.of(traced, probeSet.labels());
+                r.put("theta_c_over_d", la.cOverD());
+                r.put("theta_n_over_d", la.nOverD());
+            } catch (org.ntk4j.UserException e) {
+                // Θ̄_c needs two probe samples of every class (--probe-set 1): not defined, not logged
+            }
             Npz npz = new Npz().put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
             npz.put("labels", probeSet.labels(), probeSet.size());

@@ -88,6 +88,13 @@ public final class RunReport {
             summary.put("NTK relative change at end", fmt(last.get("relative_change_from_init").getAsDouble()));
             summary.put("NTK kernel distance from init at end", fmt(last.get("kernel_distance_from_init").getAsDouble()));
         }
+        if (first.has("theta_c_over_d")) {
+            Map<String, double[]> la = new LinkedHashMap<>();
+            la.put("Θc/Θd (same class)", column(probes, "theta_c_over_d"));
+            la.put("Θn/Θd (different class)", column(probes, "theta_n_over_d"));
+            Plots.lines(run.file("label-awareness.png"), "NTK label awareness (seed 003 eq. 23, probe set)", "step",
+                    "mean off-diagonal / mean diagonal", x, la, false);
+        }
         List<JsonObject> moving = probes.stream().filter(r -> r.has("kernel_velocity")).toList();
         if (!moving.isEmpty()) {
             double[] xv = moving.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
