@@ -3,15 +3,18 @@ package org.ntk4j.testing;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import java.util.List;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
+import org.ntk4j.model.Sequential;
 
 /**
  * The reference for the generic Jacobian path: Θ by central finite differences of f over every
  * trainable parameter entry, Θ[i][j][a][b] = Σ_θ (∂f_a(x_i)/∂θ)(∂f_b(x_j)/∂θ), with
- * ∂f/∂θ ≈ (f(θ+h) − f(θ−h))/2h. Float64 networks; error O(h²) from truncation plus O(ε/h) rounding.
+ * ∂f/∂θ ≈ (f(θ+h) − f(θ−h))/2h; and gradients of f w.r.t. an intermediate input (a layer's input, for
+ * the feature ansatz). Float64 networks; error O(h²) from truncation plus O(ε/h) rounding.
  */
 public final class FiniteDifferences {
     private FiniteDifferences() {}
@@ -50,6 +53,57 @@ public final class FiniteDifferences {
             p.set(Module.create64(manager, base, shape));
         }
         return k;
+    }
+
+    /**
+     * ∂f_o(x_α)/∂a_j by central differences, where a is the input of child {@code index} of the
+     * network's Sequential root (index = the number of children: a is the root's output, f = κ·a),
+     * as g[α][o][j] with j over the flattened per-sample entries of a. Coordinate j of every sample
+     * is perturbed at once: in eval mode each f(x_α) depends only on its own row. Float64 networks.
+     */
+    public static double[][][] inputGradients(Network net, NDArray x, int index, double h, NDManager manager) {
+        if (!(net.root() instanceof Sequential)) {
+            throw new IllegalArgumentException("input gradients need a Sequential root");
+        }
+        List<Module> mods = net.root().children();
+        double kappa = net.spec().outputScale;
+        int o = net.outputs();
+        try (NDManager m = manager.newSubManager()) {
+            NDArray a = x.duplicate();
+            a.attach(m);
+            Forward ctx = Forward.eval(m);
+            for (int i = 0; i < index; i++) {
+                a = mods.get(i).forward(a, ctx);
+            }
+            double[] base = a.toDoubleArray();
+            Shape shape = a.getShape();
+            int n = (int) shape.get(0);
+            int d = base.length / n;
+            double[][][] g = new double[n][o][d];
+            for (int j = 0; j < d; j++) {
+                double[] plus = base.clone();
+                double[] minus = base.clone();
+                for (int s = 0; s < n; s++) {
+                    plus[s * d + j] += h;
+                    minus[s * d + j] -= h;
+                }
+                double[] fp = tail(mods, index, Module.create64(m, plus, shape), ctx);
+                double[] fm = tail(mods, index, Module.create64(m, minus, shape), ctx);
+                for (int s = 0; s < n; s++) {
+                    for (int c = 0; c < o; c++) {
+                        g[s][c][j] = kappa * (fp[s * o + c] - fm[s * o + c]) / (2 * h);
+                    }
+                }
+            }
+            return g;
+        }
+    }
+
+    private static double[] tail(List<Module> mods, int from, NDArray a, Forward ctx) {
+        for (int i = from; i < mods.size(); i++) {
+            a = mods.get(i).forward(a, ctx);
+        }
+        return a.toDoubleArray();
     }
 
     /** f(x) in eval mode, as a flat row-major array (N·O). */
