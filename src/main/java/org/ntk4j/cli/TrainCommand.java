@@ -80,7 +80,8 @@ public final class TrainCommand implements Callable<Integer> {
                     + " NTK of a test-set probe set (per layer), logging kernel-target alignment (total and per layer), relative"
                     + " change and kernel distance from init, kernel velocity, effective rank and leading eigenvalues (kernels kept"
                     + " as ntk-step<k>.npz); nc = neural-collapse statistics NC1-NC4 of the penultimate features of a training-set"
-                    + " probe set. All are logged to metrics.jsonl and plotted in report.html")
+                    + " probe set; nfa = the neural feature ansatz per dense layer, NFC rho(W'W, AGOP) and the centred C-NFC"
+                    + " (seed 002) on training images. All are logged to metrics.jsonl and plotted in report.html")
     String probe;
 
     @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",
@@ -145,7 +146,7 @@ public final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
-    static final java.util.List<String> PROBES = java.util.List.of("ntk", "nc");
+    static final java.util.List<String> PROBES = java.util.List.of("ntk", "nc", "nfa");
 
     /** The probes named in a comma-separated --probe list, validated. */
     static java.util.List<String> probes(String list) {
@@ -219,6 +220,10 @@ public final class TrainCommand implements Callable<Integer> {
                     case "nc":
                         net.features(); // fails now, with its message, if the model has no dense classifier
                         trainer.addProbe(new org.ntk4j.metrics.NeuralCollapseProbe(
+                                Preprocess.balancedSample(train, args.probeSet, 7), when));
+                        break;
+                    case "nfa":
+                        trainer.addProbe(new org.ntk4j.metrics.FeatureAnsatzProbe(
                                 Preprocess.balancedSample(train, args.probeSet, 7), when));
                         break;
                     default:

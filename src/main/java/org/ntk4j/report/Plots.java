@@ -18,8 +18,9 @@ public final class Plots {
     /** One line per series (name → y values) against x. */
     public static void lines(Path file, String title, String xLabel, String yLabel, double[] x,
             Map<String, double[]> series, boolean logY) {
-        XYChart chart = new XYChartBuilder().width(640).height(420).title(title).xAxisTitle(xLabel).yAxisTitle(yLabel).build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        XYChart chart = new XYChartBuilder().width(series.size() > 4 ? 860 : 640).height(420).title(title).xAxisTitle(xLabel).yAxisTitle(yLabel).build();
+        // many series (per-layer curves) would hide the lines under an inside legend
+        chart.getStyler().setLegendPosition(series.size() > 4 ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNE);
         chart.getStyler().setYAxisLogarithmic(logY);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         for (Map.Entry<String, double[]> e : series.entrySet()) {

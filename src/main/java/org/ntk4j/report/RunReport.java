@@ -34,6 +34,7 @@ public final class RunReport {
         }
         List<JsonObject> all = run.records("probe");
         neuralCollapse(run, all.stream().filter(r -> r.has("nc2")).toList(), summary);
+        featureAnsatz(run, all.stream().filter(r -> r.has("probe") && "nfa".equals(r.get("probe").getAsString())).toList(), summary);
         List<JsonObject> probes = all.stream().filter(r -> r.has("centered_alignment")).toList();
         if (probes.size() >= 1) {
             // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
@@ -74,6 +75,25 @@ public final class RunReport {
         summary.put("NC1 / NC2 / NC3 / NC4 at end", fmt(last.get("nc1_papyan").getAsDouble()) + " / "
                 + fmt(last.get("nc2").getAsDouble()) + " / " + fmt(last.get("nc3").getAsDouble()) + " / "
                 + fmt(last.get("nc4").getAsDouble()));
+    }
+
+    /** NFC and C-NFC per dense layer against the step (seed 002 Fig. 2), when the nfa probe ran. */
+    private static void featureAnsatz(RunFolder run, List<JsonObject> nfa, Map<String, String> summary) {
+        if (nfa.isEmpty()) {
+            return;
+        }
+        double[] x = nfa.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        Map<String, double[]> s = new LinkedHashMap<>();
+        JsonObject last = nfa.get(nfa.size() - 1);
+        for (String k : last.keySet()) {
+            if (k.startsWith("nfc.") || k.startsWith("cnfc.")) {
+                s.put((k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1), column(nfa, k));
+                summary.put((k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1) + " at end",
+                        fmt(last.get(k).getAsDouble()));
+            }
+        }
+        Plots.lines(run.file("feature-ansatz.png"), "Neural feature ansatz: ρ(WᵀW, AGOP) per dense layer (probe set)", "step",
+                "correlation", x, s, false);
     }
 
     /** Kernel change, velocity and spectrum plots of the NTK probe (when its records carry them). */

@@ -66,17 +66,19 @@ class CliTest {
     }
 
     @Test
-    void trainWithNtkAndCollapseProbesLogsAndPlotsBoth(@TempDir Path dir) throws Exception {
+    void trainWithAllProbesLogsAndPlotsThem(@TempDir Path dir) throws Exception {
         Path r = dir.resolve("run");
         Run res = run("train", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "20", "--epochs", "2",
-                "--probe", "ntk,nc", "--probe-set", "3", "--out", r.toString());
+                "--probe", "ntk,nc,nfa", "--probe-set", "3", "--out", r.toString());
         assertEquals(0, res.code(), res.err());
         java.util.List<String> lines = Files.readAllLines(r.resolve("metrics.jsonl"));
         // probes at init and after each of the 2 epochs
         assertEquals(3, lines.stream().filter(l -> l.contains("\"probe\":\"nc\"")).count(), String.join("\n", lines));
         assertEquals(3, lines.stream().filter(l -> l.contains("\"probe\":\"ntk\"") && l.contains("kernel_distance_from_init")).count());
+        assertEquals(3, lines.stream().filter(l -> l.contains("\"probe\":\"nfa\"") && l.contains("nfc.dense1")).count());
+        assertEquals(2, lines.stream().filter(l -> l.contains("cnfc.dense1")).count(), "C-NFC is undefined at W = W(0)");
         for (String png : new String[] {"neural-collapse.png", "kernel-distance.png", "kernel-change.png", "kernel-velocity.png",
-                "ntk-spectrum.png", "alignment.png"}) {
+                "ntk-spectrum.png", "alignment.png", "label-awareness.png", "feature-ansatz.png"}) {
             assertTrue(Files.size(r.resolve(png)) > 1000, png);
         }
         assertTrue(Files.readString(r.resolve("report.html")).contains("neural-collapse.png"));
