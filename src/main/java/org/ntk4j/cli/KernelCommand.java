@@ -209,10 +209,20 @@ public final class KernelCommand implements Callable<Integer> {
             System.out.printf("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s%n", md.name().toLowerCase(Locale.ROOT), n,
                     dataset, spec.name, net.parameterCount(), k.seconds(), out);
             if (metrics.containsKey("centered_alignment")) {
-                System.out.printf("kernel-target alignment %.4f (centred %.4f); label awareness Θc/Θd %.4f, Θn/Θd %.4f%s%n",
-                        metrics.get("alignment"), metrics.get("centered_alignment"), metrics.get("theta_c_over_d"),
-                        metrics.get("theta_n_over_d"), metrics.containsKey("effective_rank")
-                                ? String.format("; effective rank %.2f", metrics.get("effective_rank")) : "");
+                StringBuilder line = new StringBuilder(String.format("kernel-target alignment %.4f (centred %.4f)",
+                        metrics.get("alignment"), metrics.get("centered_alignment")));
+                if (metrics.containsKey("theta_c_over_d")) {
+                    line.append(String.format("; label awareness Θc/Θd %.4f, Θn/Θd %.4f", metrics.get("theta_c_over_d"),
+                            metrics.get("theta_n_over_d")));
+                }
+                if (metrics.containsKey("gamma_d")) {
+                    line.append(String.format("; blocks γd %.4g, γc %.4g, γn %.4g", metrics.get("gamma_d"), metrics.get("gamma_c"),
+                            metrics.get("gamma_n")));
+                }
+                if (metrics.containsKey("effective_rank")) {
+                    line.append(String.format("; effective rank %.2f", metrics.get("effective_rank")));
+                }
+                System.out.println(line);
             }
         }
         return 0;
