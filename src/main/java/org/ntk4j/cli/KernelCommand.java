@@ -173,10 +173,10 @@ public final class KernelCommand implements Callable<Integer> {
                 kt.layers().forEach((name, km) -> npz.put("ntk_test." + name, km));
             }
             npz.put("x1", x1);
-            npz.put("y1", train.labels(), n);
+            putTargets(npz, "y1", train, n);
             if (x2 != null) {
                 npz.put("x2", x2);
-                npz.put("y2", testSet.labels(), test);
+                putTargets(npz, "y2", testSet, test);
             }
             for (Param p : net.params()) {
                 npz.put(p.name(), p.value());
@@ -200,7 +200,7 @@ public final class KernelCommand implements Callable<Integer> {
             side.put("phases_train_kernel", k.timings());
             side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
             side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
-            Map<String, Object> metrics = kernelMetrics(k, train.labels(), n, train.numClasses());
+            Map<String, Object> metrics = kernelMetrics(k, train, n);
             side.put("metrics", metrics);
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
@@ -239,7 +239,8 @@ public final class KernelCommand implements Callable<Integer> {
      * blocks (seed 003 Def. 3.1), and, up to
      * {@link #SPECTRUM_MAX_N}, the effective rank and leading eigenvalues.
      */
-    static Map<String, Object> kernelMetrics(KernelResult k, int[] labels, int n, int classes) {
+    static Map<String, Object> kernelMetrics(KernelResult k, Dataset data, int n) {
+        int[] labels = data.labels();
         Map<String, Object> r = new LinkedHashMap<>();
         if (n > METRICS_MAX_N) {
             r.put("skipped", "metrics are computed up to N = " + METRICS_MAX_N + " (got " + n + "); load the NPZ to compute them");
@@ -247,7 +248,10 @@ public final class KernelCommand implements Callable<Integer> {
         }
         double[][] traced = k.total().traced();
         int[] y = java.util.Arrays.copyOf(labels, n);
-        float[] onehot = org.ntk4j.data.Preprocess.oneHot(y, classes);
+        int classes = data.isRegression() ? data.targetOutputs() : data.numClasses();
+        // Y: one-hot labels, or a regression set's own targets
+        float[] onehot = data.isRegression() ? java.util.Arrays.copyOf(data.targets(), n * classes)
+                : org.ntk4j.data.Preprocess.oneHot(y, classes);
         r.put("alignment", org.ntk4j.metrics.Alignment.alignment(traced, onehot, classes));
         r.put("centered_alignment", org.ntk4j.metrics.Alignment.centeredAlignment(traced, onehot, classes));
         try {
@@ -277,6 +281,16 @@ public final class KernelCommand implements Callable<Integer> {
             r.put("eigenvalues", java.util.Arrays.copyOf(sp.eigenvalues(), Math.min(64, n)));
         }
         return r;
+    }
+
+    /** Labels (N) of a classification set, or the targets (N × O) of a regression set. */
+    static void putTargets(Npz npz, String key, Dataset data, int n) {
+        if (data.isRegression()) {
+            int o = data.targetOutputs();
+            npz.put(key, java.util.Arrays.copyOf(data.targets(), n * o), n, o);
+        } else {
+            npz.put(key, data.labels(), n);
+        }
     }
 
     static Shape shape(Network net, int n) {

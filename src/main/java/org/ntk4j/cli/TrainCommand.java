@@ -207,6 +207,9 @@ public final class TrainCommand implements Callable<Integer> {
         if (args.testPerClass != null) {
             test = Preprocess.balancedSample(test, args.testPerClass, args.train.seed + 1);
         }
+        if (test.size() == 0) {
+            test = null; // a synthetic set generated without test points
+        }
         try (NDManager m = runtime.manager(); Network net = Network.build(args.model, args.train.seed, m)) {
             System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model.name, net.parameterCount(),
                     args.dataset, train.size(), test.size(), args.train.optimizer, m.getDevice());
@@ -215,9 +218,15 @@ public final class TrainCommand implements Callable<Integer> {
             for (String p : probes(args.probe)) {
                 switch (p) {
                     case "ntk":
-                        trainer.addProbe(new NtkProbe(Preprocess.balancedSample(test, args.probeSet, 7), run, when));
+                        // classification: held-out images; regression (seeds 001, 004): the training points themselves
+                        Dataset from = train.isRegression() || test == null ? train : test;
+                        trainer.addProbe(new NtkProbe(Preprocess.balancedSample(from, args.probeSet, 7), run, when));
                         break;
                     case "nc":
+                        if (train.isRegression()) {
+                            throw new UserException("--probe nc: neural collapse needs class labels; " + args.dataset
+                                    + " is a regression set");
+                        }
                         net.features(); // fails now, with its message, if the model has no dense classifier
                         trainer.addProbe(new org.ntk4j.metrics.NeuralCollapseProbe(
                                 Preprocess.balancedSample(train, args.probeSet, 7), when));

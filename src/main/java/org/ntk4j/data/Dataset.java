@@ -6,7 +6,9 @@ import java.util.Objects;
 /**
  * An in-memory labelled image set: {@code n} samples of shape {@link #sampleShape()} (e.g. 1×28×28
  * or 3×32×32, channel-first), stored row-major as float32 in {@link #features()} (length
- * n·featureDim), with integer class labels in [0, numClasses).
+ * n·featureDim), with integer class labels in [0, numClasses). A regression set (synthetic teachers,
+ * seeds 001 and 004) also carries real-valued targets, n × {@link #targetOutputs()} row-major, which
+ * training and the probes use instead of labels; its labels are all 0 (one class).
  *
  * <p>Immutable by convention: methods that transform return a new Dataset; the arrays returned
  * by the accessors are the backing arrays and must not be modified.
@@ -17,13 +19,26 @@ public final class Dataset {
     private final int[] sampleShape;
     private final int[] labels;
     private final int numClasses;
+    private final float[] targets;
+    private final int targetOutputs;
 
     public Dataset(String name, float[] features, int[] sampleShape, int[] labels, int numClasses) {
+        this(name, features, sampleShape, labels, numClasses, null, 0);
+    }
+
+    private Dataset(String name, float[] features, int[] sampleShape, int[] labels, int numClasses, float[] targets,
+            int targetOutputs) {
         this.name = Objects.requireNonNull(name);
         this.features = Objects.requireNonNull(features);
         this.sampleShape = sampleShape.clone();
         this.labels = Objects.requireNonNull(labels);
         this.numClasses = numClasses;
+        this.targets = targets;
+        this.targetOutputs = targetOutputs;
+        if (targets != null && (targetOutputs <= 0 || (long) labels.length * targetOutputs != targets.length)) {
+            throw new IllegalArgumentException(name + ": " + targets.length + " target values for " + labels.length
+                    + " samples × " + targetOutputs + " outputs");
+        }
         int d = featureDim();
         if ((long) labels.length * d != features.length) {
             throw new IllegalArgumentException(name + ": " + labels.length + " labels but "
@@ -73,11 +88,33 @@ public final class Dataset {
         return numClasses;
     }
 
+    /** A regression set: these samples with real-valued targets y (n × outputs, row-major), labels all 0. */
+    public static Dataset regression(String name, float[] features, int[] sampleShape, float[] y, int outputs) {
+        int n = outputs <= 0 ? 0 : y.length / outputs;
+        return new Dataset(name, features, sampleShape, new int[n], 1, y, outputs);
+    }
+
+    /** Whether the set carries real-valued targets (a regression task) rather than class labels only. */
+    public boolean isRegression() {
+        return targets != null;
+    }
+
+    /** Real-valued targets, n × {@link #targetOutputs()} row-major, or null for a classification set. Do not modify. */
+    public float[] targets() {
+        return targets;
+    }
+
+    /** Outputs per sample of the real-valued targets (0 for a classification set). */
+    public int targetOutputs() {
+        return targetOutputs;
+    }
+
     /** Samples at the given indices, in that order. */
     public Dataset subset(int[] indices) {
         int d = featureDim();
         float[] f = new float[indices.length * d];
         int[] l = new int[indices.length];
+        float[] t = targets == null ? null : new float[indices.length * targetOutputs];
         for (int k = 0; k < indices.length; k++) {
             int i = indices[k];
             if (i < 0 || i >= size()) {
@@ -85,8 +122,11 @@ public final class Dataset {
             }
             System.arraycopy(features, i * d, f, k * d, d);
             l[k] = labels[i];
+            if (t != null) {
+                System.arraycopy(targets, i * targetOutputs, t, k * targetOutputs, targetOutputs);
+            }
         }
-        return new Dataset(name, f, sampleShape, l, numClasses);
+        return new Dataset(name, f, sampleShape, l, numClasses, t, targetOutputs);
     }
 
     /** The first n samples. */
@@ -98,12 +138,12 @@ public final class Dataset {
 
     /** Same samples, new features (e.g. after preprocessing); shape may change (flatten). */
     public Dataset withFeatures(float[] newFeatures, int[] newSampleShape) {
-        return new Dataset(name, newFeatures, newSampleShape, labels, numClasses);
+        return new Dataset(name, newFeatures, newSampleShape, labels, numClasses, targets, targetOutputs);
     }
 
     /** Same samples and features, new labels (e.g. after label corruption). */
     public Dataset withLabels(int[] newLabels) {
-        return new Dataset(name, features, sampleShape, newLabels, numClasses);
+        return new Dataset(name, features, sampleShape, newLabels, numClasses, targets, targetOutputs);
     }
 
     /** Samples per class. */
@@ -117,6 +157,7 @@ public final class Dataset {
 
     @Override
     public String toString() {
-        return name + "[n=" + size() + ", shape=" + Arrays.toString(sampleShape) + ", classes=" + numClasses + "]";
+        return name + "[n=" + size() + ", shape=" + Arrays.toString(sampleShape)
+                + (targets == null ? ", classes=" + numClasses : ", regression outputs=" + targetOutputs) + "]";
     }
 }

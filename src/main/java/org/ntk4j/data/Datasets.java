@@ -45,6 +45,10 @@ public final class Datasets {
      * @throws UserException for an unknown name, missing folder or files, or bad file contents
      */
     public static Dataset load(String name, Split split, Path dataDir) {
+        if (name != null && !NAMES.contains(name.trim().toLowerCase(Locale.ROOT))
+                && org.ntk4j.spec.DatasetSpec.exists(name)) {
+            return SyntheticDatasets.load(org.ntk4j.spec.DatasetSpec.resolve(name), split);
+        }
         String n = checkName(name);
         if (n.equals(MNIST_SUBSET)) {
             return loadSubset(split);
@@ -96,7 +100,8 @@ public final class Datasets {
     public static String checkName(String name) {
         String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
         if (!NAMES.contains(n)) {
-            throw new UserException("unknown dataset '" + name + "' (expected one of: " + String.join(", ", NAMES) + ")");
+            throw new UserException("unknown dataset '" + name + "' (expected one of: " + String.join(", ", NAMES)
+                    + ", a synthetic spec in datasets/ " + org.ntk4j.spec.DatasetSpec.available() + " or a spec file .json)");
         }
         return n;
     }

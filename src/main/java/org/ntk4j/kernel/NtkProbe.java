@@ -48,7 +48,7 @@ public final class NtkProbe implements Probe {
         this.probeSet = probeSet;
         this.run = run;
         this.schedule = schedule;
-        this.targets = Preprocess.oneHot(probeSet.labels(), probeSet.numClasses());
+        this.targets = probeSet.isRegression() ? probeSet.targets() : Preprocess.oneHot(probeSet.labels(), probeSet.numClasses());
     }
 
     @Override
@@ -70,7 +70,7 @@ public final class NtkProbe implements Probe {
             System.arraycopy(net.inputShape().getShape(), 0, shape, 1, shape.length - 1);
             NDArray x = Arrays2.fromFloats(m, probeSet.features(), new Shape(shape), net.dataType());
             KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().compute(x);
-            int c = probeSet.numClasses();
+            int c = probeSet.isRegression() ? probeSet.targetOutputs() : probeSet.numClasses(); // columns of Y
             r.put("alignment", Alignment.alignment(k.total().traced(), targets, c));
             r.put("centered_alignment", Alignment.centeredAlignment(k.total().traced(), targets, c));
             for (Map.Entry<String, KernelMatrix> e : k.layers().entrySet()) {

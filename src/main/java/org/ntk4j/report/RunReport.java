@@ -24,7 +24,9 @@ public final class RunReport {
                 acc.put("test", column(epochs, "test_accuracy"));
             }
             Plots.lines(run.file("loss.png"), "Loss", "epoch", "loss", x, loss, true);
-            Plots.lines(run.file("accuracy.png"), "Accuracy", "epoch", "accuracy", x, acc, false);
+            if (epochs.get(0).has("train_accuracy")) { // regression runs have no accuracy
+                Plots.lines(run.file("accuracy.png"), "Accuracy", "epoch", "accuracy", x, acc, false);
+            }
             JsonObject last = epochs.get(epochs.size() - 1);
             for (String k : last.keySet()) {
                 if (!"kind".equals(k)) {

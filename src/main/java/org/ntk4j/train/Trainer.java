@@ -55,7 +55,11 @@ public final class Trainer {
         this.test = test;
         this.run = run;
         this.loss = Loss.parse(spec.loss);
-        int need = targetWidth(spec, train.numClasses());
+        if (train.isRegression() && !"mse".equals(spec.loss)) {
+            throw new UserException(train.name() + " is a regression set (real-valued targets): it needs loss mse (got "
+                    + spec.loss + ")");
+        }
+        int need = train.isRegression() ? train.targetOutputs() : targetWidth(spec, train.numClasses());
         if (net.outputs() != need) {
             throw new UserException("model " + net.spec().name + " has " + net.outputs() + " outputs but " + train.name()
                     + " with loss " + spec.loss + " and target " + spec.target + " needs " + need);
@@ -87,7 +91,12 @@ public final class Trainer {
         return classes;
     }
 
-    /** Targets as float rows (N, O). */
+    /** Targets as float rows (N, O): a regression set's own targets, else encoded from the labels. */
+    static float[] targets(TrainSpec spec, Dataset data) {
+        return data.isRegression() ? data.targets() : targets(spec, data.labels(), data.numClasses());
+    }
+
+    /** Targets as float rows (N, O) from class labels, per loss and target encoding. */
     static float[] targets(TrainSpec spec, int[] labels, int classes) {
         if ("ce".equals(spec.loss)) {
             return Preprocess.oneHot(labels, classes);
@@ -111,7 +120,7 @@ public final class Trainer {
             int o = net.outputs();
             Shape xs = new Shape(prepend(n, net.inputShape().getShape()));
             NDArray x = Arrays2.fromFloats(m, train.features(), xs, net.dataType());
-            NDArray y = Arrays2.fromFloats(m, targets(spec, train.labels(), train.numClasses()), new Shape(n, o), net.dataType());
+            NDArray y = Arrays2.fromFloats(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize == 0 ? n : Math.min(spec.batchSize, n);
             int stepsPerEpoch = (n + batch - 1) / batch;
             Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
@@ -147,7 +156,7 @@ public final class Trainer {
                             NDArray lv = loss.evaluate(f, yb, ctx);
                             gc.backward(lv);
                             l = Arrays2.value(lv);
-                            correct = countCorrect(f, yb);
+                            correct = train.isRegression() ? 0 : countCorrect(f, yb);
                         }
                         opt.step(lr);
                         st.lossSum += l * (to - from);
@@ -185,19 +194,30 @@ public final class Trainer {
                     rec.addProperty("t", st.time);
                 }
                 rec.addProperty("train_loss", st.lossSum / st.seen);
-                rec.addProperty("train_accuracy", (double) st.correct / st.seen);
+                boolean classify = !train.isRegression(); // a regression run has no accuracy
+                if (classify) {
+                    rec.addProperty("train_accuracy", (double) st.correct / st.seen);
+                }
                 if (test != null) {
                     rec.addProperty("test_loss", te[0]);
-                    rec.addProperty("test_accuracy", te[1]);
+                    if (classify) {
+                        rec.addProperty("test_accuracy", te[1]);
+                    }
                 }
                 rec.addProperty("seconds", secs);
                 run.log(rec);
                 if (!quiet) {
-                    System.err.printf("epoch %d: train loss %.4f acc %.4f%s (%.1fs)%n", epoch + 1, st.lossSum / st.seen,
-                            (double) st.correct / st.seen,
-                            test == null ? "" : String.format(", test loss %.4f acc %.4f", te[0], te[1]), secs);
+                    if (classify) {
+                        System.err.printf("epoch %d: train loss %.4f acc %.4f%s (%.1fs)%n", epoch + 1, st.lossSum / st.seen,
+                                (double) st.correct / st.seen,
+                                test == null ? "" : String.format(", test loss %.4f acc %.4f", te[0], te[1]), secs);
+                    } else {
+                        System.err.printf("epoch %d: train loss %.6g%s (%.1fs)%n", epoch + 1, st.lossSum / st.seen,
+                                test == null ? "" : String.format(", test loss %.6g", te[0]), secs);
+                    }
                 }
-                last = new Result(st.lossSum / st.seen, (double) st.correct / st.seen, te[0], te[1], epoch + 1, st.step,
+                last = new Result(st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
+                        te[0], classify ? te[1] : Double.NaN, epoch + 1, st.step,
                         secondsTotal / (epoch + 1 - 0.0));
                 runProbes(st.step, epoch + 1, true);
                 st.epoch = epoch + 1;
@@ -248,7 +268,8 @@ public final class Trainer {
         JsonObject r = epochs.get(epochs.size() - 1);
         double tl = r.has("test_loss") ? r.get("test_loss").getAsDouble() : Double.NaN;
         double ta = r.has("test_accuracy") ? r.get("test_accuracy").getAsDouble() : Double.NaN;
-        return new Result(r.get("train_loss").getAsDouble(), r.get("train_accuracy").getAsDouble(), tl, ta,
+        double tra = r.has("train_accuracy") ? r.get("train_accuracy").getAsDouble() : Double.NaN;
+        return new Result(r.get("train_loss").getAsDouble(), tra, tl, ta,
                 r.get("epoch").getAsInt(), r.get("step").getAsLong(), Double.NaN);
     }
 
@@ -296,7 +317,7 @@ public final class Trainer {
         long correct = 0;
         int n = data.size();
         int o = net.outputs();
-        float[] t = targets(spec, data.labels(), data.numClasses());
+        float[] t = targets(spec, data);
         int d = data.featureDim();
         int batch = spec.batchSize == 0 ? 256 : Math.max(64, spec.batchSize);
         for (int from = 0; from < n; from += batch) {
@@ -309,10 +330,12 @@ public final class Trainer {
                 Forward ctx = Forward.eval(m);
                 NDArray f = net.forward(x, ctx);
                 lossSum += Arrays2.value(loss.evaluate(f, y, ctx)) * (to - from);
-                correct += countCorrect(f, y);
+                if (!data.isRegression()) {
+                    correct += countCorrect(f, y);
+                }
             }
         }
-        return new double[] {lossSum / n, (double) correct / n};
+        return new double[] {lossSum / n, data.isRegression() ? Double.NaN : (double) correct / n};
     }
 
     private void runProbes(long step, int epoch, boolean epochEnd) {

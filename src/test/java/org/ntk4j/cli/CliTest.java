@@ -66,6 +66,26 @@ class CliTest {
     }
 
     @Test
+    void regressionSetsNeedMseAndNoClassProbes(@TempDir Path dir) throws Exception {
+        Path spec = dir.resolve("lin.json");
+        Files.writeString(spec, "{\"arch\": \"linear\", \"input\": [30], \"widths\": [10], \"outputs\": 1}");
+        String out = dir.resolve("r").toString();
+        assertOneLineError(run("train", "--model", spec.toString(), "--dataset", "whitened-linear-d30", "--loss", "ce", "--out", out),
+                "needs loss mse");
+        assertOneLineError(run("train", "--model", spec.toString(), "--dataset", "whitened-linear-d30", "--loss", "mse",
+                "--probe", "nc", "--out", out), "needs class labels");
+        Path k = dir.resolve("k.npz");
+        Run r = run("kernel", "--model", spec.toString(), "--dataset", "whitened-linear-d30", "--n", "50", "--out", k.toString());
+        assertEquals(0, r.code(), r.err());
+        String side = Files.readString(dir.resolve("k.json"));
+        double a = com.google.gson.JsonParser.parseString(side).getAsJsonObject().getAsJsonObject("metrics").get("alignment").getAsDouble();
+        assertTrue(a > 0 && a < 1, "alignment with the regression targets: " + a);
+        try (var zip = new java.util.zip.ZipFile(k.toFile())) {
+            assertTrue(zip.getEntry("y1.npy").getSize() > 50 * 4, "y1 holds the 50 float targets");
+        }
+    }
+
+    @Test
     void trainWithAllProbesLogsAndPlotsThem(@TempDir Path dir) throws Exception {
         Path r = dir.resolve("run");
         Run res = run("train", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "20", "--epochs", "2",
