@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 @Command(name = "quickstart", mixinStandardHelpOptions = true,
         description = {"Train a ReLU MLP (784-256-256-10, models/mlp-quickstart.json) on the bundled MNIST subset"
                 + " (2000 train, 500 test) with SGD + momentum for a few epochs, measuring the NTK of a 100-image"
-                + " probe set at initialisation and after every epoch.",
+                + " probe set at initialisation and after every epoch, with the neural feature ansatz and neural collapse.",
             "Prints the test accuracy and the kernel–target alignment of the NTK at init and at the end; writes a run"
                 + " folder with metrics.jsonl, the kernels (NPZ), loss/accuracy/alignment plots, NTK heatmaps sorted by"
                 + " class, and report.html. Needs no network access."})
@@ -44,19 +44,28 @@ public final class QuickstartCommand implements Callable<Integer> {
         t.seed = 0;
         args.train = t.validate("quickstart");
         args.dataset = "mnist-subset";
-        args.probe = "ntk";
+        args.probe = "ntk,nc,nfa";
         args.probeSet = 10;
         RunFolder run = new RunFolder(out);
         deleteOld(out);
         run.writeJson("args.json", args);
         var r = TrainCommand.runTraining(args, run, runtime, false, false);
-        List<JsonObject> probes = run.records("probe");
+        List<JsonObject> all = run.records("probe");
+        List<JsonObject> probes = all.stream().filter(p -> "ntk".equals(p.get("probe").getAsString())).toList();
+        List<JsonObject> nc = all.stream().filter(p -> "nc".equals(p.get("probe").getAsString())).toList();
+        List<JsonObject> nfa = all.stream().filter(p -> "nfa".equals(p.get("probe").getAsString())).toList();
         JsonObject first = probes.get(0);
         JsonObject last = probes.get(probes.size() - 1);
         System.out.printf("test accuracy after %d epochs: %.4f (train %.4f)%n", r.epochs(), r.testAccuracy(), r.trainAccuracy());
         System.out.printf("NTK–target alignment on 100 probe images: init %.4f -> end %.4f (centred %.4f -> %.4f)%n",
                 first.get("alignment").getAsDouble(), last.get("alignment").getAsDouble(),
                 first.get("centered_alignment").getAsDouble(), last.get("centered_alignment").getAsDouble());
+        System.out.printf("feature learning: NFC of dense1 %.4f -> %.4f; NTK moved %.4f from init (kernel distance); neural"
+                + " collapse NC1 %.3f -> %.3f, NC4 %.3f -> %.3f%n",
+                nfa.get(0).get("nfc.dense1").getAsDouble(), nfa.get(nfa.size() - 1).get("nfc.dense1").getAsDouble(),
+                last.get("kernel_distance_from_init").getAsDouble(),
+                nc.get(0).get("nc1_papyan").getAsDouble(), nc.get(nc.size() - 1).get("nc1_papyan").getAsDouble(),
+                nc.get(0).get("nc4").getAsDouble(), nc.get(nc.size() - 1).get("nc4").getAsDouble());
         System.out.printf("done in %.1fs; report: %s%n", (System.nanoTime() - t0) / 1e9, out.resolve("report.html").toAbsolutePath());
         return 0;
     }
@@ -66,7 +75,9 @@ public final class QuickstartCommand implements Callable<Integer> {
             java.nio.file.Files.deleteIfExists(dir.resolve(f));
         }
         try (var s = java.nio.file.Files.list(dir)) {
-            for (Path p : s.filter(p -> p.getFileName().toString().startsWith("ntk-step")).toList()) {
+            // earlier runs' kernels and plots (a plot that this run does not make must not linger in its report)
+            for (Path p : s.filter(p -> p.getFileName().toString().startsWith("ntk-step")
+                    || p.getFileName().toString().endsWith(".png")).toList()) {
                 java.nio.file.Files.delete(p);
             }
         }

@@ -38,6 +38,10 @@ public final class HtmlReport {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+        // training curves first, then the rest alphabetically
+        List<String> first = List.of("loss.png", "accuracy.png", "alignment.png");
+        pngs.sort(java.util.Comparator.comparingInt((String n) -> first.contains(n) ? first.indexOf(n) : first.size())
+                .thenComparing(n -> n));
         h.append("<h2>Plots</h2><div>");
         for (String p : pngs) {
             h.append("<img src=\"").append(esc(p)).append("\" alt=\"").append(esc(p)).append("\">");
