@@ -2,7 +2,6 @@ package org.ntk4j.kernel;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
@@ -16,7 +15,6 @@ import org.ntk4j.report.Npz;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Probe;
 
 /**
  * Training probe: the traced NTK of a fixed probe set, per layer, on a {@link org.ntk4j.train.Schedule}
@@ -29,11 +27,10 @@ import org.ntk4j.train.Probe;
  * {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
  * from there, so the change and velocity series continue unbroken.
  */
-public final class NtkProbe implements Probe {
+public final class NtkProbe extends org.ntk4j.train.ScheduledProbe {
     private final Dataset probeSet;
     private final RunFolder run;
     private final float[] targets;
-    private final org.ntk4j.train.Schedule schedule;
     /** Leading eigenvalues logged per probe. */
     static final int EIGENVALUES = 64;
     private double[][] initial;
@@ -45,30 +42,18 @@ public final class NtkProbe implements Probe {
     }
 
     public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
+        super("ntk", schedule);
         this.probeSet = probeSet;
         this.run = run;
-        this.schedule = schedule;
         this.targets = probeSet.isRegression() ? probeSet.targets() : Preprocess.oneHot(probeSet.labels(), probeSet.numClasses());
     }
 
-    @Override
-    public String name() {
-        return "ntk";
-    }
-
-    @Override
-    public boolean due(long step, boolean epochEnd) {
-        return schedule.due(step, epochEnd);
-    }
 
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
         Map<String, Object> r = new LinkedHashMap<>();
         try (NDManager m = net.manager().newSubManager()) {
-            long[] shape = new long[net.inputShape().dimension() + 1];
-            shape[0] = probeSet.size();
-            System.arraycopy(net.inputShape().getShape(), 0, shape, 1, shape.length - 1);
-            NDArray x = Arrays2.fromFloats(m, probeSet.features(), new Shape(shape), net.dataType());
+            NDArray x = Arrays2.inputs(m, net, probeSet, 0, probeSet.size());
             KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().compute(x);
             int c = probeSet.isRegression() ? probeSet.targetOutputs() : probeSet.numClasses(); // columns of Y
             r.put("alignment", Alignment.alignment(k.total().traced(), targets, c));

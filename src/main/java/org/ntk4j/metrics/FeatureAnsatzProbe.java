@@ -2,14 +2,12 @@ package org.ntk4j.metrics;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.model.Network;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Probe;
 import org.ntk4j.train.Schedule;
 
 /**
@@ -19,25 +17,15 @@ import org.ntk4j.train.Schedule;
  * training. W(0) is rebuilt from the run's spec and seed (initialisation is a pure function of
  * them), so a resumed run centres on the same weights.
  */
-public final class FeatureAnsatzProbe implements Probe {
+public final class FeatureAnsatzProbe extends org.ntk4j.train.ScheduledProbe {
     private final Dataset probeSet;
-    private final Schedule schedule;
     private Map<String, DMatrixRMaj> initial;
 
     public FeatureAnsatzProbe(Dataset probeSet, Schedule schedule) {
+        super("nfa", schedule);
         this.probeSet = probeSet;
-        this.schedule = schedule;
     }
 
-    @Override
-    public String name() {
-        return "nfa";
-    }
-
-    @Override
-    public boolean due(long step, boolean epochEnd) {
-        return schedule.due(step, epochEnd);
-    }
 
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
@@ -49,10 +37,7 @@ public final class FeatureAnsatzProbe implements Probe {
         }
         Map<String, Object> r = new LinkedHashMap<>();
         try (NDManager m = net.manager().newSubManager()) {
-            long[] shape = new long[net.inputShape().dimension() + 1];
-            shape[0] = probeSet.size();
-            System.arraycopy(net.inputShape().getShape(), 0, shape, 1, shape.length - 1);
-            NDArray x = Arrays2.fromFloats(m, probeSet.features(), new Shape(shape), net.dataType());
+            NDArray x = Arrays2.inputs(m, net, probeSet, 0, probeSet.size());
             for (FeatureAnsatz.Layer l : FeatureAnsatz.measure(net, x, initial)) {
                 r.put("nfc." + l.name(), l.nfc());
                 if (l.centred() != null && !Double.isNaN(l.centred().nfc())) { // NaN at W = W(0)

@@ -3,7 +3,6 @@ package org.ntk4j.metrics;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +12,6 @@ import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Probe;
 import org.ntk4j.train.Schedule;
 
 /**
@@ -23,25 +21,15 @@ import org.ntk4j.train.Schedule;
  * W h + b; the output scale κ multiplies both and changes no statistic). Features are computed in
  * eval mode (batch-norm running statistics), in batches.
  */
-public final class NeuralCollapseProbe implements Probe {
+public final class NeuralCollapseProbe extends org.ntk4j.train.ScheduledProbe {
     private static final int BATCH = 256;
     private final Dataset probeSet;
-    private final Schedule schedule;
 
     public NeuralCollapseProbe(Dataset probeSet, Schedule schedule) {
+        super("nc", schedule);
         this.probeSet = probeSet;
-        this.schedule = schedule;
     }
 
-    @Override
-    public String name() {
-        return "nc";
-    }
-
-    @Override
-    public boolean due(long step, boolean epochEnd) {
-        return schedule.due(step, epochEnd);
-    }
 
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
@@ -70,16 +58,11 @@ public final class NeuralCollapseProbe implements Probe {
     /** h(x_i) for every probe sample, [N][n]. */
     static double[][] features(Network body, Dataset data) {
         int n = data.size();
-        int d = data.featureDim();
         double[][] h = new double[n][];
         for (int from = 0; from < n; from += BATCH) {
             int to = Math.min(n, from + BATCH);
             try (NDManager m = body.manager().newSubManager()) {
-                long[] shape = new long[body.inputShape().dimension() + 1];
-                shape[0] = to - from;
-                System.arraycopy(body.inputShape().getShape(), 0, shape, 1, shape.length - 1);
-                NDArray x = Arrays2.fromFloats(m, java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
-                        new Shape(shape), body.dataType());
+                NDArray x = Arrays2.inputs(m, body, data, from, to);
                 double[][] part = matrix(body.forward(x, Forward.eval(m)).reshape(to - from, -1), 1.0); // in m: freed
                 System.arraycopy(part, 0, h, from, part.length);
             }

@@ -16,6 +16,17 @@ public final class Arrays2 {
         }
     }
 
+    /** Samples [from, to) of {@code data} as the network's input batch (to − from, input shape...) in its data type. */
+    public static NDArray inputs(NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.Dataset data, int from, int to) {
+        long[] shape = new long[net.inputShape().dimension() + 1];
+        shape[0] = to - from;
+        System.arraycopy(net.inputShape().getShape(), 0, shape, 1, shape.length - 1);
+        int d = data.featureDim();
+        float[] v = from == 0 && to == data.size() ? data.features()
+                : java.util.Arrays.copyOfRange(data.features(), from * d, to * d);
+        return fromFloats(m, v, new Shape(shape), net.dataType());
+    }
+
     /** The value of a 0-d array of any floating type. */
     public static double value(NDArray a) {
         return a.toType(DataType.FLOAT64, false).getDouble();
