@@ -52,6 +52,10 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--n", defaultValue = "100", description = "number of training images, the first N (default ${DEFAULT-VALUE})")
     int n;
 
+    @Option(names = "--per-class", paramLabel = "M", description = "instead of the first N: M training images of every"
+            + " class, a seeded class-balanced sample ordered by class (seed 003 measures kernels on m per class)")
+    Integer perClass;
+
     @Option(names = "--test", defaultValue = "0", description = "number of test images for the test×train kernel (default 0)")
     int test;
 
@@ -113,10 +117,18 @@ public final class KernelCommand implements Callable<Integer> {
         }
         ModelSpec spec = ModelSpec.resolve(model);
         Dataset train = Datasets.load(dataset, Split.TRAIN, runtime.dataDir());
-        if (n > train.size()) {
-            throw new UserException("--n " + n + " exceeds the " + train.size() + " training images of " + dataset);
+        if (perClass != null) {
+            if (perClass < 1) {
+                throw new UserException("--per-class must be >= 1 (got " + perClass + ")");
+            }
+            train = byClass(org.ntk4j.data.Preprocess.balancedSample(train, perClass, seed));
+            n = train.size();
+        } else {
+            if (n > train.size()) {
+                throw new UserException("--n " + n + " exceeds the " + train.size() + " training images of " + dataset);
+            }
+            train = train.head(n);
         }
-        train = train.head(n);
         if (pad != null) {
             train = org.ntk4j.data.Preprocess.pad(train, pad);
         }
@@ -281,6 +293,17 @@ public final class KernelCommand implements Callable<Integer> {
             r.put("eigenvalues", java.util.Arrays.copyOf(sp.eigenvalues(), Math.min(64, n)));
         }
         return r;
+    }
+
+    /** The samples reordered by class label (stable), so that kernels show their class blocks. */
+    static Dataset byClass(Dataset d) {
+        Integer[] idx = new Integer[d.size()];
+        for (int i = 0; i < idx.length; i++) {
+            idx[i] = i;
+        }
+        int[] labels = d.labels();
+        java.util.Arrays.sort(idx, java.util.Comparator.comparingInt(i -> labels[i]));
+        return d.subset(java.util.Arrays.stream(idx).mapToInt(Integer::intValue).toArray());
     }
 
     /** Labels (N) of a classification set, or the targets (N × O) of a regression set. */

@@ -66,6 +66,48 @@ class CliTest {
     }
 
     @Test
+    void perClassKernelIsBalancedOrderedByClassAndHasBlockMetrics(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("k.npz");
+        Run r = run("kernel", "--model", "mlp-quickstart", "--per-class", "3", "--mode", "full", "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        com.google.gson.JsonObject side = com.google.gson.JsonParser.parseString(Files.readString(dir.resolve("k.json"))).getAsJsonObject();
+        assertEquals(30, side.get("n").getAsInt());
+        com.google.gson.JsonObject metrics = side.getAsJsonObject("metrics");
+        // at initialisation an MLP's NTK is close to Θ ∝ I_O per sample pair: γ_d > γ_c, γ_n > 0, small off-diagonal blocks
+        assertTrue(metrics.get("gamma_d").getAsDouble() > metrics.get("gamma_c").getAsDouble(), metrics.toString());
+        assertTrue(metrics.get("off_diagonal_blocks_over_gamma_d").getAsDouble() < 0.2, metrics.toString());
+        assertTrue(metrics.has("theta_c_over_d"), "every class has 3 samples: label awareness is defined");
+        try (NDManagerHolder h = new NDManagerHolder()) {
+            int[] y = h.labels(out);
+            for (int i = 1; i < y.length; i++) {
+                assertTrue(y[i - 1] <= y[i], "ordered by class");
+            }
+        }
+        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--per-class", "0", "--out", out.toString()), "--per-class");
+    }
+
+    /** Reads y1 back from an NPZ with DJL. */
+    static final class NDManagerHolder implements AutoCloseable {
+        final ai.djl.ndarray.NDManager m = ai.djl.ndarray.NDManager.newBaseManager();
+
+        int[] labels(Path npz) throws java.io.IOException {
+            try (var is = Files.newInputStream(npz)) {
+                for (ai.djl.ndarray.NDArray a : ai.djl.ndarray.NDList.decode(m, is)) {
+                    if ("y1".equals(a.getName())) {
+                        return a.toIntArray();
+                    }
+                }
+            }
+            throw new AssertionError("no y1 in " + npz);
+        }
+
+        @Override
+        public void close() {
+            m.close();
+        }
+    }
+
+    @Test
     void regressionSetsNeedMseAndNoClassProbes(@TempDir Path dir) throws Exception {
         Path spec = dir.resolve("lin.json");
         Files.writeString(spec, "{\"arch\": \"linear\", \"input\": [30], \"widths\": [10], \"outputs\": 1}");
