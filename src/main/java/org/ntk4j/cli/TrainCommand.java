@@ -212,7 +212,7 @@ public final class TrainCommand implements Callable<Integer> {
         }
         try (NDManager m = runtime.manager(); Network net = Network.build(args.model, args.train.seed, m)) {
             System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model.name, net.parameterCount(),
-                    args.dataset, train.size(), test.size(), args.train.optimizer, m.getDevice());
+                    args.dataset, train.size(), test == null ? 0 : test.size(), args.train.optimizer, m.getDevice());
             Trainer trainer = new Trainer(net, args.train, train, test, run).quiet(quiet);
             org.ntk4j.train.Schedule when = org.ntk4j.train.Schedule.parse(args.probeEvery);
             for (String p : probes(args.probe)) {

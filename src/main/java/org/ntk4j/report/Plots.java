@@ -24,7 +24,10 @@ public final class Plots {
         chart.getStyler().setYAxisLogarithmic(logY);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         for (Map.Entry<String, double[]> e : series.entrySet()) {
-            chart.addSeries(e.getKey(), x, e.getValue());
+            var sr = chart.addSeries(e.getKey(), x, e.getValue());
+            if (x.length > 60) { // dense curves (thousands of steps): markers would hide the lines
+                sr.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+            }
         }
         save(chart, file);
     }

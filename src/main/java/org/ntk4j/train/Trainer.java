@@ -135,6 +135,8 @@ public final class Trainer {
                 runProbes(0, 0, false);
             }
             double secondsTotal = st.seconds;
+            lastCheckpointStep = st.step;
+            lastCheckpointNanos = System.nanoTime();
             Result last = null;
             for (int epoch = st.epoch; epoch < spec.epochs; epoch++) {
                 long t0 = System.nanoTime();
@@ -177,6 +179,8 @@ public final class Trainer {
                     if (spec.checkpointEvery > 0 && st.step % spec.checkpointEvery == 0 && s + 1 < stepsPerEpoch) {
                         st.seconds = secondsTotal + (System.nanoTime() - t0) / 1e9;
                         checkpoint(opt, st, epoch);
+                        lastCheckpointStep = st.step;
+                        lastCheckpointNanos = System.nanoTime();
                     }
                     if (s + 1 < stepsPerEpoch) {
                         runProbes(st.step, epoch, false);
@@ -226,7 +230,17 @@ public final class Trainer {
                 st.correct = 0;
                 st.seen = 0;
                 st.seconds = secondsTotal;
-                checkpoint(opt, st, epoch + 1);
+                // at the end, every checkpointEvery steps, and at least every CHECKPOINT_SECONDS: full-batch
+                // runs have one-step epochs by the thousand; a resumed run replays the steps since the last
+                // checkpoint deterministically, so spacing them loses time, never results
+                boolean due = epoch + 1 == spec.epochs
+                        || spec.checkpointEvery > 0 && st.step - lastCheckpointStep >= spec.checkpointEvery
+                        || System.nanoTime() - lastCheckpointNanos >= CHECKPOINT_SECONDS * 1_000_000_000L;
+                if (due) {
+                    checkpoint(opt, st, epoch + 1);
+                    lastCheckpointStep = st.step;
+                    lastCheckpointNanos = System.nanoTime();
+                }
             }
             try {
                 net.saveParameters(run.file("weights.npz"));
@@ -354,6 +368,11 @@ public final class Trainer {
         }
     }
 
+    /** Longest wall time between epoch-end checkpoints. */
+    static final long CHECKPOINT_SECONDS = 30;
+    private long lastCheckpointStep;
+    private long lastCheckpointNanos = System.nanoTime();
+
     /** Where the run stands; saved in checkpoint/state.json. */
     static final class State {
         int epoch;
@@ -376,7 +395,7 @@ public final class Trainer {
             net.saveParameters(tmp.resolve("weights.npz"));
             NDList os = opt.state();
             Files2.writeAtomically(tmp.resolve("optimizer.npz"), out -> os.encode(out, NDList.Encoding.NPZ));
-            st.records = run.records().size();
+            st.records = run.recordCount();
             Files2.writeString(tmp.resolve("state.json"), Specs.toJson(st));
             Path cur = run.file("checkpoint");
             Path old = run.file("checkpoint.old");

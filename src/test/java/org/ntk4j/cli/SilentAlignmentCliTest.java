@@ -27,7 +27,7 @@ import org.ntk4j.theory.LinearNetworks;
  *   its initial value (notes/001.md §10 T3: alignment precedes the loss drop).</li>
  * </ul>
  */
-class SilentAlignmentTest {
+class SilentAlignmentCliTest {
     @Test
     void twoLayerLinearNetworkAlignsBeforeItLearns(@TempDir Path dir) throws Exception {
         Path spec = dir.resolve("linear2.json");

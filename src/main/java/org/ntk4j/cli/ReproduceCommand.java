@@ -1,0 +1,54 @@
+package org.ntk4j.cli;
+
+import ai.djl.ndarray.NDManager;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.ntk4j.UserException;
+import org.ntk4j.experiment.SilentAlignment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ntk4j reproduce STUDY}: one command per reproduced figure set, a report with theory beside. */
+@Command(name = "reproduce", mixinStandardHelpOptions = true,
+        description = {"Reproduce a study of the seed papers and write its report (plots, results.json, report.html),"
+                + " with the closed-form predictions beside the measurements.",
+            "Studies: silent-alignment (seed 001, Fig. 3: two-layer linear networks from small init; loss vs eqs. 27-28,"
+                + " half-loss time vs its closed form, NTK alignment reaching 2/sqrt(D+3) before the loss moves; ~30 s)."})
+public final class ReproduceCommand implements Callable<Integer> {
+    static final List<String> STUDIES = List.of("silent-alignment");
+
+    @Parameters(index = "0", paramLabel = "STUDY", description = "one of: silent-alignment")
+    String study;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "output folder (default runs/<study>)")
+    Path out;
+
+    @Option(names = "--quick", description = "fewer settings and a coarser step: the same checks in seconds")
+    boolean quick;
+
+    @Mixin
+    RuntimeOptions runtime;
+
+    @Override
+    public Integer call() {
+        if (!STUDIES.contains(study)) {
+            throw new UserException("unknown study '" + study + "'; expected one of " + STUDIES);
+        }
+        Path dir = out != null ? out : Path.of("runs", study);
+        long t0 = System.nanoTime();
+        try (NDManager m = runtime.manager()) {
+            SilentAlignment.Settings set = quick ? SilentAlignment.Settings.quick() : SilentAlignment.Settings.paper();
+            System.out.printf("%-8s %10s %10s %10s %12s %10s %10s%n", "sigma", "t_half", "theory", "t_align99", "alignment",
+                    "final", "theory");
+            for (SilentAlignment.Row r : SilentAlignment.run(set, dir, m)) {
+                System.out.printf("%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n", r.sigma(), r.halfLossTime(),
+                        r.halfLossTimeTheory(), r.alignTime(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory());
+            }
+        }
+        System.out.printf("done in %.1fs; report: %s%n", (System.nanoTime() - t0) / 1e9, dir.resolve("report.html").toAbsolutePath());
+        return 0;
+    }
+}

@@ -1,0 +1,222 @@
+package org.ntk4j.experiment;
+
+import ai.djl.ndarray.NDManager;
+import com.google.gson.JsonObject;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Split;
+import org.ntk4j.data.SyntheticDatasets;
+import org.ntk4j.kernel.NtkProbe;
+import org.ntk4j.model.Network;
+import org.ntk4j.report.Files2;
+import org.ntk4j.report.HtmlReport;
+import org.ntk4j.report.Plots;
+import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.RunReport;
+import org.ntk4j.spec.DatasetSpec;
+import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Specs;
+import org.ntk4j.spec.TrainSpec;
+import org.ntk4j.theory.LinearNetworks;
+import org.ntk4j.train.Schedule;
+import org.ntk4j.train.Trainer;
+
+/**
+ * Seed 001, Fig. 3 (notes/001.md §6, §7.1–7.3): the silent alignment effect in two-layer linear
+ * networks. For each init scale σ a network x ↦ aᵀW x (D → N → 1, W ~ N(0, σ²/D), a ~ N(0, σ²/N))
+ * is trained by full-batch gradient descent (step dt, time t = k·dt) on a whitened linear teacher
+ * y = s·βᵀx (XᵀX/P = I, ‖β‖ = 1), with the NTK of all P training points probed every few steps.
+ * Measured against theory:
+ * <ul>
+ *   <li>the loss ℒ(t) against ½(s − r(t))² with r(t) from eqs. 27–28 (Fig. 3a), from the actual
+ *   initial order parameters q₀ = ½(‖a‖² + βᵀWᵀWβ) and r₀ = βᵀWᵀa (App. B.1, notes §2.7);</li>
+ *   <li>the half-loss time t½ against (1/2s)·ln((√2 − 1)(s/c₀ − 1)) (Fig. 3b; the paper's own estimate
+ *   s⁻¹ln(s/σ²) is a factor 2 off, notes §7.2);</li>
+ *   <li>the NTK–target alignment's final value against 2/√(D + 3), and the time it gets within 1% of it
+ *   against t½ (Fig. 3c: alignment first, independent of σ).</li>
+ * </ul>
+ * Eqs. 27–28 and c₀ = q₀/2 assume r₀ ≈ 0, but at D = 25 the ratio r₀/q₀ is O(1/√D)·O(1) for a single draw
+ * (r₀/q₀ = 0.49 for seed 0), which moves t½ by −ln(1 + r₀/q₀)/2s = −0.2. The early-time system
+ * d/dt(q + r) = 2s(q + r) (notes §2.7) says the growing mode starts from q₀ + r₀, so the predictions use
+ * q₀ + r₀ in place of q₀ (c₀ = (q₀ + r₀)/2); both values are reported.
+ */
+public final class SilentAlignment {
+    /** Settings of a reproduction; {@link #paper()} follows notes/001.md §7.1 (with a coarser step). */
+    public record Settings(int d, int hidden, int points, double s, double[] sigmas, double dt, double time, int probeEvery,
+            long seed) {
+        public static Settings paper() {
+            return new Settings(25, 10, 100, 1.0, new double[] {1e-1, 1e-2, 1e-3, 1e-4}, 0.005, 12.0, 20, 0);
+        }
+
+        /** Two scales and a coarser step: the same checks in a few seconds (the tests). */
+        public static Settings quick() {
+            return new Settings(25, 10, 100, 1.0, new double[] {1e-3, 1e-4}, 0.01, 12.0, 10, 0);
+        }
+    }
+
+    /** One σ's measurements and predictions. */
+    public record Row(double sigma, double q0, double r0, double halfLossTime, double halfLossTimeTheory, double alignTime,
+            double initialAlignment, double finalAlignment, double finalAlignmentTheory) { }
+
+    private SilentAlignment() {}
+
+    /** Runs every σ into {@code out}/sigma-…/, writes the comparison plots, results.json and report.html. */
+    public static List<Row> run(Settings set, Path out, NDManager manager) {
+        DatasetSpec data = new DatasetSpec();
+        data.name = "whitened-linear-d" + set.d();
+        data.kind = "whitened-linear-teacher";
+        data.d = set.d();
+        data.train = set.points();
+        data.s = set.s();
+        data.seed = set.seed();
+        data.validate("silent-alignment");
+        Dataset train = SyntheticDatasets.load(data, Split.TRAIN);
+        double[] beta = teacher(train, set.s());
+        List<Row> rows = new ArrayList<>();
+        Map<String, double[]> lossT = new LinkedHashMap<>();
+        Map<String, double[]> lossM = new LinkedHashMap<>();
+        Map<String, double[]> align = new LinkedHashMap<>();
+        double[] tAxis = null;
+        double[] tProbe = null;
+        for (double sigma : set.sigmas()) {
+            String tag = String.format("sigma-%.0e", sigma);
+            ModelSpec spec = ModelSpec.parse(String.format(java.util.Locale.ROOT,
+                    "{\"name\": \"linear2-%s\", \"arch\": \"linear\", \"input\": [%d], \"widths\": [%d], \"outputs\": 1,"
+                            + " \"sigmaW\": %s, \"initializer\": \"gaussian\"}", tag, set.d(), set.hidden(), sigma), tag);
+            TrainSpec t = new TrainSpec();
+            t.loss = "mse";
+            t.batchSize = 0;
+            t.lr = set.dt();
+            t.epochs = (int) Math.round(set.time() / set.dt());
+            t.seed = set.seed();
+            t.validate(tag);
+            RunFolder run = new RunFolder(out.resolve(tag));
+            double q0;
+            double r0;
+            try (Network net = Network.build(spec, set.seed(), manager)) {
+                double[] qr = orderParameters(net, beta);
+                q0 = qr[0];
+                r0 = qr[1];
+                Trainer trainer = new Trainer(net, t, train, null, run).quiet(true);
+                trainer.addProbe(new NtkProbe(train, run, Schedule.parse("every:" + set.probeEvery())));
+                trainer.fit(false);
+            }
+            RunReport.write(run, spec.name + " on " + data.name);
+            List<JsonObject> epochs = run.records("epoch");
+            List<JsonObject> probes = run.records("probe");
+            double[] t0 = new double[epochs.size()];
+            double[] l = new double[epochs.size()];
+            double[] lt = new double[epochs.size()];
+            for (int k = 0; k < t0.length; k++) {
+                t0[k] = k * set.dt(); // epoch k+1's loss is evaluated before update k+1, at time k·dt
+                l[k] = epochs.get(k).get("train_loss").getAsDouble();
+                lt[k] = LinearNetworks.twoLayerLoss(set.s(), LinearNetworks.twoLayerOrderParameters(t0[k], set.s(), q0 + r0)[1]);
+            }
+            double[] a = probes.stream().mapToDouble(p -> p.get("alignment").getAsDouble()).toArray();
+            double[] ta = probes.stream().mapToDouble(p -> p.get("step").getAsDouble() * set.dt()).toArray();
+            tAxis = t0;
+            tProbe = ta;
+            lossM.put("σ = " + String.format("%.0e", sigma), l);
+            lossT.put("σ = " + String.format("%.0e", sigma) + " theory", lt);
+            align.put("σ = " + String.format("%.0e", sigma), a);
+            double half = crossing(t0, l, l[0] / 2);
+            double fin = a[a.length - 1];
+            double alignTime = ta[firstAbove(a, 0.99 * fin)];
+            rows.add(new Row(sigma, q0, r0, half, LinearNetworks.halfLossTime(set.s(), (q0 + r0) / 2), alignTime, a[0], fin,
+                    LinearNetworks.finalAlignment(2, set.d())));
+        }
+        write(set, out, rows, tAxis, lossM, lossT, tProbe, align);
+        return rows;
+    }
+
+    /** β = Xᵀy/(sP): exact for whitened inputs (XᵀX/P = I) and y = s·Xβ. */
+    static double[] teacher(Dataset train, double s) {
+        int p = train.size();
+        int d = train.featureDim();
+        double[] beta = new double[d];
+        for (int i = 0; i < p; i++) {
+            for (int j = 0; j < d; j++) {
+                beta[j] += (double) train.features()[i * d + j] * train.targets()[i] / (s * p);
+            }
+        }
+        return beta;
+    }
+
+    /** {q, r} = {½(‖a‖² + βᵀWᵀWβ), βᵀWᵀa} (seed 001 App. B.1, notes §2.7) of a two-layer linear net. */
+    static double[] orderParameters(Network net, double[] beta) {
+        float[] w = net.trainableParams().get(0).value().toFloatArray(); // N × D
+        float[] a = net.trainableParams().get(1).value().toFloatArray(); // 1 × N
+        int d = beta.length;
+        int n = w.length / d;
+        double q = 0;
+        double r = 0;
+        for (int h = 0; h < n; h++) {
+            double wb = 0;
+            for (int j = 0; j < d; j++) {
+                wb += w[h * d + j] * beta[j];
+            }
+            q += wb * wb + (double) a[h] * a[h];
+            r += wb * a[h];
+        }
+        return new double[] {q / 2, r};
+    }
+
+    /** First time the series falls to {@code level}, linearly interpolated; NaN if it never does. */
+    static double crossing(double[] t, double[] v, double level) {
+        for (int k = 1; k < v.length; k++) {
+            if (v[k] <= level) {
+                return t[k - 1] + (t[k] - t[k - 1]) * (v[k - 1] - level) / (v[k - 1] - v[k]);
+            }
+        }
+        return Double.NaN;
+    }
+
+    private static int firstAbove(double[] v, double level) {
+        for (int k = 0; k < v.length; k++) {
+            if (v[k] >= level) {
+                return k;
+            }
+        }
+        return v.length - 1;
+    }
+
+    private static void write(Settings set, Path out, List<Row> rows, double[] t, Map<String, double[]> lossM,
+            Map<String, double[]> lossT, double[] ta, Map<String, double[]> align) {
+        Map<String, double[]> loss = new LinkedHashMap<>();
+        for (String k : lossM.keySet()) {
+            loss.put(k, lossM.get(k));
+            loss.put(k + " theory", lossT.get(k + " theory"));
+        }
+        Plots.lines(out.resolve("loss.png"), "Loss: measured and ½(s − r(t))², eqs. 27–28 (Fig. 3a)", "t = steps · dt", "loss",
+                t, loss, false);
+        double[] sig = rows.stream().mapToDouble(Row::sigma).toArray();
+        Map<String, double[]> th = new LinkedHashMap<>();
+        th.put("measured t½", rows.stream().mapToDouble(Row::halfLossTime).toArray());
+        th.put("(1/2s) ln((√2−1)(s/c₀−1)), c₀ = (q₀+r₀)/2", rows.stream().mapToDouble(Row::halfLossTimeTheory).toArray());
+        th.put("t when alignment ≥ 99% of final", rows.stream().mapToDouble(Row::alignTime).toArray());
+        double[] logSigma = java.util.Arrays.stream(sig).map(Math::log10).toArray();
+        Plots.lines(out.resolve("half-loss-time.png"), "Half-loss time vs init scale (Fig. 3b): t½ ∝ −ln σ², alignment first",
+                "log10 σ", "time", logSigma, th, false);
+        Map<String, double[]> al = new LinkedHashMap<>(align);
+        double theory = LinearNetworks.finalAlignment(2, set.d());
+        al.put("2/√(D+3)", java.util.Arrays.stream(ta).map(x -> theory).toArray());
+        int shortest = al.values().stream().mapToInt(v -> v.length).min().orElse(0);
+        al.replaceAll((k, v) -> java.util.Arrays.copyOf(v, shortest));
+        Plots.lines(out.resolve("alignment.png"), "NTK–target alignment (Fig. 3c): aligned before the loss moves", "t", "alignment",
+                java.util.Arrays.copyOf(ta, shortest), al, false);
+        Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "rows", rows)) + "\n");
+        Map<String, String> summary = new LinkedHashMap<>();
+        for (Row r : rows) {
+            summary.put(String.format("σ = %.0e", r.sigma()), String.format(
+                    "q₀ %.3g, r₀ %.3g; t½ %.3f (theory %.3f); alignment %.4f → %.4f (theory %.6f), 99%% at t = %.2f", r.q0(), r.r0(), r.halfLossTime(),
+                    r.halfLossTimeTheory(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory(), r.alignTime()));
+        }
+        HtmlReport.write(out, "Seed 001, Fig. 3: silent alignment in two-layer linear networks", summary, List.of(
+                String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
+                        + " one run folder per σ (sigma-*/).", set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
+    }
+}
