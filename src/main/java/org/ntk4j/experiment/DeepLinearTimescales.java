@@ -1,0 +1,226 @@
+package org.ntk4j.experiment;
+
+import ai.djl.ndarray.NDManager;
+import com.google.gson.JsonObject;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Split;
+import org.ntk4j.data.SyntheticDatasets;
+import org.ntk4j.kernel.NtkProbe;
+import org.ntk4j.model.Network;
+import org.ntk4j.report.Files2;
+import org.ntk4j.report.HtmlReport;
+import org.ntk4j.report.Plots;
+import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.RunReport;
+import org.ntk4j.spec.DatasetSpec;
+import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Specs;
+import org.ntk4j.spec.TrainSpec;
+import org.ntk4j.theory.LinearNetworks;
+import org.ntk4j.train.Schedule;
+import org.ntk4j.train.ScheduledProbe;
+import org.ntk4j.train.Trainer;
+
+/**
+ * Seed 001, Fig. 4b/c (notes/001.md §7.9): timescales of deep linear networks. An L-layer linear
+ * network (D → N → … → N → 1, every layer N(0, σ²/fan_in)) is trained by full-batch gradient descent on
+ * a whitened linear teacher for several init scales σ. Measured: the half-loss time t½, the time the
+ * first layer's weights align with the teacher, cos(W₁ᵀW₁, ββᵀ) = βᵀW₁ᵀW₁β/‖W₁ᵀW₁‖_F ≥ ½ (Fig. 4b's
+ * dashed curves), and the NTK's alignment with yyᵀ. Predicted: for L ≥ 3 both times scale as σ^−(L−2)
+ * (t½ ~ L/(L−2)·σ^−(L−2) for the balanced flow, notes §7.8–7.9; a log–log slope of −(L−2)), the weights
+ * align before the loss halves, and the final NTK alignment tends to L/√(L² + D − 1) as σ → 0
+ * ({@link LinearNetworks#finalAlignment(int, int)}).
+ */
+public final class DeepLinearTimescales {
+    /** Settings; {@link #paper()} follows notes/001.md §7.9. */
+    public record Settings(int depth, int d, int hidden, int points, double s, double[] sigmas, double dt, double time,
+            int probeEvery, long seed) {
+        public static Settings paper() {
+            return new Settings(3, 30, 50, 100, 1.0, new double[] {0.2, 0.1, 0.05, 0.025}, 0.02, 64.0, 25, 0);
+        }
+
+        public static Settings quick() {
+            return new Settings(3, 30, 50, 100, 1.0, new double[] {0.1, 0.05}, 0.02, 32.0, 20, 0);
+        }
+    }
+
+    /** One σ: half-loss time, weight-alignment time, final NTK alignment. */
+    public record Row(double sigma, double halfLossTime, double weightAlignTime, double finalAlignment,
+            double finalAlignmentTheory) { }
+
+    /** Result: rows and the fitted log–log slope of t½ against σ. */
+    public record Result(List<Row> rows, double slope, double slopeTheory) { }
+
+    private DeepLinearTimescales() {}
+
+    public static Result run(Settings set, Path out, NDManager manager) {
+        DatasetSpec data = new DatasetSpec();
+        data.name = "whitened-linear-d" + set.d();
+        data.kind = "whitened-linear-teacher";
+        data.d = set.d();
+        data.train = set.points();
+        data.s = set.s();
+        data.seed = set.seed();
+        data.validate("deep-linear");
+        Dataset train = SyntheticDatasets.load(data, Split.TRAIN);
+        double[] beta = SilentAlignment.teacher(train, set.s());
+        List<Row> rows = new ArrayList<>();
+        Map<String, double[]> loss = new LinkedHashMap<>();
+        Map<String, double[]> cos = new LinkedHashMap<>();
+        double[] t = null;
+        double[] tp = null;
+        StringBuilder widths = new StringBuilder();
+        for (int l = 1; l < set.depth(); l++) {
+            widths.append(l > 1 ? ", " : "").append(set.hidden());
+        }
+        for (double sigma : set.sigmas()) {
+            String tag = String.format(java.util.Locale.ROOT, "sigma-%g", sigma);
+            ModelSpec spec = ModelSpec.parse(String.format(java.util.Locale.ROOT,
+                    "{\"name\": \"linear%d-%s\", \"arch\": \"linear\", \"input\": [%d], \"widths\": [%s], \"outputs\": 1,"
+                            + " \"sigmaW\": %s, \"initializer\": \"gaussian\"}", set.depth(), tag, set.d(), widths, sigma), tag);
+            TrainSpec ts = new TrainSpec();
+            ts.loss = "mse";
+            ts.batchSize = 0;
+            ts.lr = set.dt();
+            ts.epochs = (int) Math.round(set.time() / set.dt());
+            ts.seed = set.seed();
+            ts.validate(tag);
+            RunFolder run = new RunFolder(out.resolve(tag));
+            Schedule every = Schedule.parse("every:" + set.probeEvery());
+            try (Network net = Network.build(spec, set.seed(), manager)) {
+                Trainer trainer = new Trainer(net, ts, train, null, run).quiet(true);
+                trainer.addProbe(new NtkProbe(train, run, every));
+                trainer.addProbe(new WeightAlignment(beta, every));
+                trainer.fit(false);
+            }
+            RunReport.write(run, spec.name + " on " + data.name);
+            List<JsonObject> epochs = run.records("epoch");
+            double[] tt = new double[epochs.size()];
+            double[] l = new double[epochs.size()];
+            for (int k = 0; k < tt.length; k++) {
+                tt[k] = k * set.dt();
+                l[k] = epochs.get(k).get("train_loss").getAsDouble();
+            }
+            List<JsonObject> w = run.records("probe").stream().filter(r -> r.has("weight_alignment")).toList();
+            List<JsonObject> ntk = run.records("probe").stream().filter(r -> r.has("alignment")).toList();
+            double[] twa = w.stream().mapToDouble(r -> r.get("step").getAsDouble() * set.dt()).toArray();
+            double[] wa = w.stream().mapToDouble(r -> r.get("weight_alignment").getAsDouble()).toArray();
+            t = tt;
+            tp = twa;
+            String name = "σ = " + sigma;
+            loss.put(name, l);
+            cos.put(name, wa);
+            rows.add(new Row(sigma, SilentAlignment.crossing(tt, l, l[0] / 2), rising(twa, wa, 0.5),
+                    ntk.get(ntk.size() - 1).get("alignment").getAsDouble(), LinearNetworks.finalAlignment(set.depth(), set.d())));
+        }
+        double slope = slope(rows);
+        Result result = new Result(rows, slope, -(set.depth() - 2));
+        write(set, out, result, t, loss, tp, cos);
+        return result;
+    }
+
+    /** Training probe: cos(W₁ᵀW₁, ββᵀ) = βᵀW₁ᵀW₁β / ‖W₁ᵀW₁‖_F of the first layer. */
+    static final class WeightAlignment extends ScheduledProbe {
+        private final double[] beta;
+
+        WeightAlignment(double[] beta, Schedule schedule) {
+            super("weight-alignment", schedule);
+            this.beta = beta;
+        }
+
+        @Override
+        public Map<String, Object> run(Network net, long step, int epoch) {
+            float[] w = net.trainableParams().get(0).value().toFloatArray(); // N × D
+            int d = beta.length;
+            int n = w.length / d;
+            double[] wb = new double[n];
+            double[][] g = new double[d][d]; // W₁ᵀW₁
+            for (int h = 0; h < n; h++) {
+                for (int i = 0; i < d; i++) {
+                    wb[h] += w[h * d + i] * beta[i];
+                    for (int j = 0; j < d; j++) {
+                        g[i][j] += (double) w[h * d + i] * w[h * d + j];
+                    }
+                }
+            }
+            double num = 0;
+            for (double v : wb) {
+                num += v * v;
+            }
+            double fro = 0;
+            for (double[] row : g) {
+                for (double v : row) {
+                    fro += v * v;
+                }
+            }
+            return Map.of("weight_alignment", num / Math.sqrt(fro));
+        }
+    }
+
+    /** First time the series rises to {@code level}, linearly interpolated; NaN if it never does. */
+    static double rising(double[] t, double[] v, double level) {
+        for (int k = 0; k < v.length; k++) {
+            if (v[k] >= level) {
+                return k == 0 ? t[0] : t[k - 1] + (t[k] - t[k - 1]) * (level - v[k - 1]) / (v[k] - v[k - 1]);
+            }
+        }
+        return Double.NaN;
+    }
+
+    /** Least-squares slope of ln t½ against ln σ. */
+    static double slope(List<Row> rows) {
+        int n = rows.size();
+        double mx = 0;
+        double my = 0;
+        for (Row r : rows) {
+            mx += Math.log(r.sigma()) / n;
+            my += Math.log(r.halfLossTime()) / n;
+        }
+        double sxy = 0;
+        double sxx = 0;
+        for (Row r : rows) {
+            double dx = Math.log(r.sigma()) - mx;
+            sxy += dx * (Math.log(r.halfLossTime()) - my);
+            sxx += dx * dx;
+        }
+        return sxy / sxx;
+    }
+
+    private static void write(Settings set, Path out, Result res, double[] t, Map<String, double[]> loss, double[] tp,
+            Map<String, double[]> cos) {
+        Map<String, double[]> both = new LinkedHashMap<>();
+        int k = (int) Math.round(tp[tp.length - 1] / set.dt());
+        loss.forEach((name, l) -> {
+            double[] sampled = new double[tp.length];
+            for (int i = 0; i < tp.length; i++) {
+                sampled[i] = l[Math.min(l.length - 1, (int) Math.round(tp[i] / set.dt()))] / l[0];
+            }
+            both.put(name + " loss / L₀", sampled);
+            both.put(name + " cos(W₁ᵀW₁, ββᵀ)", cos.get(name));
+        });
+        Plots.lines(out.resolve("loss-and-weight-alignment.png"), "Deep linear (L = " + set.depth()
+                + "): weights align (dashed in Fig. 4b) before the loss falls", "t", "value", tp, both, false);
+        double[] ls = res.rows().stream().mapToDouble(r -> Math.log10(r.sigma())).toArray();
+        Map<String, double[]> times = new LinkedHashMap<>();
+        times.put("log10 t½", res.rows().stream().mapToDouble(r -> Math.log10(r.halfLossTime())).toArray());
+        times.put("log10 t(cos ≥ ½)", res.rows().stream().mapToDouble(r -> Math.log10(r.weightAlignTime())).toArray());
+        Plots.lines(out.resolve("timescales.png"), String.format("Both times ∝ σ^−(L−2): fitted slope %.3f (theory %.0f)",
+                res.slope(), res.slopeTheory()), "log10 σ", "log10 time", ls, times, false);
+        Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "result", res)) + "\n");
+        Map<String, String> summary = new LinkedHashMap<>();
+        summary.put("log–log slope of t½ vs σ", String.format("%.3f (theory −(L−2) = %.0f)", res.slope(), res.slopeTheory()));
+        for (Row r : res.rows()) {
+            summary.put("σ = " + r.sigma(), String.format("t½ %.2f, t(cos ≥ ½) %.2f (ratio %.2f), final NTK"
+                    + " alignment %.4f (σ → 0: %.4f)", r.halfLossTime(), r.weightAlignTime(), r.weightAlignTime() / r.halfLossTime(),
+                    r.finalAlignment(), r.finalAlignmentTheory()));
+        }
+        HtmlReport.write(out, "Seed 001, Fig. 4b/c: timescales of deep linear networks", summary, List.of(String.format(
+                "L = %d layers, D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.0f;"
+                        + " one run folder per σ.", set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
+    }
+}
