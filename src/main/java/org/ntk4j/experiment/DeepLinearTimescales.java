@@ -8,8 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
-import org.ntk4j.data.Split;
-import org.ntk4j.data.SyntheticDatasets;
 import org.ntk4j.kernel.NtkProbe;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
@@ -17,7 +15,6 @@ import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
-import org.ntk4j.spec.DatasetSpec;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
@@ -59,37 +56,19 @@ public final class DeepLinearTimescales {
     private DeepLinearTimescales() {}
 
     public static Result run(Settings set, Path out, NDManager manager) {
-        DatasetSpec data = new DatasetSpec();
-        data.name = "whitened-linear-d" + set.d();
-        data.kind = "whitened-linear-teacher";
-        data.d = set.d();
-        data.train = set.points();
-        data.s = set.s();
-        data.seed = set.seed();
-        data.validate("deep-linear");
-        Dataset train = SyntheticDatasets.load(data, Split.TRAIN);
+        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
         double[] beta = SilentAlignment.teacher(train, set.s());
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> loss = new LinkedHashMap<>();
         Map<String, double[]> cos = new LinkedHashMap<>();
         double[] t = null;
         double[] tp = null;
-        StringBuilder widths = new StringBuilder();
-        for (int l = 1; l < set.depth(); l++) {
-            widths.append(l > 1 ? ", " : "").append(set.hidden());
-        }
+        int[] widths = new int[set.depth() - 1];
+        java.util.Arrays.fill(widths, set.hidden());
         for (double sigma : set.sigmas()) {
             String tag = String.format(java.util.Locale.ROOT, "sigma-%g", sigma);
-            ModelSpec spec = ModelSpec.parse(String.format(java.util.Locale.ROOT,
-                    "{\"name\": \"linear%d-%s\", \"arch\": \"linear\", \"input\": [%d], \"widths\": [%s], \"outputs\": 1,"
-                            + " \"sigmaW\": %s, \"initializer\": \"gaussian\"}", set.depth(), tag, set.d(), widths, sigma), tag);
-            TrainSpec ts = new TrainSpec();
-            ts.loss = "mse";
-            ts.batchSize = 0;
-            ts.lr = set.dt();
-            ts.epochs = (int) Math.round(set.time() / set.dt());
-            ts.seed = set.seed();
-            ts.validate(tag);
+            ModelSpec spec = LinearTeacherSetup.linearNet("linear" + set.depth() + "-" + tag, set.d(), widths, sigma);
+            TrainSpec ts = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed()).validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             Schedule every = Schedule.parse("every:" + set.probeEvery());
             try (Network net = Network.build(spec, set.seed(), manager)) {
@@ -98,7 +77,7 @@ public final class DeepLinearTimescales {
                 trainer.addProbe(new WeightAlignment(beta, every));
                 trainer.fit(false);
             }
-            RunReport.write(run, spec.name + " on " + data.name);
+            RunReport.write(run, spec.name + " on " + train.name());
             List<JsonObject> epochs = run.records("epoch");
             double[] tt = new double[epochs.size()];
             double[] l = new double[epochs.size()];

@@ -8,8 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
-import org.ntk4j.data.Split;
-import org.ntk4j.data.SyntheticDatasets;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
@@ -20,7 +18,6 @@ import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
-import org.ntk4j.spec.DatasetSpec;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
@@ -64,29 +61,14 @@ public final class LayerwiseLearningRates {
     private LayerwiseLearningRates() {}
 
     public static List<Row> run(Settings set, Path out, NDManager manager) {
-        DatasetSpec data = new DatasetSpec();
-        data.name = "whitened-linear-d" + set.d();
-        data.kind = "whitened-linear-teacher";
-        data.d = set.d();
-        data.train = set.points();
-        data.s = set.s();
-        data.seed = set.seed();
-        data.validate("layerwise-lr");
-        Dataset train = SyntheticDatasets.load(data, Split.TRAIN);
+        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> spectra = new LinkedHashMap<>();
         int shown = set.d() + 3; // the D nonzero eigenvalues and the start of the null space
         for (double rho : set.ratios()) {
             String tag = String.format(java.util.Locale.ROOT, "ratio-%g", rho);
-            ModelSpec spec = ModelSpec.parse(String.format(java.util.Locale.ROOT,
-                    "{\"name\": \"linear2-%s\", \"arch\": \"linear\", \"input\": [%d], \"widths\": [%d], \"outputs\": 1,"
-                            + " \"sigmaW\": %s, \"initializer\": \"gaussian\"}", tag, set.d(), set.hidden(), set.sigma()), tag);
-            TrainSpec t = new TrainSpec();
-            t.loss = "mse";
-            t.batchSize = 0;
-            t.lr = set.dt();
-            t.epochs = (int) Math.round(set.time() / set.dt());
-            t.seed = set.seed();
+            ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, set.sigma());
+            TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed());
             t.layerLr.put("dense1", rho); // η₁ = ρ·η₂
             t.validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));

@@ -8,8 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
-import org.ntk4j.data.Split;
-import org.ntk4j.data.SyntheticDatasets;
 import org.ntk4j.kernel.NtkProbe;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
@@ -17,7 +15,6 @@ import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
-import org.ntk4j.spec.DatasetSpec;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
@@ -66,15 +63,7 @@ public final class SilentAlignment {
 
     /** Runs every σ into {@code out}/sigma-…/, writes the comparison plots, results.json and report.html. */
     public static List<Row> run(Settings set, Path out, NDManager manager) {
-        DatasetSpec data = new DatasetSpec();
-        data.name = "whitened-linear-d" + set.d();
-        data.kind = "whitened-linear-teacher";
-        data.d = set.d();
-        data.train = set.points();
-        data.s = set.s();
-        data.seed = set.seed();
-        data.validate("silent-alignment");
-        Dataset train = SyntheticDatasets.load(data, Split.TRAIN);
+        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
         double[] beta = teacher(train, set.s());
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> lossT = new LinkedHashMap<>();
@@ -84,16 +73,8 @@ public final class SilentAlignment {
         double[] tProbe = null;
         for (double sigma : set.sigmas()) {
             String tag = String.format("sigma-%.0e", sigma);
-            ModelSpec spec = ModelSpec.parse(String.format(java.util.Locale.ROOT,
-                    "{\"name\": \"linear2-%s\", \"arch\": \"linear\", \"input\": [%d], \"widths\": [%d], \"outputs\": 1,"
-                            + " \"sigmaW\": %s, \"initializer\": \"gaussian\"}", tag, set.d(), set.hidden(), sigma), tag);
-            TrainSpec t = new TrainSpec();
-            t.loss = "mse";
-            t.batchSize = 0;
-            t.lr = set.dt();
-            t.epochs = (int) Math.round(set.time() / set.dt());
-            t.seed = set.seed();
-            t.validate(tag);
+            ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, sigma);
+            TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed()).validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             double q0;
             double r0;
@@ -105,7 +86,7 @@ public final class SilentAlignment {
                 trainer.addProbe(new NtkProbe(train, run, Schedule.parse("every:" + set.probeEvery())));
                 trainer.fit(false);
             }
-            RunReport.write(run, spec.name + " on " + data.name);
+            RunReport.write(run, spec.name + " on " + train.name());
             List<JsonObject> epochs = run.records("epoch");
             List<JsonObject> probes = run.records("probe");
             double[] t0 = new double[epochs.size()];

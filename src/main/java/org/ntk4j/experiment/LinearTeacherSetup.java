@@ -1,0 +1,51 @@
+package org.ntk4j.experiment;
+
+import java.util.Locale;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Split;
+import org.ntk4j.data.SyntheticDatasets;
+import org.ntk4j.spec.DatasetSpec;
+import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.TrainSpec;
+
+/**
+ * The shared setup of seed 001's linear-network studies (notes/001.md §7, "shared setup"): whitened
+ * inputs with a linear teacher, deep linear networks with N(0, σ²/fan_in) weights and no biases, and
+ * explicit-Euler gradient descent on ℒ = (1/2P)‖f − y‖² with step dt (time t = k·dt).
+ */
+final class LinearTeacherSetup {
+    private LinearTeacherSetup() {}
+
+    /** P points in D dimensions, XᵀX/P = I, y = s·βᵀx with ‖β‖ = 1. */
+    static Dataset whitenedTeacher(int d, int points, double s, long seed) {
+        DatasetSpec data = new DatasetSpec();
+        data.name = "whitened-linear-d" + d;
+        data.kind = "whitened-linear-teacher";
+        data.d = d;
+        data.train = points;
+        data.s = s;
+        data.seed = seed;
+        return SyntheticDatasets.load(data.validate(data.name), Split.TRAIN);
+    }
+
+    /** A linear network D → widths... → 1 with every layer N(0, σ²/fan_in) and no biases. */
+    static ModelSpec linearNet(String name, int d, int[] widths, double sigma) {
+        StringBuilder w = new StringBuilder();
+        for (int i = 0; i < widths.length; i++) {
+            w.append(i > 0 ? ", " : "").append(widths[i]);
+        }
+        return ModelSpec.parse(String.format(Locale.ROOT, "{\"name\": \"%s\", \"arch\": \"linear\", \"input\": [%d],"
+                + " \"widths\": [%s], \"outputs\": 1, \"sigmaW\": %s, \"initializer\": \"gaussian\"}", name, d, w, sigma), name);
+    }
+
+    /** Full-batch gradient descent on the MSE with step dt up to time T (T/dt one-step epochs). */
+    static TrainSpec gradientDescent(double dt, double time, long seed) {
+        TrainSpec t = new TrainSpec();
+        t.loss = "mse";
+        t.batchSize = 0;
+        t.lr = dt;
+        t.epochs = (int) Math.round(time / dt);
+        t.seed = seed;
+        return t;
+    }
+}
