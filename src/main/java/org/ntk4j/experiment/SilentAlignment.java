@@ -61,6 +61,31 @@ public final class SilentAlignment {
 
     private SilentAlignment() {}
 
+    /** The study as {@code ntk4j reproduce silent-alignment} runs it. */
+    public static final Study STUDY = new Study() {
+        @Override
+        public String name() {
+            return "silent-alignment";
+        }
+
+        @Override
+        public String summary() {
+            return "seed 001 Fig. 3: two-layer linear nets from small init; loss vs eqs. 27-28, half-loss time vs its closed"
+                    + " form, NTK alignment reaching 2/sqrt(D+3) before the loss moves (~25 s)";
+        }
+
+        @Override
+        public String run(boolean quick, Path out, NDManager manager) {
+            StringBuilder t = new StringBuilder(String.format("%-8s %10s %10s %10s %12s %10s %10s%n", "sigma", "t_half", "theory",
+                    "t_align99", "alignment", "final", "theory"));
+            for (Row r : SilentAlignment.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
+                t.append(String.format("%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n", r.sigma(), r.halfLossTime(),
+                        r.halfLossTimeTheory(), r.alignTime(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory()));
+            }
+            return t.toString();
+        }
+    };
+
     /** Runs every σ into {@code out}/sigma-…/, writes the comparison plots, results.json and report.html. */
     public static List<Row> run(Settings set, Path out, NDManager manager) {
         Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());

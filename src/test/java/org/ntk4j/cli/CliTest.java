@@ -62,6 +62,7 @@ class CliTest {
         assertOneLineError(run("train", "--model", "mlp-quickstart", "--dataset", "imagenet", "--out", dir.resolve("r").toString()), "imagenet");
         assertOneLineError(run("train", "--model", "mlp-quickstart", "--probe", "ntk,ncc", "--out", dir.resolve("r").toString()),
                 "unknown probe 'ncc'");
+        assertOneLineError(run("reproduce", "silent-alignmnet", "--out", dir.resolve("r").toString()), "unknown study 'silent-alignmnet'");
         assertFalse(Files.exists(dir.resolve("k.npz")), "no output after a failed run");
     }
 
