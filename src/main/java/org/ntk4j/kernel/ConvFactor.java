@@ -69,6 +69,7 @@ final class ConvFactor implements LayerFactor {
                     .reshape(n, pin, ho * wo).transpose(0, 2, 1);
             if (pairs) {
                 p.attach(keep);
+                NDScope.unregister(p); // made in the probe pass's scope, kept by the factor
             }
             this.patches = p;
         }

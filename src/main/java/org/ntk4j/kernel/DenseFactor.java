@@ -53,6 +53,7 @@ final class DenseFactor implements LayerFactor {
             this.name = name;
             this.a = a;
             a.attach(keep);
+            ai.djl.ndarray.NDScope.unregister(a); // made in the probe pass's scope, kept by the factor
         }
 
         @Override

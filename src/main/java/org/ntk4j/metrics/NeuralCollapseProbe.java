@@ -61,7 +61,8 @@ public final class NeuralCollapseProbe extends org.ntk4j.train.ScheduledProbe {
         double[][] h = new double[n][];
         for (int from = 0; from < n; from += BATCH) {
             int to = Math.min(n, from + BATCH);
-            try (NDManager m = body.manager().newSubManager()) {
+            // the scope also closes what ops on parameters attach to the model's manager
+            try (ai.djl.ndarray.NDScope scope = new ai.djl.ndarray.NDScope(); NDManager m = body.manager().newSubManager()) {
                 NDArray x = Arrays2.inputs(m, body, data, from, to);
                 double[][] part = matrix(body.forward(x, Forward.eval(m)).reshape(to - from, -1), 1.0); // in m: freed
                 System.arraycopy(part, 0, h, from, part.length);

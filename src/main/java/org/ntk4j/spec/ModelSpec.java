@@ -153,7 +153,8 @@ public final class ModelSpec {
                 int stages = channels != null ? channels.length : (d == 18 || d == 34 ? 4 : 3);
                 boolean imagenetStyle = d == 18 || d == 34;
                 p.require(imagenetStyle ? stages == 4 : d > 2 && (d - 2) % (2 * stages) == 0, "depth",
-                        "must be 18 or 34 (4 stages), or 2 + 2·S·n for S = " + stages + " stages, e.g. 20, 32, 44, 56, 110 (got "
+                        "must be 18 or 34 (4 stages), or 2 + 2·S·n for S = " + stages + " stages, e.g. " + (2 + 2 * stages) + ", "
+                                + (2 + 4 * stages) + ", " + (2 + 6 * stages) + " (got "
                         + depth + ")");
                 p.require(SHORTCUTS.contains(String.valueOf(shortcut)), "shortcut", "must be one of " + SHORTCUTS
                         + " (got " + shortcut + ")");
