@@ -17,6 +17,6 @@ public interface Study {
 
     /** Every study, in the order they are listed. */
     static List<Study> all() {
-        return List.of(SilentAlignment.STUDY, LayerwiseLearningRates.STUDY, DeepLinearTimescales.STUDY);
+        return List.of(SilentAlignment.STUDY, LayerwiseLearningRates.STUDY, DeepLinearTimescales.STUDY, NtkDispersion.STUDY);
     }
 }
