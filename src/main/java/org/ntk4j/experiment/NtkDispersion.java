@@ -77,7 +77,11 @@ public final class NtkDispersion {
     };
 
     public static List<Row> run(Settings set, Path out, NDManager manager) {
-        new org.ntk4j.report.RunFolder(out); // creates the folder
+        try {
+            java.nio.file.Files.createDirectories(out);
+        } catch (java.io.IOException e) {
+            throw new org.ntk4j.UserException(out + ": cannot create the output folder (" + e.getMessage() + ")");
+        }
         double[] x = unitInput(set.inputDim(), set.seed());
         List<Row> rows = new ArrayList<>();
         for (int depth : set.depths()) {

@@ -56,13 +56,13 @@ public final class NtkProbe extends org.ntk4j.train.ScheduledProbe {
             NDArray x = Arrays2.inputs(m, net, probeSet, 0, probeSet.size());
             KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().compute(x);
             int c = probeSet.isRegression() ? probeSet.targetOutputs() : probeSet.numClasses(); // columns of Y
-            r.put("alignment", Alignment.alignment(k.total().traced(), targets, c));
-            r.put("centered_alignment", Alignment.centeredAlignment(k.total().traced(), targets, c));
+            double[][] traced = k.total().traced(); // one N×N copy, used by every metric below
+            r.put("alignment", Alignment.alignment(traced, targets, c));
+            r.put("centered_alignment", Alignment.centeredAlignment(traced, targets, c));
             for (Map.Entry<String, KernelMatrix> e : k.layers().entrySet()) {
                 r.put("centered_alignment." + e.getKey(), Alignment.centeredAlignment(e.getValue().traced(), targets, c));
             }
             r.put("ntk_seconds", k.seconds());
-            double[][] traced = k.total().traced();
             if (initial == null) {
                 restore(step);
             }
@@ -92,7 +92,7 @@ public final class NtkProbe extends org.ntk4j.train.ScheduledProbe {
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
             npz.put("labels", probeSet.labels(), probeSet.size());
             npz.write(run.file(String.format("ntk-step%06d.npz", step)));
-            double[][] sorted = sortedByClass(k.total().traced(), probeSet.labels());
+            double[][] sorted = sortedByClass(traced, probeSet.labels());
             Plots.heatmap(run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
                     "NTK of the probe set (sorted by class), epoch " + epoch, sorted);
         }

@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.ntk4j.UserException;
 
 /**
  * A synthetic regression dataset (strict JSON, like {@link ModelSpec}): the teacher tasks of seeds
@@ -72,29 +71,17 @@ public final class DatasetSpec {
     }
 
     public static DatasetSpec resolve(String ref) {
-        Path file = Path.of(ref);
-        if (!Files.isRegularFile(file)) {
-            Path named = datasetsDir().resolve(ref.endsWith(".json") ? ref : ref + ".json");
-            if (!Files.isRegularFile(named)) {
-                throw new UserException("unknown synthetic dataset '" + ref + "': not a file, and not one of " + available());
-            }
-            file = named;
-        }
+        Path file = Specs.specFile(ref, datasetsDir(), "synthetic dataset");
         return Specs.read(file, DatasetSpec.class).validate(file.toString());
     }
 
     /** The project's datasets/ folder (system property ntk4j.root, else the working directory). */
     public static Path datasetsDir() {
-        return Path.of(System.getProperty("ntk4j.root", ".")).resolve("datasets");
+        return Specs.projectDir("datasets");
     }
 
     /** Names of the specs in datasets/. */
     public static List<String> available() {
-        try (var s = Files.list(datasetsDir())) {
-            return s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".json"))
-                    .map(n -> n.substring(0, n.length() - 5)).sorted().toList();
-        } catch (java.io.IOException e) {
-            return List.of();
-        }
+        return Specs.namesIn(datasetsDir());
     }
 }

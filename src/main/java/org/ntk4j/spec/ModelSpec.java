@@ -1,6 +1,5 @@
 package org.ntk4j.spec;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -185,14 +184,7 @@ public final class ModelSpec {
      * {@code models/} folder (e.g. {@code mlp-relu}).
      */
     public static ModelSpec resolve(String ref) {
-        Path file = Path.of(ref);
-        if (!Files.isRegularFile(file)) {
-            Path named = modelsDir().resolve(ref.endsWith(".json") ? ref : ref + ".json");
-            if (!Files.isRegularFile(named)) {
-                throw new UserException("unknown model '" + ref + "': not a file, and not one of " + available());
-            }
-            file = named;
-        }
+        Path file = Specs.specFile(ref, modelsDir(), "model");
         return Specs.read(file, ModelSpec.class).validate(file.toString());
     }
 
@@ -202,17 +194,12 @@ public final class ModelSpec {
 
     /** The project's models/ folder (system property ntk4j.root, else the working directory). */
     public static Path modelsDir() {
-        return Path.of(System.getProperty("ntk4j.root", ".")).resolve("models");
+        return Specs.projectDir("models");
     }
 
     /** Names of the specs in models/. */
     public static List<String> available() {
-        try (var s = Files.list(modelsDir())) {
-            return s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".json"))
-                    .map(n -> n.substring(0, n.length() - 5)).sorted().toList();
-        } catch (java.io.IOException e) {
-            return List.of();
-        }
+        return Specs.namesIn(modelsDir());
     }
 
     public String toJson() {

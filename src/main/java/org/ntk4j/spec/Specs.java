@@ -78,6 +78,37 @@ public final class Specs {
         return i < 0 ? s : s.substring(0, i);
     }
 
+    /** The project folder {@code name} (models/, datasets/) under system property ntk4j.root, else the working directory. */
+    public static Path projectDir(String name) {
+        return Path.of(System.getProperty("ntk4j.root", ".")).resolve(name);
+    }
+
+    /** Names (without .json) of the spec files in {@code dir}, sorted; empty if it is missing. */
+    public static List<String> namesIn(Path dir) {
+        try (var s = java.nio.file.Files.list(dir)) {
+            return s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".json"))
+                    .map(n -> n.substring(0, n.length() - 5)).sorted().toList();
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * The spec file {@code ref} names: a path to a file, or a name (with or without .json) in {@code dir};
+     * otherwise a UserException "unknown WHAT 'ref'" listing the names in {@code dir}.
+     */
+    public static Path specFile(String ref, Path dir, String what) {
+        Path file = Path.of(ref);
+        if (java.nio.file.Files.isRegularFile(file)) {
+            return file;
+        }
+        Path named = dir.resolve(ref.endsWith(".json") ? ref : ref + ".json");
+        if (!java.nio.file.Files.isRegularFile(named)) {
+            throw new UserException("unknown " + what + " '" + ref + "': not a file, and not one of " + namesIn(dir));
+        }
+        return named;
+    }
+
     /** Collects validation problems; {@link #check()} throws one UserException listing the first. */
     public static final class Problems {
         private final String source;
