@@ -5,9 +5,7 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -247,14 +245,12 @@ public final class Network implements AutoCloseable {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    /** Loads parameters written by {@link #saveParameters}; names and shapes must match. */
+    /**
+     * Loads parameters written by {@link #saveParameters} (NPZ), or a {@code .safetensors} file
+     * ({@link org.ntk4j.io.Safetensors}); names and shapes must match.
+     */
     public void loadParameters(Path file) {
-        NDList list;
-        try (InputStream is = new BufferedInputStream(Files.newInputStream(file))) {
-            list = NDList.decode(manager, is);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new UserException(file + ": cannot read weights (" + e.getMessage() + ")");
-        }
+        NDList list = org.ntk4j.io.Weights.read(file, manager);
         Map<String, NDArray> byName = new LinkedHashMap<>();
         for (NDArray a : list) {
             byName.put(a.getName(), a);
