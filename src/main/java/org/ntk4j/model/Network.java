@@ -5,9 +5,7 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,6 +69,7 @@ public final class Network implements AutoCloseable {
      * @param inputShape per-sample input shape
      */
     public static Network ofBlock(ai.djl.nn.Block block, Shape inputShape, NDManager manager) {
+        requireGradients(block);
         DjlBlockModule root = new DjlBlockModule(block, manager);
         Shape out = root.initialize(manager, DataType.FLOAT32, inputShape, null);
         if (out.dimension() != 1) {
@@ -87,6 +86,35 @@ public final class Network implements AutoCloseable {
         Network n = new Network(spec, root, manager, 0, inputShape, spec.outputs, type);
         n.view = true;
         return n;
+    }
+
+    /**
+     * A DJL {@link ai.djl.Model} (its block and manager) as a network, e.g. one restored from a
+     * {@code .params} file by {@code model.load(dir)}; see {@link #ofBlock}. The model keeps ownership
+     * of its parameters: closing the returned network frees nothing, closing the model invalidates it.
+     *
+     * @param inputShape per-sample input shape
+     */
+    public static Network ofModel(ai.djl.Model model, Shape inputShape) {
+        if (model.getBlock() == null) {
+            throw new UserException("DJL model " + model.getName() + " has no block");
+        }
+        return ofBlock(model.getBlock(), inputShape, model.getNDManager());
+    }
+
+    /**
+     * Marks the arrays of a DJL block's trainable parameters as requiring gradients. DJL sets the
+     * flag only in {@code Parameter.initialize}; arrays restored by {@code Model.load} ({@code .params})
+     * are plain leaves, and the Jacobian's backward pass then fails with "element 0 of tensors does not
+     * require grad". They are leaves, so setting the flag is safe.
+     */
+    private static void requireGradients(ai.djl.nn.Block block) {
+        for (var e : block.getParameters()) {
+            ai.djl.nn.Parameter p = e.getValue();
+            if (p.requiresGradient() && p.isInitialized() && !p.getArray().hasGradient()) {
+                p.getArray().setRequiresGradient(true);
+            }
+        }
     }
 
     /**
@@ -217,14 +245,12 @@ public final class Network implements AutoCloseable {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    /** Loads parameters written by {@link #saveParameters}; names and shapes must match. */
+    /**
+     * Loads parameters written by {@link #saveParameters} (NPZ), or a {@code .safetensors} file
+     * ({@link org.ntk4j.io.Safetensors}); names and shapes must match.
+     */
     public void loadParameters(Path file) {
-        NDList list;
-        try (InputStream is = new BufferedInputStream(Files.newInputStream(file))) {
-            list = NDList.decode(manager, is);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new UserException(file + ": cannot read weights (" + e.getMessage() + ")");
-        }
+        NDList list = org.ntk4j.io.Weights.read(file, manager);
         Map<String, NDArray> byName = new LinkedHashMap<>();
         for (NDArray a : list) {
             byName.put(a.getName(), a);

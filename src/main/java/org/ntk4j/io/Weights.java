@@ -1,0 +1,39 @@
+package org.ntk4j.io;
+
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.ntk4j.UserException;
+
+/** Named weight arrays from a file, by its extension: {@code .safetensors}, else NPZ ({@code weights.npz}). */
+public final class Weights {
+    private Weights() {
+    }
+
+    /** Whether the file is read as safetensors. */
+    public static boolean isSafetensors(Path file) {
+        return file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".safetensors");
+    }
+
+    /**
+     * The named arrays of a weights file, on {@code manager}.
+     *
+     * @throws UserException if the file cannot be read
+     */
+    public static NDList read(Path file, NDManager manager) {
+        try {
+            if (isSafetensors(file)) {
+                return new NDList(Safetensors.read(file, manager).values());
+            }
+            try (InputStream is = new BufferedInputStream(Files.newInputStream(file))) {
+                return NDList.decode(manager, is);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new UserException(file + ": cannot read weights (" + e.getMessage() + ")");
+        }
+    }
+}
