@@ -27,9 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.UserException;
-import org.ntk4j.model.Network;
-import org.ntk4j.model.Param;
-import org.ntk4j.spec.Specs;
 
 /**
  * Weights in the safetensors format (Hugging Face), readable by Python's {@code safetensors}
@@ -53,22 +50,6 @@ public final class Safetensors {
     private static final long MAX_HEADER = 100_000_000L;
 
     private Safetensors() {
-    }
-
-    /**
-     * Writes every parameter of {@code net} (trainable and buffers, named as in
-     * {@link Network#params()}, in the network's data type), with metadata {@code format = pt} and
-     * {@code ntk4j.spec} = the model spec as JSON.
-     */
-    public static void write(Network net, Path file) throws IOException {
-        Map<String, NDArray> tensors = new LinkedHashMap<>();
-        for (Param p : net.params()) {
-            tensors.put(p.name(), p.value());
-        }
-        Map<String, String> meta = new LinkedHashMap<>();
-        meta.put("format", "pt");
-        meta.put("ntk4j.spec", GSON.toJson(Specs.GSON.toJsonTree(net.spec())));
-        write(tensors, meta, file);
     }
 
     /** Writes named arrays (in map order), without metadata. */

@@ -232,6 +232,22 @@ public final class Network implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Writes every parameter (trainable and buffers, named as in {@link #params()}, in the network's
+     * data type) as safetensors, readable by Python's {@code safetensors}, with metadata
+     * {@code format = pt} and {@code ntk4j.spec} = the model spec as JSON.
+     */
+    public void saveSafetensors(Path file) throws IOException {
+        Map<String, NDArray> tensors = new LinkedHashMap<>();
+        for (Param p : params()) {
+            tensors.put(p.name(), p.value());
+        }
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put("format", "pt");
+        meta.put("ntk4j.spec", Specs.GSON.toJsonTree(spec()).toString());
+        org.ntk4j.io.Safetensors.write(tensors, meta, file);
+    }
+
     /** Writes every parameter as NPZ (name → array), atomically. */
     public void saveParameters(Path file) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");

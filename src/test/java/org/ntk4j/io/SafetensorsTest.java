@@ -119,7 +119,7 @@ class SafetensorsTest {
                 Network a = Network.build(spec, 1, m, DataType.FLOAT64);
                 Network b = Network.build(spec, 2, m, DataType.FLOAT64)) {
             Path f = dir.resolve("weights.safetensors");
-            Safetensors.write(a, f);
+            a.saveSafetensors(f);
             assertTrue(Safetensors.metadata(f).get("ntk4j.spec").contains("\"cnn\""));
             b.loadParameters(f);
             List<Param> pa = a.params();

@@ -1,4 +1,4 @@
-package org.ntk4j.io;
+package org.ntk4j.model;
 
 import ai.djl.MalformedModelException;
 import ai.djl.Model;
@@ -18,8 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.ntk4j.UserException;
-import org.ntk4j.model.Network;
-import org.ntk4j.model.Param;
 
 /**
  * ntk4j networks and DJL's {@code .params} files. A {@code .params} file is the serialised state of a

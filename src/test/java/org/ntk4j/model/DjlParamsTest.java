@@ -1,4 +1,4 @@
-package org.ntk4j.io;
+package org.ntk4j.model;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,8 +25,6 @@ import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
-import org.ntk4j.model.Network;
-import org.ntk4j.model.Param;
 import org.ntk4j.spec.ModelSpec;
 
 /**
