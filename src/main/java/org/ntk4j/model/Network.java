@@ -64,6 +64,26 @@ public final class Network implements AutoCloseable {
     }
 
     /**
+     * A network from ntk4j modules: {@code root} is initialised for per-sample input {@code inputShape}
+     * with parameters drawn from {@code seed} in a sub-manager of {@code parent} (closed with the
+     * network), and must output a vector per sample.
+     */
+    public static Network of(String name, Module root, Shape inputShape, long seed, NDManager parent, DataType type) {
+        NDManager m = parent.newSubManager();
+        Shape out = root.initialize(m, type, inputShape, new Random(seed));
+        if (out.dimension() != 1) {
+            m.close();
+            throw new UserException("model " + name + " outputs per-sample shape " + out + "; expected a vector of outputs");
+        }
+        ModelSpec spec = new ModelSpec();
+        spec.name = name;
+        spec.arch = "custom";
+        spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
+        spec.outputs = (int) out.get(0);
+        return new Network(spec, root, m, seed, inputShape, spec.outputs, type);
+    }
+
+    /**
      * Wraps an initialised DJL block (e.g. from {@code ai.djl.basicmodelzoo}) so the NTK engine can
      * measure it through the generic Jacobian path (it has no tangent factors). The block keeps
      * ownership of its parameters: closing the returned network frees nothing.

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.ntk4j.model.BatchNorm2d;
 import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.Dense;
+import org.ntk4j.model.LayerNorm;
 import org.ntk4j.model.TangentLayer;
 
 /**
@@ -24,6 +25,7 @@ public final class TangentRules {
         register(Dense.class, new DenseRule());
         register(Conv2d.class, Conv2dRule.ntk4j());
         register(BatchNorm2d.class, new BatchNorm2dRule());
+        register(LayerNorm.class, new LayerNormRule());
     }
 
     private TangentRules() {}
