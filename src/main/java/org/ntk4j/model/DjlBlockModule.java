@@ -25,10 +25,15 @@ final class DjlBlockModule extends Module {
     private final List<Module> groups = new ArrayList<>();
 
     DjlBlockModule(Block block, NDManager manager) {
-        super("djl");
+        this("", block, new ParameterStore(manager, false));
+    }
+
+    /** The block as a module named {@code prefix} (its parameter groups named below it); "" for a root. */
+    DjlBlockModule(String prefix, Block block, ParameterStore store) {
+        super(prefix.isEmpty() ? "djl" : prefix);
         this.block = block;
-        this.store = new ParameterStore(manager, false);
-        collect(block, "", groups);
+        this.store = store;
+        collect(block, prefix, groups);
     }
 
     /** One group per sub-block with direct trainable parameters, in DJL's (insertion) order. */

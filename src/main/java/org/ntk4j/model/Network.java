@@ -85,13 +85,15 @@ public final class Network implements AutoCloseable {
 
     /**
      * Wraps an initialised DJL block (e.g. from {@code ai.djl.basicmodelzoo}) so the NTK engine can
-     * measure it through the generic Jacobian path (it has no tangent factors). The block keeps
-     * ownership of its parameters: closing the returned network frees nothing.
+     * measure it. {@code SequentialBlock}s are walked, and DJL's {@code Linear}, {@code Conv2d} and
+     * {@code BatchNorm} (eval mode) become tappable layers that take their tangent rules (the
+     * structured path); any other block with parameters is measured through the generic Jacobian
+     * path. The block keeps ownership of its parameters: closing the returned network frees nothing.
      *
      * @param inputShape per-sample input shape
      */
     public static Network ofBlock(ai.djl.nn.Block block, Shape inputShape, NDManager manager) {
-        DjlBlockModule root = new DjlBlockModule(block, manager);
+        Module root = DjlBlocks.convert(block, "", new ai.djl.training.ParameterStore(manager, false));
         Shape out = root.initialize(manager, DataType.FLOAT32, inputShape, null);
         if (out.dimension() != 1) {
             throw new UserException("DJL block " + block.getClass().getSimpleName() + " outputs per-sample shape " + out
@@ -102,8 +104,9 @@ public final class Network implements AutoCloseable {
         spec.arch = "djl";
         spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
         spec.outputs = (int) out.get(0);
-        DataType type = root.children().isEmpty() ? DataType.FLOAT32
-                : root.children().get(0).ownParams().get(0).value().getDataType();
+        List<Param> ps = new ArrayList<>();
+        collect(root, ps);
+        DataType type = ps.isEmpty() ? DataType.FLOAT32 : ps.get(0).value().getDataType();
         Network n = new Network(spec, root, manager, 0, inputShape, spec.outputs, type);
         n.view = true;
         return n;

@@ -9,6 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.ntk4j.model.BatchNorm2d;
 import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.Dense;
+import org.ntk4j.model.DjlBatchNorm;
+import org.ntk4j.model.DjlConv2d;
+import org.ntk4j.model.DjlLinear;
 import org.ntk4j.model.LayerNorm;
 import org.ntk4j.model.TangentLayer;
 
@@ -26,6 +29,9 @@ public final class TangentRules {
         register(Conv2d.class, Conv2dRule.ntk4j());
         register(BatchNorm2d.class, new BatchNorm2dRule());
         register(LayerNorm.class, new LayerNormRule());
+        register(DjlLinear.class, new DjlLinearRule());
+        register(DjlConv2d.class, new DjlConv2dRule());
+        register(DjlBatchNorm.class, new DjlBatchNormRule());
     }
 
     private TangentRules() {}
