@@ -9,7 +9,8 @@ import ai.djl.training.ParameterStore;
 
 /**
  * Turns a DJL block tree into modules for {@link Network#ofBlock}: a {@link SequentialBlock} becomes
- * a {@link Sequential} of its converted children; DJL's own {@code Linear}, {@code Conv2d} and
+ * a {@link Sequential} of its converted children, a {@code ParallelBlock} a {@link DjlParallel} of
+ * its converted branches; DJL's own {@code Linear}, {@code Conv2d} and
  * {@code BatchNorm} (exact classes) become tappable {@link DjlLayer}s, so their tangent rules apply;
  * any other block runs opaquely ({@link DjlBlockModule}: the Jacobian path for its parameters).
  * Names follow DJL's child keys joined by dots ({@code 01Linear}, {@code 02SequentialBlock.01Conv2d}).
@@ -25,6 +26,16 @@ final class DjlBlocks {
                 s.add(convert(c.getValue(), prefix.isEmpty() ? c.getKey() : prefix + "." + c.getKey(), store));
             }
             return s;
+        }
+        if (b instanceof ai.djl.nn.ParallelBlock pb) {
+            java.util.List<Module> branches = new java.util.ArrayList<>();
+            for (var c : pb.getChildren()) {
+                branches.add(convert(c.getValue(), prefix.isEmpty() ? c.getKey() : prefix + "." + c.getKey(), store));
+            }
+            DjlParallel p = DjlParallel.of(prefix.isEmpty() ? "djl" : prefix, pb, branches);
+            if (p != null) {
+                return p;
+            }
         }
         if (b.getClass() == Linear.class) {
             return new DjlLinear(name, (Linear) b, store);
