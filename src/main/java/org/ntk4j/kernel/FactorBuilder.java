@@ -17,12 +17,12 @@ import java.util.Map;
  * 1.5 µs (0.4 s per GiB), as much as the arithmetic of the early ResNet layers
  * (benchmarks/RESULTS.md, case (c)).
  */
-abstract class FactorBuilder {
+public abstract class FactorBuilder {
     /** Where the factors live: the tile's manager. */
     protected final NDManager keep;
     protected final int outputs;
 
-    FactorBuilder(NDManager keep, int outputs) {
+    protected FactorBuilder(NDManager keep, int outputs) {
         this.keep = keep;
         this.outputs = outputs;
     }
@@ -31,10 +31,10 @@ abstract class FactorBuilder {
      * Consumes g = ∂f_o/∂y on the tile, shape (n, layer output...). {@code g} is an alias of a
      * gradient buffer that the next backward pass overwrites: only copies may outlive the call.
      */
-    abstract void accept(int o, NDArray g);
+    public abstract void accept(int o, NDArray g);
 
     /** Puts the finished factor(s) under the layer's name, or under each parameter's name. */
-    abstract void finish(Map<String, LayerFactor> out, boolean parts);
+    public abstract void finish(Map<String, LayerFactor> out, boolean parts);
 
     /**
      * An uninitialised buffer (n, O, rest...) in the tile's manager, typed like {@code like}; every

@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * @param total Θ
  * @param layers Θ_l by layer name (or parameter name), in forward order; empty unless per-layer
- * @param methods method used per layer, with the FLOP estimates that chose it
+ * @param plan how each layer was computed: its rule, method, FLOP and memory estimates
  * @param seconds wall time of the computation
  * @param symmetric whether X2 = X1 (only the upper triangle was computed, then mirrored)
  * @param timings seconds spent in each phase: "factors" (forward and backward passes, per-sample
@@ -18,12 +18,16 @@ import java.util.Map;
  *     Gram of the layer's input) and "&lt;layer&gt;.backward" = Σ_o Δ1_o Δ2_oᵀ (the output-gradient Gram),
  *     the two factors of Θ_l in seed 000 Eq. 7; N1×N2 each
  */
-public record KernelResult(KernelMatrix total, Map<String, KernelMatrix> layers, Map<String, String> methods,
+public record KernelResult(KernelMatrix total, Map<String, KernelMatrix> layers, NtkPlan plan,
         double seconds, boolean symmetric, Map<String, Double> timings, Map<String, KernelMatrix> factorKernels) {
     public KernelResult {
         layers = Collections.unmodifiableMap(layers);
         factorKernels = Collections.unmodifiableMap(factorKernels);
-        methods = Collections.unmodifiableMap(methods);
         timings = Collections.unmodifiableMap(timings);
+    }
+
+    /** Method per layer as the {@code --explain} lines of {@link #plan()}, in forward order. */
+    public Map<String, String> methods() {
+        return plan.lines();
     }
 }

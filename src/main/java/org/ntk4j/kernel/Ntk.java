@@ -4,18 +4,15 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.ntk4j.UserException;
-import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
-import org.ntk4j.model.TangentLayer;
 
 /**
  * The empirical neural tangent kernel Θ[(i,o),(j,p)] = Σ_θ ∂f_o(x_i)/∂θ · ∂f_p(x_j)/∂θ = Σ_l Θ_l
@@ -31,67 +28,70 @@ import org.ntk4j.model.TangentLayer;
  */
 public final class Ntk {
     private final Network net;
-    private Mode mode = Mode.TRACE;
-    private Method method = Method.AUTO;
-    private boolean perLayer;
-    private boolean parts;
-    private boolean float64;
-    private boolean mean;
-    private long memoryBytes = 1L << 30;
+    private NtkOptions opts;
     private Consumer<Double> progress = p -> { };
-    private java.nio.file.Path spillDir;
-    private Map<String, Double> layerWeights = Map.of();
-    private java.util.Set<Module> pairLayers = java.util.Set.of();
-    private Boolean convPairs;
-    private boolean factorKernels;
-    private boolean forceDisk;
 
-    private Ntk(Network net) {
+    private Ntk(Network net, NtkOptions opts) {
         this.net = net;
+        this.opts = opts;
     }
 
     public static Ntk of(Network net) {
-        return new Ntk(net);
+        return new Ntk(net, NtkOptions.defaults());
+    }
+
+    /** The kernel of {@code net} with the given options; the fluent setters below still refine them. */
+    public static Ntk of(Network net, NtkOptions options) {
+        return new Ntk(net, options);
+    }
+
+    /** A builder of {@link NtkOptions}, for {@link #of(Network, NtkOptions)}. */
+    public static NtkOptions.Builder options() {
+        return NtkOptions.builder();
+    }
+
+    /** The options set so far. */
+    public NtkOptions toOptions() {
+        return opts;
     }
 
     public Ntk mode(Mode m) {
-        this.mode = m;
+        opts = opts.toBuilder().mode(m).build();
         return this;
     }
 
     public Ntk method(Method m) {
-        this.method = m;
+        opts = opts.toBuilder().method(m).build();
         return this;
     }
 
     /** Also return Θ_l for each parameterised layer. */
     public Ntk perLayer() {
-        this.perLayer = true;
+        opts = opts.toBuilder().perLayer(true).build();
         return this;
     }
 
     /** Return Θ per parameter (weight and bias parts separately) instead of per layer. */
     public Ntk parameterParts() {
-        this.perLayer = true;
-        this.parts = true;
+        opts = opts.toBuilder().perLayer(true).parameterParts(true).build();
         return this;
     }
 
     /** Accumulate on the host in float64 (the device computes in the network's data type). */
     public Ntk float64() {
-        this.float64 = true;
+        opts = opts.toBuilder().float64(true).build();
         return this;
     }
 
     /** Average over the traced output axis (divide a TRACE kernel by O), for neural-tangents parity. */
     public Ntk meanNormalised() {
-        this.mean = true;
+        opts = opts.toBuilder().meanNormalised(true).build();
         return this;
     }
 
     /** Memory budget for the tiles' factors and blocks. */
     public Ntk memory(long bytes) {
-        this.memoryBytes = bytes;
+        opts = opts.toBuilder().memory(bytes).build();
         return this;
     }
 
@@ -101,14 +101,13 @@ public final class Ntk {
      * system temporary directory).
      */
     public Ntk spillDir(java.nio.file.Path dir) {
-        this.spillDir = dir;
+        opts = opts.toBuilder().spillDir(dir).build();
         return this;
     }
 
     /** Accumulate every kernel in float32 files mapped from {@code dir}, whatever their size. */
     public Ntk onDisk(java.nio.file.Path dir) {
-        this.spillDir = dir;
-        this.forceDisk = true;
+        opts = opts.toBuilder().onDisk(dir).build();
         return this;
     }
 
@@ -118,16 +117,16 @@ public final class Ntk {
      * layers not named keep weight 1. Per-layer kernels are returned unweighted.
      */
     public Ntk layerWeights(Map<String, Double> weights) {
-        this.layerWeights = Map.copyOf(weights);
+        opts = opts.toBuilder().layerWeights(weights).build();
         return this;
     }
 
     /**
      * Forces the contraction of structured conv layers: true = position pairs, false = per-sample
-     * rows, null (default) = the cheaper by FLOP count ({@link ConvFactor}).
+     * rows, null (default) = the cheaper by FLOP count ({@link org.ntk4j.kernel.rule.Conv2dRule}).
      */
     public Ntk convPairs(Boolean pairs) {
-        this.convPairs = pairs;
+        opts = opts.toBuilder().convPairs(pairs).build();
         return this;
     }
 
@@ -136,7 +135,7 @@ public final class Ntk {
      * kernel Σ_o Δ1_o Δ2_oᵀ (seed 000 Eq. 7: Θ_l = forward ⊙ backward per output pair).
      */
     public Ntk factorKernels() {
-        this.factorKernels = true;
+        opts = opts.toBuilder().factorKernels(true).build();
         return this;
     }
 
@@ -147,49 +146,12 @@ public final class Ntk {
     }
 
     /**
-     * The method per layer, with FLOP estimates. JACOBIAN: every layer from per-sample backward
-     * passes. STRUCTURED: every layer that has tangent factors (dense, conv, eval batch-norm) from
-     * one batched probe pass, the rest from per-sample passes. AUTO: when every layer has tangent
-     * factors, all structured (the batched pass replaces N·O per-sample backward passes); otherwise
-     * the per-sample passes are paid anyway and already yield the rows of conv layers, so convs take
-     * them, while dense layers stay structured (their Hadamard factorisation avoids forming rows).
+     * The method per layer, with FLOP and memory estimates ({@link NtkPlan}): each layer's
+     * {@link org.ntk4j.kernel.rule.TangentRule} against the generic Jacobian path;
+     * {@link NtkPlan#explain()} renders what {@code --explain} prints.
      */
-    public Map<String, String> plan(int n1, int n2) {
-        Map<String, String> out = new LinkedHashMap<>();
-        int o = net.outputs();
-        int contracted = mode == Mode.FULL ? o * o : o;
-        boolean allTangent = net.parameterLayers().stream().allMatch(l -> l instanceof TangentLayer);
-        for (Module l : net.parameterLayers()) {
-            long p = l.ownParams().stream().filter(Param::trainable).mapToLong(Param::size).sum();
-            double gram = 2.0 * n1 * n2 * p * contracted;
-            String line;
-            if (!(l instanceof TangentLayer t)) {
-                line = String.format("jacobian (%.3g GFLOP; no tangent factors for %s)", gram / 1e9, l.getClass().getSimpleName());
-            } else {
-                double str;
-                String how = "";
-                if (l instanceof Conv2d c) {
-                    boolean pairs = convPairs != null ? convPairs : ConvFactor.pairsCheaper(c, o, n1, n2, mode);
-                    str = ConvFactor.flops(c, o, n1, n2, mode, pairs);
-                    how = pairs ? " pairs" : " rows";
-                } else if (l instanceof org.ntk4j.model.BatchNorm2d) {
-                    str = gram;
-                } else {
-                    long in = t.weight().value().getShape().get(1);
-                    long outW = t.weight().value().getShape().get(0);
-                    str = 2.0 * n1 * n2 * (in + (long) contracted * outW);
-                }
-                boolean structured = method == Method.STRUCTURED
-                        || (method == Method.AUTO && (allTangent || !(l instanceof Conv2d)));
-                String why = method != Method.AUTO ? "as asked"
-                        : allTangent ? "every layer has tangent factors"
-                        : structured ? "Hadamard factorisation" : "per-sample passes needed anyway for other layers";
-                line = String.format("%s (structured%s %.3g GFLOP, jacobian rows %.3g GFLOP; %s)",
-                        structured ? "structured" + how : "jacobian", how, str / 1e9, gram / 1e9, why);
-            }
-            out.put(l.name(), line);
-        }
-        return out;
+    public NtkPlan plan(int n1, int n2) {
+        return NtkPlan.of(net, opts, n1, n2);
     }
 
     /** Θ(X1, X1); only the upper triangle of tiles is computed. */
@@ -207,23 +169,19 @@ public final class Ntk {
         }
         int n1 = (int) x1.getShape().get(0);
         int n2 = symmetric ? n1 : (int) x2.getShape().get(0);
-        Map<String, String> methods = plan(n1, n2);
-        List<Module> structured = new ArrayList<>();
-        List<Module> jacobian = new ArrayList<>();
-        java.util.Set<Module> pairLayerSet = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Module l : net.parameterLayers()) {
-            (methods.get(l.name()).startsWith("structured") ? structured : jacobian).add(l);
-            if (methods.get(l.name()).startsWith("structured pairs")) {
-                pairLayerSet.add(l);
-            }
-        }
-        this.pairLayers = pairLayerSet;
+        NtkOptions opts = this.opts;
+        Mode mode = opts.mode();
+        boolean perLayer = opts.perLayer();
+        boolean parts = opts.parts();
+        boolean float64 = opts.float64();
+        NtkPlan plan = plan(n1, n2);
         int o = net.outputs();
-        int tile = tileSize(Math.max(n1, n2), structured, jacobian);
+        int tile = tileSize(Math.max(n1, n2), plan);
         int matrices = 1 + (perLayer ? (parts ? net.trainableParams().size() : net.parameterLayers().size()) : 0);
         long hostBytes = matrices * KernelMatrix.bytes(n1, n2, mode, o, float64);
         long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
-        java.nio.file.Path spill = forceDisk || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8
+        java.nio.file.Path spillDir = opts.spillDir();
+        java.nio.file.Path spill = opts.onDisk() || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8
                 ? (spillDir != null ? spillDir : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))) : null;
         if (spill != null && float64) {
             throw new UserException("the kernels need " + (hostBytes >> 20) + " MiB, more than half the Java heap ("
@@ -233,7 +191,7 @@ public final class Ntk {
         KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64, spill);
         Map<String, KernelMatrix> layers = new LinkedHashMap<>();
         Map<String, KernelMatrix> factors = new LinkedHashMap<>();
-        double scale = mean && mode == Mode.TRACE ? 1.0 / o : 1.0;
+        double scale = opts.meanNormalised() && mode == Mode.TRACE ? 1.0 / o : 1.0;
 
         int t1 = (n1 + tile - 1) / tile;
         int t2 = (n2 + tile - 1) / tile;
@@ -243,14 +201,14 @@ public final class Ntk {
         NDArray xb = symmetric ? x1 : x2;
         Map<Integer, NDManager> cacheManagers = new HashMap<>();
         Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
-        boolean cacheAll = factorBytesPerSample(structured, jacobian) * n2 <= memoryBytes / 2;
+        boolean cacheAll = plan.bytesPerSample() * n2 <= opts.memoryBytes() / 2;
         try (NDManager root = x1.getManager().newSubManager()) {
             for (int i = 0; i < t1; i++) {
                 int r0 = i * tile;
                 int r1 = Math.min(n1, r0 + tile);
                 try (NDManager mi = root.newSubManager()) {
                     long tf = System.nanoTime();
-                    Map<String, LayerFactor> fi = factors(x1, r0, r1, structured, jacobian, mi);
+                    Map<String, LayerFactor> fi = factors(x1, r0, r1, plan, mi);
                     nanos[0] += System.nanoTime() - tf;
                     for (int j = symmetric ? i : 0; j < t2; j++) {
                         int c0 = j * tile;
@@ -264,7 +222,7 @@ public final class Ntk {
                         } else {
                             mj = root.newSubManager();
                             long tj = System.nanoTime();
-                            fj = factors(xb, c0, c1, structured, jacobian, mj);
+                            fj = factors(xb, c0, c1, plan, mj);
                             nanos[0] += System.nanoTime() - tj;
                             if (cacheAll) {
                                 cache.put(j, fj);
@@ -286,8 +244,8 @@ public final class Ntk {
                                     addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
                                     nanos[2] += System.nanoTime() - th;
                                 }
-                                if (factorKernels && !parts && e.getValue() instanceof DenseFactor df) {
-                                    DenseFactor dj = (DenseFactor) fj.get(e.getKey());
+                                if (opts.factorKernels() && !parts && e.getValue() instanceof HadamardFactor df) {
+                                    LayerFactor dj = fj.get(e.getKey());
                                     KernelMatrix fw = factors.computeIfAbsent(e.getKey() + ".forward",
                                             k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
                                     KernelMatrix bw = factors.computeIfAbsent(e.getKey() + ".backward",
@@ -336,27 +294,27 @@ public final class Ntk {
         timings.put("factors", nanos[0] / 1e9);
         timings.put("contraction", nanos[1] / 1e9);
         timings.put("host", nanos[2] / 1e9);
-        return new KernelResult(total, ordered, methods, (System.nanoTime() - start) / 1e9, symmetric, timings, factors);
+        return new KernelResult(total, ordered, plan, (System.nanoTime() - start) / 1e9, symmetric, timings, factors);
     }
 
     /** η_l of a layer (or of the layer a parameter belongs to). */
     private double layerWeight(String key) {
+        Map<String, Double> layerWeights = opts.layerWeights();
         Double w = layerWeights.get(key);
-        if (w == null && parts) {
+        if (w == null && opts.parts()) {
             int dot = key.lastIndexOf('.');
             w = dot > 0 ? layerWeights.get(key.substring(0, dot)) : null;
         }
         return w == null ? 1.0 : w;
     }
 
-    private Map<String, LayerFactor> factors(NDArray x, int r0, int r1, List<Module> structured,
-            List<Module> jacobian, NDManager m) {
+    private Map<String, LayerFactor> factors(NDArray x, int r0, int r1, NtkPlan plan, NDManager m) {
         NDArray xt = x.get(new NDIndex("{}:{}", r0, r1));
         xt.attach(m);
         if (xt.getDataType() != net.dataType()) {
             xt = xt.toType(net.dataType(), false);
         }
-        return TangentFactors.compute(net, xt, structured, jacobian, pairLayers, parts, m);
+        return TangentFactors.compute(net, xt, plan, opts.parts(), m);
     }
 
     private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
@@ -378,56 +336,16 @@ public final class Ntk {
         }
     }
 
-    /** Bytes per sample of the factors a tile keeps for its contractions. */
-    private long factorBytesPerSample(List<Module> structured, List<Module> jacobian) {
-        int o = net.outputs();
-        long bytes = net.dataType().getNumOfBytes();
-        long per = 0;
-        for (Module l : structured) {
-            if (l instanceof Conv2d c) {
-                per += ConvFactor.elementsPerSample(c, o, pairLayers.contains(l));
-                continue;
-            }
-            if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
-                per += (long) o * 2 * bn.gamma().size(); // γ and β rows
-                continue;
-            }
-            TangentLayer t = (TangentLayer) l;
-            per += t.weight().value().getShape().get(1) + (long) o * t.weight().value().getShape().get(0);
-        }
-        for (Module l : jacobian) {
-            per += (long) o * l.ownParams().stream().filter(Param::trainable).mapToLong(Param::size).sum();
-        }
-        return per * bytes;
-    }
-
-    /**
-     * Bytes per sample held only while a tile's probe pass runs: the forward graph's saved
-     * activations, the zero leaves and their gradients (about three copies of each tapped layer's
-     * output) and the patches of ROWS conv layers.
-     */
-    private long transientBytesPerSample(List<Module> structured) {
-        long per = 0;
-        for (Module l : structured) {
-            if (l instanceof Conv2d c) {
-                per += ConvFactor.transientPerSample(c, pairLayers.contains(l)) + 3L * c.outChannels() * c.outputPositions();
-            } else if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
-                per += 3L * bn.gamma().size() * bn.positions();
-            } else {
-                per += 3L * ((TangentLayer) l).weight().value().getShape().get(0);
-            }
-        }
-        return per * net.dataType().getNumOfBytes();
-    }
-
     /** Largest tile whose factors (two tiles) and kernel blocks fit the memory budget. */
-    private int tileSize(int n, List<Module> structured, List<Module> jacobian) {
-        long perSample = factorBytesPerSample(structured, jacobian);
-        long transientPerSample = transientBytesPerSample(structured);
+    private int tileSize(int n, NtkPlan plan) {
+        Mode mode = opts.mode();
+        long memoryBytes = opts.memoryBytes();
+        long perSample = plan.bytesPerSample();
+        long transientPerSample = plan.transientBytesPerSample();
         int o = net.outputs();
         long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
         // blocks: one per layer when per-layer, plus the sum and the float64 host copy
-        long blocks = (perLayer ? net.parameterLayers().size() : 1) + 3;
+        long blocks = (opts.perLayer() ? net.parameterLayers().size() : 1) + 3;
         int t = Math.min(n, 4096);
         while (t > 1) {
             long need = 2 * perSample * t + transientPerSample * t + blocks * inner * t * (long) t * 8;

@@ -16,7 +16,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
@@ -26,8 +25,8 @@ import org.ntk4j.model.TangentProbe;
 
 /**
  * Computes the per-layer tangent factors of a network on one tile of inputs (DESIGN.md "Tangent
- * factors"): one forward in probe mode and one backward per output for the structured layers (dense:
- * {@link DenseFactor}; conv: per-sample gradients from im2col patches, {@link ConvFactors}), and
+ * factors"): one forward in probe mode and one backward per output for the structured layers (each
+ * reduced by its {@link org.ntk4j.kernel.rule.TangentRule}'s {@link FactorBuilder}), and
  * per-sample, per-output backward passes for the Jacobian layers. Keys are layer names, or
  * parameter names when parameter parts are requested.
  */
@@ -35,11 +34,12 @@ final class TangentFactors {
     private TangentFactors() {}
 
     /** Factors of {@code structured} layers by probe mode, then of {@code jacobian} layers by per-sample gradients. */
-    static Map<String, LayerFactor> compute(Network net, NDArray x, List<Module> structured,
-            List<Module> jacobian, java.util.Set<Module> pairs, boolean parts, NDManager m) {
+    static Map<String, LayerFactor> compute(Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
+        List<LayerPlan> structured = plan.structured();
+        List<Module> jacobian = plan.jacobian();
         if (!structured.isEmpty()) {
-            structuredFactors(net, x, structured, pairs, parts, m, out);
+            structuredFactors(net, x, structured, parts, m, out);
         }
         if (!jacobian.isEmpty()) {
             jacobianFactors(net, x, jacobian, parts, m, out);
@@ -77,15 +77,15 @@ final class TangentFactors {
      * graph, the zero leaves and the im2col patches live in a scratch manager and a scope closed
      * before returning; each output's temporaries in a scope closed after that output.
      */
-    private static void structuredFactors(Network net, NDArray x, List<Module> layers, java.util.Set<Module> pairs, boolean parts,
+    private static void structuredFactors(Network net, NDArray x, List<LayerPlan> layers, boolean parts,
             NDManager m, Map<String, LayerFactor> out) {
         List<Param> params = net.trainableParams();
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
         try (NDManager scratch = m.newSubManager()) {
             Recorder rec = new Recorder(scratch);
-            for (Module l : layers) {
-                rec.wanted.put(l, Boolean.TRUE);
+            for (LayerPlan l : layers) {
+                rec.wanted.put(l.layer(), Boolean.TRUE);
             }
             NDArray xs = x.duplicate();
             xs.attach(scratch);
@@ -97,18 +97,14 @@ final class TangentFactors {
             // each kernel left ~250 handles in the model's manager (ResNet-20). Builders unregister what they keep.
             try (GradientCollector gc = Engine.getInstance().newGradientCollector(); NDScope pass = new NDScope()) {
                 NDArray f = net.forward(xs, new Forward(scratch, false, rec));
-                for (Module l : layers) {
-                    TangentLayer t = (TangentLayer) l;
+                for (LayerPlan l : layers) {
+                    TangentLayer t = (TangentLayer) l.layer();
                     NDArray a = rec.inputs.get(t);
-                    FactorBuilder b;
-                    if (l instanceof Conv2d conv) {
-                        b = new ConvFactor.Builder(conv, a, pairs.contains(l), outputs, m);
-                    } else if (l instanceof org.ntk4j.model.BatchNorm2d bn) {
-                        b = new ConvFactors.BatchNormBuilder(bn, a, outputs, m);
-                    } else {
-                        b = new DenseFactor.Builder(t, l.name(), a, outputs, m);
+                    if (a == null) {
+                        throw new IllegalStateException(l.name() + " (" + l.ruleName() + " rule) was not tapped by the"
+                                + " probe pass: its forward must call ctx.probe().tap(this, input, output)");
                     }
-                    builders.put(t, b);
+                    builders.put(t, l.rule().builder(t, l.estimate(), a, outputs, m));
                 }
                 NDArray eye = scratch.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
                 for (int o = 0; o < outputs; o++) {

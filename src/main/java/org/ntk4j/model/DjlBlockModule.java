@@ -14,8 +14,10 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Any initialised DJL {@link Block} as a module, so the NTK engine's generic (Jacobian) path can
- * measure it: the forward pass runs the block itself (eval mode), and each DJL sub-block that owns
+ * Any initialised DJL {@link Block} that {@link DjlBlocks} cannot open up (not a sequential or
+ * parallel block, nor one of DJL's layers with a tangent rule) as an opaque module, so the NTK
+ * engine's generic (Jacobian) path can measure it: the forward pass runs the block itself (eval
+ * mode), and each DJL sub-block that owns
  * trainable parameters becomes one parameter layer whose {@link Param}s are the block's own arrays
  * (gradients land on them). Parameters cannot be replaced or re-cast through this view.
  */
@@ -24,11 +26,12 @@ final class DjlBlockModule extends Module {
     private final ParameterStore store;
     private final List<Module> groups = new ArrayList<>();
 
-    DjlBlockModule(Block block, NDManager manager) {
-        super("djl");
+    /** The block as a module named {@code prefix} (its parameter groups named below it); "" for a root. */
+    DjlBlockModule(String prefix, Block block, ParameterStore store) {
+        super(prefix.isEmpty() ? "djl" : prefix);
         this.block = block;
-        this.store = new ParameterStore(manager, false);
-        collect(block, "", groups);
+        this.store = store;
+        collect(block, prefix, groups);
     }
 
     /** One group per sub-block with direct trainable parameters, in DJL's (insertion) order. */

@@ -62,15 +62,37 @@ public final class Network implements AutoCloseable {
     }
 
     /**
+     * A network from ntk4j modules: {@code root} is initialised for per-sample input {@code inputShape}
+     * with parameters drawn from {@code seed} in a sub-manager of {@code parent} (closed with the
+     * network), and must output a vector per sample.
+     */
+    public static Network of(String name, Module root, Shape inputShape, long seed, NDManager parent, DataType type) {
+        NDManager m = parent.newSubManager();
+        Shape out = root.initialize(m, type, inputShape, new Random(seed));
+        if (out.dimension() != 1) {
+            m.close();
+            throw new UserException("model " + name + " outputs per-sample shape " + out + "; expected a vector of outputs");
+        }
+        ModelSpec spec = new ModelSpec();
+        spec.name = name;
+        spec.arch = "custom";
+        spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
+        spec.outputs = (int) out.get(0);
+        return new Network(spec, root, m, seed, inputShape, spec.outputs, type);
+    }
+
+    /**
      * Wraps an initialised DJL block (e.g. from {@code ai.djl.basicmodelzoo}) so the NTK engine can
-     * measure it through the generic Jacobian path (it has no tangent factors). The block keeps
-     * ownership of its parameters: closing the returned network frees nothing.
+     * measure it. {@code SequentialBlock}s are walked, and DJL's {@code Linear}, {@code Conv2d} and
+     * {@code BatchNorm} (eval mode) become tappable layers that take their tangent rules (the
+     * structured path); any other block with parameters is measured through the generic Jacobian
+     * path. The block keeps ownership of its parameters: closing the returned network frees nothing.
      *
      * @param inputShape per-sample input shape
      */
     public static Network ofBlock(ai.djl.nn.Block block, Shape inputShape, NDManager manager) {
         requireGradients(block);
-        DjlBlockModule root = new DjlBlockModule(block, manager);
+        Module root = DjlBlocks.convert(block, "", new ai.djl.training.ParameterStore(manager, false));
         Shape out = root.initialize(manager, DataType.FLOAT32, inputShape, null);
         if (out.dimension() != 1) {
             throw new UserException("DJL block " + block.getClass().getSimpleName() + " outputs per-sample shape " + out
@@ -81,8 +103,9 @@ public final class Network implements AutoCloseable {
         spec.arch = "djl";
         spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
         spec.outputs = (int) out.get(0);
-        DataType type = root.children().isEmpty() ? DataType.FLOAT32
-                : root.children().get(0).ownParams().get(0).value().getDataType();
+        List<Param> ps = new ArrayList<>();
+        collect(root, ps);
+        DataType type = ps.isEmpty() ? DataType.FLOAT32 : ps.get(0).value().getDataType();
         Network n = new Network(spec, root, manager, 0, inputShape, spec.outputs, type);
         n.view = true;
         return n;

@@ -118,10 +118,10 @@ class ConvNtkTest {
             warmRunningStats(net);
             NDArray x1 = inputs(4, 3);
             NDArray x2 = inputs(3, 4);
-            assertTrue(Ntk.of(net).method(Method.STRUCTURED).plan(4, 3).get(net.parameterLayers().get(0).name())
-                    .startsWith("structured"), "first conv should take the structured path");
+            assertTrue(Ntk.of(net).method(Method.STRUCTURED).plan(4, 3).layer(net.parameterLayers().get(0).name())
+                    .structured(), "first conv should take the structured path");
             // every layer (conv, eval batch-norm, dense) has tangent factors, so AUTO takes the batched pass for all
-            assertTrue(Ntk.of(net).plan(4, 3).values().stream().allMatch(v -> v.startsWith("structured")),
+            assertTrue(Ntk.of(net).plan(4, 3).layers().stream().allMatch(l -> l.method() == Method.STRUCTURED),
                     () -> "AUTO plan: " + Ntk.of(net).plan(4, 3));
             for (Mode mode : Mode.values()) {
                 for (boolean symmetric : new boolean[] {true, false}) {

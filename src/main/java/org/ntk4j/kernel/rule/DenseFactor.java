@@ -1,6 +1,11 @@
-package org.ntk4j.kernel;
+package org.ntk4j.kernel.rule;
 
 import ai.djl.ndarray.NDArray;
+import org.ntk4j.kernel.FactorBuilder;
+import org.ntk4j.kernel.Grams;
+import org.ntk4j.kernel.HadamardFactor;
+import org.ntk4j.kernel.LayerFactor;
+import org.ntk4j.kernel.Mode;
 
 /**
  * Tangent factors of a dense layer y = c_w·W a + c_b·b on a tile: the inputs A (n × in) and the
@@ -9,7 +14,7 @@ import ai.djl.ndarray.NDArray;
  * <pre>Θ_W[(i,o),(j,p)] = c_w² (a_i·a_j)(δ_io·δ_jp),   Θ_b[(i,o),(j,p)] = c_b² (δ_io·δ_jp),</pre>
  * at cost N1·N2·(in + O²·out) and no per-sample gradient ever formed.
  */
-final class DenseFactor implements LayerFactor {
+final class DenseFactor implements HadamardFactor {
     /** Which parameters of the layer the factor stands for. */
     enum Part { ALL, WEIGHT, BIAS }
 
@@ -57,7 +62,7 @@ final class DenseFactor implements LayerFactor {
         }
 
         @Override
-        void accept(int o, NDArray g) {
+        public void accept(int o, NDArray g) {
             if (d == null) {
                 d = buffer(g, g.getShape().get(1));
             }
@@ -65,7 +70,7 @@ final class DenseFactor implements LayerFactor {
         }
 
         @Override
-        void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
+        public void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
             double cw = layer.weightScale();
             double cb = layer.biasScale();
             if (!parts) {
@@ -80,13 +85,15 @@ final class DenseFactor implements LayerFactor {
     }
 
     /** The forward (activation) Gram A1 A2ᵀ of seed 000 Eq. 7. */
-    NDArray forwardGram(DenseFactor other) {
-        return a.matMul(other.a.transpose());
+    @Override
+    public NDArray forwardGram(LayerFactor other) {
+        return a.matMul(((DenseFactor) other).a.transpose());
     }
 
     /** The backward Gram Σ_o δ_io·δ_jo of seed 000 Eq. 7. */
-    NDArray backwardGram(DenseFactor other) {
-        return Grams.outputGram(d, other.d, Mode.TRACE);
+    @Override
+    public NDArray backwardGram(LayerFactor other) {
+        return Grams.outputGram(d, ((DenseFactor) other).d, Mode.TRACE);
     }
 
 }

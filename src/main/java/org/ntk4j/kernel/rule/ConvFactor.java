@@ -1,12 +1,15 @@
-package org.ntk4j.kernel;
+package org.ntk4j.kernel.rule;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
-import org.ntk4j.model.Conv2d;
+import org.ntk4j.kernel.FactorBuilder;
+import org.ntk4j.kernel.Grams;
+import org.ntk4j.kernel.LayerFactor;
+import org.ntk4j.kernel.Mode;
 
 /**
- * Tangent factors of a {@link Conv2d} y = c_w·conv(W, a) + c_b·b on a tile: the im2col patches U
+ * Tangent factors of a 2-d convolution ({@link ConvGeometry}) y = c_w·conv(W, a) + c_b·b on a tile: the im2col patches U
  * (n, S, C_in·k²) of its input and its output gradients D (n, O, C_out, S), S = H'·W' output
  * positions. Two exact contractions, chosen per layer by {@link #pairsCheaper}:
  * <ul>
@@ -49,14 +52,14 @@ final class ConvFactor implements LayerFactor {
      * and the bias rows Σ_s D_io[:, s].
      */
     static final class Builder extends FactorBuilder {
-        private final Conv2d conv;
+        private final ConvGeometry conv;
         private final boolean pairs;
         private final NDArray patches;
         private NDArray d;
         private NDArray[] rows;
         private NDArray biasRows;
 
-        Builder(Conv2d conv, NDArray a, boolean pairs, int outputs, NDManager keep) {
+        Builder(ConvGeometry conv, NDArray a, boolean pairs, int outputs, NDManager keep) {
             super(keep, outputs);
             this.conv = conv;
             this.pairs = pairs;
@@ -75,7 +78,7 @@ final class ConvFactor implements LayerFactor {
         }
 
         @Override
-        void accept(int o, NDArray g) {
+        public void accept(int o, NDArray g) {
             long n = g.getShape().get(0);
             long cout = g.getShape().get(1);
             NDArray gs = g.reshape(n, cout, -1); // (n, C_out, S)
@@ -102,7 +105,7 @@ final class ConvFactor implements LayerFactor {
         }
 
         @Override
-        void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
+        public void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
             double cw2 = conv.weightScale() * conv.weightScale();
             double cb2 = conv.bias() == null ? 0 : conv.biasScale() * conv.biasScale();
             NDArray u = pairs ? patches : null;
@@ -117,8 +120,8 @@ final class ConvFactor implements LayerFactor {
     }
 
     /** Whether the position-pair contraction needs fewer FLOPs than building and contracting rows. */
-    static boolean pairsCheaper(Conv2d conv, int outputs, long n1, long n2, Mode mode) {
-        long s = conv.outputPositions();
+    static boolean pairsCheaper(ConvGeometry conv, int outputs, long n1, long n2, Mode mode) {
+        long s = conv.positions();
         var w = conv.weight().value().getShape();
         long pin = w.get(1) * w.get(2) * w.get(3);
         long cout = w.get(0);
@@ -129,8 +132,8 @@ final class ConvFactor implements LayerFactor {
     }
 
     /** FLOPs of this layer's kernel by the chosen contraction. */
-    static double flops(Conv2d conv, int outputs, long n1, long n2, Mode mode, boolean pairs) {
-        long s = conv.outputPositions();
+    static double flops(ConvGeometry conv, int outputs, long n1, long n2, Mode mode, boolean pairs) {
+        long s = conv.positions();
         var w = conv.weight().value().getShape();
         long pin = w.get(1) * w.get(2) * w.get(3);
         long contracted = mode == Mode.FULL ? (long) outputs * outputs : outputs;
@@ -139,18 +142,18 @@ final class ConvFactor implements LayerFactor {
     }
 
     /** Per-sample elements this factor keeps on the device for the contractions. */
-    static long elementsPerSample(Conv2d conv, int outputs, boolean pairs) {
+    static long elementsPerSample(ConvGeometry conv, int outputs, boolean pairs) {
         var w = conv.weight().value().getShape();
         long pin = w.get(1) * w.get(2) * w.get(3);
-        long s = conv.outputPositions();
+        long s = conv.positions();
         long bias = conv.bias() == null ? 0 : (long) outputs * w.get(0);
         return bias + (pairs ? pin * s + (long) outputs * w.get(0) * s : (long) outputs * w.size());
     }
 
     /** Per-sample elements held only while the probe pass runs: the patches of a ROWS layer. */
-    static long transientPerSample(Conv2d conv, boolean pairs) {
+    static long transientPerSample(ConvGeometry conv, boolean pairs) {
         var w = conv.weight().value().getShape();
-        return pairs ? 0 : w.get(1) * w.get(2) * w.get(3) * conv.outputPositions();
+        return pairs ? 0 : w.get(1) * w.get(2) * w.get(3) * conv.positions();
     }
 
     @Override

@@ -1,0 +1,151 @@
+package org.ntk4j.kernel;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * What to compute and how, for {@link Ntk#of(org.ntk4j.model.Network, NtkOptions)}: immutable; build
+ * with {@link #builder()} (defaults: TRACE, AUTO, sum normalisation, float32 host accumulation, 1 GiB).
+ *
+ * @param mode output axes kept (FULL, TRACE, DIAGONAL)
+ * @param method AUTO, STRUCTURED or JACOBIAN for every layer (see {@link NtkPlan})
+ * @param perLayer also return Θ_l per layer
+ * @param parts return Θ per parameter (weight and bias apart) instead of per layer; implies perLayer
+ * @param float64 accumulate on the host in float64
+ * @param meanNormalised divide a TRACE kernel by O (neural-tangents' convention) instead of summing
+ * @param memoryBytes memory budget for the tiles' factors and blocks
+ * @param spillDir directory for kernels too large for the heap (null: the system temporary directory)
+ * @param onDisk accumulate every kernel in float32 files under {@code spillDir}, whatever the size
+ * @param layerWeights η_l per layer name (total = Σ_l η_l Θ_l); absent layers weigh 1
+ * @param convPairs force conv contractions: true pairs, false rows, null the cheaper
+ * @param factorKernels also return dense layers' forward and backward Grams (seed 000 Eq. 7)
+ */
+public record NtkOptions(Mode mode, Method method, boolean perLayer, boolean parts, boolean float64,
+        boolean meanNormalised, long memoryBytes, Path spillDir, boolean onDisk, Map<String, Double> layerWeights,
+        Boolean convPairs, boolean factorKernels) {
+    public NtkOptions {
+        if (mode == null || method == null) {
+            throw new IllegalArgumentException("mode and method are required");
+        }
+        if (memoryBytes <= 0) {
+            throw new IllegalArgumentException("memory budget must be positive (got " + memoryBytes + ")");
+        }
+        if (onDisk && spillDir == null) {
+            throw new IllegalArgumentException("onDisk needs a spill directory");
+        }
+        layerWeights = layerWeights == null ? Map.of() : Map.copyOf(layerWeights);
+        perLayer = perLayer || parts;
+    }
+
+    /** The defaults. */
+    public static NtkOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder starting from these options. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.mode = mode;
+        b.method = method;
+        b.perLayer = perLayer;
+        b.parts = parts;
+        b.float64 = float64;
+        b.mean = meanNormalised;
+        b.memoryBytes = memoryBytes;
+        b.spillDir = spillDir;
+        b.onDisk = onDisk;
+        b.layerWeights = layerWeights;
+        b.convPairs = convPairs;
+        b.factorKernels = factorKernels;
+        return b;
+    }
+
+    /** Builder with the defaults of the fluent {@link Ntk} API. */
+    public static final class Builder {
+        private Mode mode = Mode.TRACE;
+        private Method method = Method.AUTO;
+        private boolean perLayer;
+        private boolean parts;
+        private boolean float64;
+        private boolean mean;
+        private long memoryBytes = 1L << 30;
+        private Path spillDir;
+        private boolean onDisk;
+        private Map<String, Double> layerWeights = Map.of();
+        private Boolean convPairs;
+        private boolean factorKernels;
+
+        private Builder() {}
+
+        public Builder mode(Mode m) {
+            this.mode = m;
+            return this;
+        }
+
+        public Builder method(Method m) {
+            this.method = m;
+            return this;
+        }
+
+        public Builder perLayer(boolean b) {
+            this.perLayer = b;
+            return this;
+        }
+
+        public Builder parameterParts(boolean b) {
+            this.parts = b;
+            return this;
+        }
+
+        public Builder float64(boolean b) {
+            this.float64 = b;
+            return this;
+        }
+
+        public Builder meanNormalised(boolean b) {
+            this.mean = b;
+            return this;
+        }
+
+        public Builder memory(long bytes) {
+            this.memoryBytes = bytes;
+            return this;
+        }
+
+        public Builder spillDir(Path dir) {
+            this.spillDir = dir;
+            return this;
+        }
+
+        /** Accumulates every kernel on disk under {@code dir}. */
+        public Builder onDisk(Path dir) {
+            this.spillDir = dir;
+            this.onDisk = true;
+            return this;
+        }
+
+        public Builder layerWeights(Map<String, Double> weights) {
+            this.layerWeights = weights;
+            return this;
+        }
+
+        public Builder convPairs(Boolean pairs) {
+            this.convPairs = pairs;
+            return this;
+        }
+
+        public Builder factorKernels(boolean b) {
+            this.factorKernels = b;
+            return this;
+        }
+
+        public NtkOptions build() {
+            return new NtkOptions(mode, method, perLayer, parts, float64, mean, memoryBytes, spillDir, onDisk,
+                    layerWeights, convPairs, factorKernels);
+        }
+    }
+}

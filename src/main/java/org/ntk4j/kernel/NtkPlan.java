@@ -1,0 +1,129 @@
+package org.ntk4j.kernel;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.ntk4j.kernel.rule.JacobianRule;
+import org.ntk4j.kernel.rule.PlanContext;
+import org.ntk4j.kernel.rule.RuleEstimate;
+import org.ntk4j.kernel.rule.TangentRule;
+import org.ntk4j.kernel.rule.TangentRules;
+import org.ntk4j.model.Module;
+import org.ntk4j.model.Network;
+import org.ntk4j.model.TangentLayer;
+
+/**
+ * The method per parameterised layer for one kernel, in forward order, with FLOP and memory
+ * estimates. JACOBIAN: every layer from per-sample backward passes. STRUCTURED: every layer with a
+ * tangent rule that applies from one batched probe pass, the rest from per-sample passes. AUTO: when
+ * every layer has such a rule, all structured (the batched pass replaces N·O per-sample backward
+ * passes); otherwise the per-sample passes are paid anyway and already yield per-sample gradients,
+ * so rules whose factors are such gradients (convolutions) read them there, while the others (dense:
+ * the Hadamard factorisation avoids forming rows) stay structured.
+ */
+public final class NtkPlan {
+    private final List<LayerPlan> layers;
+
+    private NtkPlan(List<LayerPlan> layers) {
+        this.layers = Collections.unmodifiableList(layers);
+    }
+
+    /** Plans {@code net}'s layers for an N1×N2 kernel under {@code options}. */
+    public static NtkPlan of(Network net, NtkOptions options, int n1, int n2) {
+        PlanContext ctx = new PlanContext(net.outputs(), n1, n2, options.mode(), options.convPairs());
+        long bytes = net.dataType().getNumOfBytes();
+        Method method = options.method();
+        List<Module> params = net.parameterLayers();
+        Map<Module, TangentRule<TangentLayer>> rules = new LinkedHashMap<>();
+        Map<Module, String> whyNot = new LinkedHashMap<>();
+        for (Module l : params) {
+            TangentRule<TangentLayer> r = TangentRules.find(l);
+            String not = r == null ? "no tangent rule for " + l.getClass().getSimpleName()
+                    : r.inapplicable((TangentLayer) l);
+            if (r != null && not != null) {
+                not = r.name() + " rule does not apply: " + not;
+                r = null;
+            }
+            rules.put(l, r);
+            whyNot.put(l, not);
+        }
+        boolean allRules = rules.values().stream().allMatch(r -> r != null);
+        List<LayerPlan> out = new ArrayList<>();
+        for (Module l : params) {
+            RuleEstimate jac = JacobianRule.estimate(l, ctx);
+            TangentRule<TangentLayer> r = rules.get(l);
+            if (r == null) {
+                out.add(new LayerPlan(l.name(), l, null, Method.JACOBIAN, null, Double.NaN, jac.flops(),
+                        jac.keptPerSample() * bytes, 0, whyNot.get(l)));
+                continue;
+            }
+            RuleEstimate est = r.estimate((TangentLayer) l, ctx);
+            boolean structured = method == Method.STRUCTURED
+                    || (method == Method.AUTO && (allRules || r.structuredBesideJacobian()));
+            String why = method != Method.AUTO ? "as asked"
+                    : allRules ? "every layer has tangent factors"
+                    : structured ? "Hadamard factorisation" : "per-sample passes needed anyway for other layers";
+            out.add(new LayerPlan(l.name(), l, r, structured ? Method.STRUCTURED : Method.JACOBIAN, est, est.flops(),
+                    jac.flops(), (structured ? est.keptPerSample() : jac.keptPerSample()) * bytes,
+                    structured ? est.transientPerSample() * bytes : 0, why));
+        }
+        return new NtkPlan(out);
+    }
+
+    /** Every parameterised layer's plan, in forward order. */
+    public List<LayerPlan> layers() {
+        return layers;
+    }
+
+    /** The plan of the layer named {@code name}, or null. */
+    public LayerPlan layer(String name) {
+        return layers.stream().filter(l -> l.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** The layers computed by the probe pass. */
+    public List<LayerPlan> structured() {
+        return layers.stream().filter(LayerPlan::structured).toList();
+    }
+
+    /** The layers computed by per-sample Jacobian passes. */
+    public List<Module> jacobian() {
+        return layers.stream().filter(l -> !l.structured()).map(LayerPlan::layer).toList();
+    }
+
+    /** Bytes per sample of the factors a tile keeps for its contractions. */
+    public long bytesPerSample() {
+        return layers.stream().mapToLong(LayerPlan::bytesPerSample).sum();
+    }
+
+    /** Bytes per sample held only while a tile's probe pass runs. */
+    public long transientBytesPerSample() {
+        return layers.stream().mapToLong(LayerPlan::transientBytesPerSample).sum();
+    }
+
+    /** Layer name → its {@code --explain} line, in forward order. */
+    public Map<String, String> lines() {
+        Map<String, String> m = new LinkedHashMap<>();
+        layers.forEach(l -> m.put(l.name(), l.explain()));
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** Calls {@code action} with each layer's name and {@code --explain} line, in forward order. */
+    public void forEach(BiConsumer<String, String> action) {
+        lines().forEach(action);
+    }
+
+    /** What {@code --explain} prints: one "name: line" per layer. */
+    public String explain() {
+        StringBuilder sb = new StringBuilder();
+        forEach((k, v) -> sb.append(k).append(": ").append(v).append('\n'));
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return lines().toString();
+    }
+}
