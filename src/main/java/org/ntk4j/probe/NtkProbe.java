@@ -47,6 +47,7 @@ public final class NtkProbe extends ScheduledProbe {
         this(probeSet, run, org.ntk4j.train.Schedule.parse("epochs"));
     }
 
+    /** {@code run}: where kernels and heatmaps are kept (and read back on a resume); null keeps none. */
     public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
         super("ntk", schedule);
         this.probeSet = probeSet;
@@ -68,7 +69,7 @@ public final class NtkProbe extends ScheduledProbe {
                 KernelMetrics.layerAlignment(r, e.getKey(), e.getValue().traced(), targets, c);
             }
             r.put("ntk_seconds", k.seconds());
-            if (initial == null) {
+            if (initial == null && run != null) {
                 restore(step);
             }
             if (initial == null) {
@@ -84,13 +85,15 @@ public final class NtkProbe extends ScheduledProbe {
             } catch (org.ntk4j.UserException e) {
                 // Θ̄_c needs two probe samples of every class (--probe-set 1): not defined, not logged
             }
-            Npz npz = new Npz().put("ntk", k.total());
-            k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
-            npz.put("labels", probeSet.labels(), probeSet.size());
-            npz.write(run.file(String.format("ntk-step%06d.npz", step)));
-            double[][] sorted = sortedByClass(traced, probeSet.labels());
-            Plots.heatmap(run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
-                    "NTK of the probe set (sorted by class), epoch " + epoch, sorted);
+            if (run != null) {
+                Npz npz = new Npz().put("ntk", k.total());
+                k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
+                npz.put("labels", probeSet.labels(), probeSet.size());
+                npz.write(run.file(String.format("ntk-step%06d.npz", step)));
+                double[][] sorted = sortedByClass(traced, probeSet.labels());
+                Plots.heatmap(run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
+                        "NTK of the probe set (sorted by class), epoch " + epoch, sorted);
+            }
         }
         return r;
     }
