@@ -4,7 +4,11 @@ import com.google.gson.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
+import ai.djl.ndarray.NDManager;
+import org.ntk4j.job.TrainJob;
+import org.ntk4j.job.TrainJobConfig;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.train.Trainer;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 import picocli.CommandLine.Command;
@@ -32,8 +36,6 @@ public final class QuickstartCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long t0 = System.nanoTime();
-        TrainCommand.TrainArgs args = new TrainCommand.TrainArgs();
-        args.model = ModelSpec.resolve("mlp-quickstart");
         TrainSpec t = new TrainSpec();
         t.optimizer = "sgd";
         t.lr = 0.05;
@@ -42,14 +44,15 @@ public final class QuickstartCommand implements Callable<Integer> {
         t.epochs = epochs;
         t.loss = "ce";
         t.seed = 0;
-        args.train = t.validate("quickstart");
-        args.dataset = "mnist-subset";
-        args.probe = "ntk,nc,nfa";
-        args.probeSet = 10;
+        TrainJobConfig args = TrainJobConfig.of(ModelSpec.resolve("mlp-quickstart"), t.validate("quickstart"), "mnist-subset")
+                .withProbes("ntk,nc,nfa", 10, "epochs");
         RunFolder run = new RunFolder(out);
         deleteOld(out);
         run.writeJson("args.json", args);
-        var r = TrainCommand.runTraining(args, run, runtime, false, false);
+        Trainer.Result r;
+        try (NDManager m = runtime.manager()) {
+            r = TrainJob.run(args, run, runtime.dataDir(), m, false, false);
+        }
         List<JsonObject> all = run.records("probe");
         List<JsonObject> probes = all.stream().filter(p -> "ntk".equals(p.get("probe").getAsString())).toList();
         List<JsonObject> nc = all.stream().filter(p -> "nc".equals(p.get("probe").getAsString())).toList();

@@ -5,18 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
-import org.ntk4j.data.Datasets;
-import org.ntk4j.data.Preprocess;
-import org.ntk4j.data.Split;
-import org.ntk4j.kernel.NtkProbe;
-import org.ntk4j.model.Network;
+import org.ntk4j.job.TrainJob;
+import org.ntk4j.job.TrainJobConfig;
 import org.ntk4j.report.RunFolder;
-import org.ntk4j.report.RunReport;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
-import org.ntk4j.train.Trainer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -97,28 +91,23 @@ public final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        TrainArgs args = resume != null ? TrainArgs.load(resume) : new TrainArgs();
-        if (resume == null) {
+        TrainJobConfig args;
+        if (resume != null) {
+            args = TrainJob.load(resume);
+        } else {
             if (model == null) {
                 throw new UserException("--model is required (a spec file or one of " + ModelSpec.available() + ")");
             }
-            args.model = ModelSpec.resolve(model);
+            ModelSpec spec = ModelSpec.resolve(model);
             if (outputs != null) {
-                args.model.outputs = outputs;
-                args.model.validate("--outputs");
+                spec.outputs = outputs;
+                spec.validate("--outputs");
             }
-            args.classes = classes;
-            args.pad = pad;
-            args.train = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
-            args.dataset = dataset;
-            args.perClass = perClass;
-            args.testPerClass = testPerClass;
-            args.probe = probe;
-            args.probeSet = probeSet;
-            args.probeEvery = probeEvery;
-            args.train.seed = seed;
+            TrainSpec ts = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
+            ts.seed = seed;
+            args = new TrainJobConfig(spec, ts, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad);
         }
-        TrainSpec t = args.train;
+        TrainSpec t = args.train();
         if (optimizer != null) t.optimizer = optimizer;
         if (lr != null) t.lr = lr;
         if (momentum != null) t.momentum = momentum;
@@ -130,10 +119,8 @@ public final class TrainCommand implements Callable<Integer> {
         if (target != null) t.target = target;
         if (schedule != null) t.schedule = schedule;
         if (checkpointEvery != null) t.checkpointEvery = checkpointEvery;
-        t.validate("training options");
-        probes(args.probe); // validated before any work starts
-        org.ntk4j.train.Schedule.parse(args.probeEvery);
-        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model.name + "-" + args.dataset);
+        TrainJob.validate(args); // before any work starts
+        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name + "-" + args.dataset());
         if (resume == null && Files.exists(dir.resolve("checkpoint"))) {
             throw new UserException(dir + " already holds a run; use --resume " + dir + " or another --out");
         }
@@ -141,107 +128,10 @@ public final class TrainCommand implements Callable<Integer> {
         if (resume == null) {
             run.writeJson("args.json", args);
         }
-        runTraining(args, run, runtime, resume != null, false);
+        try (NDManager m = runtime.manager()) {
+            TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
+        }
         System.out.println("run folder: " + dir.toAbsolutePath());
         return 0;
-    }
-
-    static final java.util.List<String> PROBES = java.util.List.of("ntk", "nc", "nfa");
-
-    /** The probes named in a comma-separated --probe list, validated. */
-    static java.util.List<String> probes(String list) {
-        java.util.List<String> out = new java.util.ArrayList<>();
-        if (list == null || list.isBlank()) {
-            return out;
-        }
-        for (String p : list.split(",")) {
-            String q = p.trim();
-            if (!PROBES.contains(q)) {
-                throw new UserException("--probe: unknown probe '" + q + "'; expected a comma-separated list of " + PROBES);
-            }
-            if (!out.contains(q)) {
-                out.add(q);
-            }
-        }
-        return out;
-    }
-
-    /** What a run was started with; saved as args.json so --resume needs nothing else. */
-    static final class TrainArgs {
-        ModelSpec model;
-        TrainSpec train;
-        String dataset;
-        Integer perClass;
-        Integer testPerClass;
-        String probe;
-        int probeSet = 10;
-        String probeEvery = "epochs";
-        int[] classes;
-        Integer pad;
-
-        static TrainArgs load(Path dir) {
-            Path f = dir.resolve("args.json");
-            if (!Files.isRegularFile(f)) {
-                throw new UserException(dir + ": not a run folder (no args.json)");
-            }
-            TrainArgs a = Specs.read(f, TrainArgs.class);
-            a.model.validate(f.toString());
-            return a;
-        }
-    }
-
-    static Trainer.Result runTraining(TrainArgs args, RunFolder run, RuntimeOptions runtime, boolean resume, boolean quiet) {
-        Dataset train = Datasets.load(args.dataset, Split.TRAIN, runtime.dataDir());
-        Dataset test = Datasets.load(args.dataset, Split.TEST, runtime.dataDir());
-        if (args.classes != null) {
-            train = Preprocess.classSubset(train, args.classes);
-            test = Preprocess.classSubset(test, args.classes);
-        }
-        if (args.pad != null) {
-            train = Preprocess.pad(train, args.pad);
-            test = Preprocess.pad(test, args.pad);
-        }
-        if (args.perClass != null) {
-            train = Preprocess.balancedSample(train, args.perClass, args.train.seed);
-        }
-        if (args.testPerClass != null) {
-            test = Preprocess.balancedSample(test, args.testPerClass, args.train.seed + 1);
-        }
-        if (test.size() == 0) {
-            test = null; // a synthetic set generated without test points
-        }
-        try (NDManager m = runtime.manager(); Network net = Network.build(args.model, args.train.seed, m)) {
-            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model.name, net.parameterCount(),
-                    args.dataset, train.size(), test == null ? 0 : test.size(), args.train.optimizer, m.getDevice());
-            Trainer trainer = new Trainer(net, args.train, train, test, run).quiet(quiet);
-            org.ntk4j.train.Schedule when = org.ntk4j.train.Schedule.parse(args.probeEvery);
-            for (String p : probes(args.probe)) {
-                switch (p) {
-                    case "ntk":
-                        // classification: held-out images; regression (seeds 001, 004): the training points themselves
-                        Dataset from = train.isRegression() || test == null ? train : test;
-                        trainer.addProbe(new NtkProbe(Preprocess.balancedSample(from, args.probeSet, 7), run, when));
-                        break;
-                    case "nc":
-                        if (train.isRegression()) {
-                            throw new UserException("--probe nc: neural collapse needs class labels; " + args.dataset
-                                    + " is a regression set");
-                        }
-                        net.features(); // fails now, with its message, if the model has no dense classifier
-                        trainer.addProbe(new org.ntk4j.metrics.NeuralCollapseProbe(
-                                Preprocess.balancedSample(train, args.probeSet, 7), when));
-                        break;
-                    case "nfa":
-                        trainer.addProbe(new org.ntk4j.metrics.FeatureAnsatzProbe(
-                                Preprocess.balancedSample(train, args.probeSet, 7), when));
-                        break;
-                    default:
-                        throw new IllegalStateException(p);
-                }
-            }
-            Trainer.Result r = trainer.fit(resume);
-            RunReport.write(run, args.model.name + " on " + args.dataset);
-            return r;
-        }
     }
 }

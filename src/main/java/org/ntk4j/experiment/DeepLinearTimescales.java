@@ -8,7 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
-import org.ntk4j.kernel.NtkProbe;
+import org.ntk4j.probe.NtkProbe;
+import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
@@ -20,7 +21,7 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.train.ScheduledProbe;
+import org.ntk4j.probe.ScheduledProbe;
 import org.ntk4j.train.Trainer;
 
 /**
@@ -98,13 +99,11 @@ public final class DeepLinearTimescales {
             TrainSpec ts = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed()).validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             Schedule every = Schedule.parse("every:" + set.probeEvery());
+            ProbeListener probes = new ProbeListener(run).add(new NtkProbe(train, run, every)).add(new WeightAlignment(beta, every));
             try (Network net = Network.build(spec, set.seed(), manager)) {
-                Trainer trainer = new Trainer(net, ts, train, null, run).quiet(true);
-                trainer.addProbe(new NtkProbe(train, run, every));
-                trainer.addProbe(new WeightAlignment(beta, every));
-                trainer.fit(false);
+                new Trainer(net, ts, train, null, run).quiet(true).addListener(probes).fit(false);
             }
-            RunReport.write(run, spec.name + " on " + train.name());
+            RunReport.write(run, spec.name + " on " + train.name(), probes.reportSections());
             List<JsonObject> epochs = run.records("epoch");
             double[] tt = new double[epochs.size()];
             double[] l = new double[epochs.size()];

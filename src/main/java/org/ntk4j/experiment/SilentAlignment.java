@@ -8,7 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
-import org.ntk4j.kernel.NtkProbe;
+import org.ntk4j.probe.NtkProbe;
+import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
@@ -103,15 +104,14 @@ public final class SilentAlignment {
             RunFolder run = new RunFolder(out.resolve(tag));
             double q0;
             double r0;
+            ProbeListener probeRunner = new ProbeListener(run).add(new NtkProbe(train, run, Schedule.parse("every:" + set.probeEvery())));
             try (Network net = Network.build(spec, set.seed(), manager)) {
                 double[] qr = orderParameters(net, beta);
                 q0 = qr[0];
                 r0 = qr[1];
-                Trainer trainer = new Trainer(net, t, train, null, run).quiet(true);
-                trainer.addProbe(new NtkProbe(train, run, Schedule.parse("every:" + set.probeEvery())));
-                trainer.fit(false);
+                new Trainer(net, t, train, null, run).quiet(true).addListener(probeRunner).fit(false);
             }
-            RunReport.write(run, spec.name + " on " + train.name());
+            RunReport.write(run, spec.name + " on " + train.name(), probeRunner.reportSections());
             List<JsonObject> epochs = run.records("epoch");
             List<JsonObject> probes = run.records("probe");
             double[] t0 = new double[epochs.size()];

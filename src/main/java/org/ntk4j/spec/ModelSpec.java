@@ -118,10 +118,23 @@ public final class ModelSpec {
         p.require(sigmaB >= 0 && Double.isFinite(sigmaB), "sigmaB", "must be a non-negative number");
         p.require(Double.isFinite(outputScale) && outputScale != 0, "outputScale", "must be a non-zero number");
         p.check();
-        org.ntk4j.model.Activation.Kind.parse(activation);
+        checkActivation(activation);
         arch = arch.toLowerCase(Locale.ROOT);
         validateConv(source);
         return this;
+    }
+
+    /**
+     * The activation names a spec may use; {@code org.ntk4j.model.Activation.Kind} has one constant
+     * per name (the spec layer sits below the model layer, so it keeps its own list).
+     */
+    public static final List<String> ACTIVATIONS = List.of("relu", "tanh", "erf", "linear", "quadratic");
+
+    /** Throws the same UserException as {@code Activation.Kind.parse} for a name not in {@link #ACTIVATIONS}. */
+    static void checkActivation(String s) {
+        if (!ACTIVATIONS.contains(s.trim().toLowerCase(Locale.ROOT))) {
+            throw new UserException("unknown activation '" + s + "'; expected one of " + String.join(", ", ACTIVATIONS));
+        }
     }
 
     private void validateConv(String source) {

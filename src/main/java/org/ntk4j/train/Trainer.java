@@ -2,58 +2,59 @@ package org.ntk4j.train;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
-import com.google.gson.JsonObject;
-import java.io.BufferedInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
-import org.ntk4j.report.Files2;
-import org.ntk4j.report.ProgressBar;
 import org.ntk4j.report.RunFolder;
-import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 
 /**
  * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset}, one NDScope per
- * step (native memory stays flat), per-epoch metrics to {@code metrics.jsonl}, probes on their
- * schedule outside the gradient collector, and checkpoints from which a killed run resumes with
- * exactly the weights and metrics of an uninterrupted one (the batch order is a function of
- * (seed, epoch), so resuming mid-epoch replays the same batches).
+ * step (native memory stays flat). Everything else is a {@link TrainListener}: console output
+ * ({@link ConsoleListener}), per-epoch metrics to {@code metrics.jsonl} ({@link MetricsLogListener}),
+ * probes on their schedule (org.ntk4j.probe), and checkpoints ({@link CheckpointListener}) from
+ * which a killed run resumes with exactly the weights and metrics of an uninterrupted one (the batch
+ * order is a function of (seed, epoch), so resuming mid-epoch replays the same batches).
  */
 public final class Trainer {
     private final Network net;
     private final TrainSpec spec;
     private final Dataset train;
     private final Dataset test;
-    private final RunFolder run;
-    private final List<Probe> probes = new ArrayList<>();
+    private final List<TrainListener> listeners = new ArrayList<>();
     private final Loss loss;
-    private boolean quiet;
+    private CheckpointListener checkpoints;
+    private ConsoleListener console;
 
+    /**
+     * A trainer that writes a run folder, as the CLI does: console output ({@link ConsoleListener},
+     * off with {@link #quiet}), metrics.jsonl ({@link MetricsLogListener}) and checkpoints with
+     * weights.npz at the end ({@link CheckpointListener}).
+     */
     public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test, RunFolder run) {
+        this(net, spec, train, test);
+        console = new ConsoleListener(run.dir());
+        listeners.add(console);
+        listeners.add(new MetricsLogListener(run));
+        checkpoints = new CheckpointListener(run);
+    }
+
+    /** A bare training loop: no output at all until listeners are added. */
+    public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test) {
         this.net = net;
         this.spec = spec;
         this.train = train;
         this.test = test;
-        this.run = run;
         this.loss = Loss.parse(spec.loss);
         if (train.isRegression() && !"mse".equals(spec.loss)) {
             throw new UserException(train.name() + " is a regression set (real-valued targets): it needs loss mse (got "
@@ -74,13 +75,25 @@ public final class Trainer {
         }
     }
 
-    public Trainer addProbe(Probe p) {
-        probes.add(p);
+    /** Adds a listener; it runs after those added before it (and before the checkpoints). */
+    public Trainer addListener(TrainListener l) {
+        listeners.add(l);
         return this;
     }
 
+    /** Where checkpoints are written and resumed from (null: none). */
+    public Trainer checkpoints(CheckpointListener c) {
+        this.checkpoints = c;
+        return this;
+    }
+
+    /** Without console output (removes the {@link ConsoleListener} the run-folder constructor added). */
     public Trainer quiet(boolean q) {
-        this.quiet = q;
+        if (q) {
+            listeners.remove(console);
+        } else if (console != null && !listeners.contains(console)) {
+            listeners.add(0, console);
+        }
         return this;
     }
 
@@ -112,7 +125,11 @@ public final class Trainer {
     public record Result(double trainLoss, double trainAccuracy, double testLoss, double testAccuracy, int epochs, long steps,
             double secondsPerEpoch) { }
 
-    /** Trains from scratch, or from the last checkpoint in the run folder when {@code resume}. */
+    /** One epoch's numbers, as logged to metrics.jsonl and printed (NaN where not measured). */
+    public record EpochRecord(int epoch, long step, double lr, double t, double trainLoss, double trainAccuracy,
+            double testLoss, double testAccuracy, double seconds, boolean classify, boolean fullBatch, boolean hasTest) { }
+
+    /** Trains from scratch, or from the last checkpoint (see {@link #checkpoints}) when {@code resume}. */
     public Result fit(boolean resume) {
         NDManager m = net.manager().newSubManager();
         try (m) {
@@ -127,21 +144,24 @@ public final class Trainer {
             applyLayerLearningRates(opt);
 
             State st = new State();
+            TrainProgress p = new TrainProgress(net, spec, opt, st, resume, stepsPerEpoch);
             if (resume) {
-                st = restore(opt);
-            } else {
-                run.writeJson("model.json", net.spec());
-                run.writeJson("train.json", spec);
-                runProbes(0, 0, false);
+                if (checkpoints == null) {
+                    throw new UserException("cannot resume: this trainer keeps no checkpoints");
+                }
+                checkpoints.restore(p);
             }
             double secondsTotal = st.seconds;
-            lastCheckpointStep = st.step;
-            lastCheckpointNanos = System.nanoTime();
-            Result last = null;
+            p.secondsBefore = secondsTotal;
+            p.epoch = st.epoch;
+            p.stepInEpoch = st.stepInEpoch;
+            each(l -> l.onStart(p));
             for (int epoch = st.epoch; epoch < spec.epochs; epoch++) {
                 long t0 = System.nanoTime();
+                p.epoch = epoch;
+                p.secondsBefore = secondsTotal;
+                p.epochStartNanos = t0;
                 int[] order = order(n, epoch);
-                ProgressBar bar = quiet ? null : new ProgressBar("epoch " + (epoch + 1) + "/" + spec.epochs, stepsPerEpoch);
                 for (int s = st.stepInEpoch; s < stepsPerEpoch; s++) {
                     int from = s * batch;
                     int to = Math.min(n, from + batch);
@@ -172,85 +192,42 @@ public final class Trainer {
                     }
                     st.step++;
                     st.stepInEpoch = s + 1;
-                    if (bar != null) {
-                        bar.suffix(String.format("loss %.4f", st.lossSum / st.seen));
-                        bar.update(s + 1);
-                    }
-                    if (spec.checkpointEvery > 0 && st.step % spec.checkpointEvery == 0 && s + 1 < stepsPerEpoch) {
-                        st.seconds = secondsTotal + (System.nanoTime() - t0) / 1e9;
-                        checkpoint(opt, st, epoch);
-                        lastCheckpointStep = st.step;
-                        lastCheckpointNanos = System.nanoTime();
-                    }
-                    if (s + 1 < stepsPerEpoch) {
-                        runProbes(st.step, epoch, false);
-                    }
+                    p.stepInEpoch = s + 1;
+                    each(l -> l.onStep(p));
                 }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 secondsTotal += secs;
                 double[] te = test == null ? new double[] {Double.NaN, Double.NaN} : evaluate(test);
-                JsonObject rec = new JsonObject();
-                rec.addProperty("kind", "epoch");
-                rec.addProperty("epoch", epoch + 1);
-                rec.addProperty("step", st.step);
-                rec.addProperty("lr", spec.lrAt(epoch + 1.0 - 1e-9));
-                if (spec.batchSize == 0) {
-                    rec.addProperty("t", st.time);
-                }
-                rec.addProperty("train_loss", st.lossSum / st.seen);
                 boolean classify = !train.isRegression(); // a regression run has no accuracy
-                if (classify) {
-                    rec.addProperty("train_accuracy", (double) st.correct / st.seen);
-                }
-                if (test != null) {
-                    rec.addProperty("test_loss", te[0]);
-                    if (classify) {
-                        rec.addProperty("test_accuracy", te[1]);
-                    }
-                }
-                rec.addProperty("seconds", secs);
-                run.log(rec);
-                if (!quiet) {
-                    if (classify) {
-                        System.err.printf("epoch %d: train loss %.4f acc %.4f%s (%.1fs)%n", epoch + 1, st.lossSum / st.seen,
-                                (double) st.correct / st.seen,
-                                test == null ? "" : String.format(", test loss %.4f acc %.4f", te[0], te[1]), secs);
-                    } else {
-                        System.err.printf("epoch %d: train loss %.6g%s (%.1fs)%n", epoch + 1, st.lossSum / st.seen,
-                                test == null ? "" : String.format(", test loss %.6g", te[0]), secs);
-                    }
-                }
-                last = new Result(st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
+                EpochRecord rec = new EpochRecord(epoch + 1, st.step, spec.lrAt(epoch + 1.0 - 1e-9), st.time,
+                        st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
+                        te[0], classify ? te[1] : Double.NaN, secs, classify, spec.batchSize == 0, test != null);
+                p.result = new Result(st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
                         te[0], classify ? te[1] : Double.NaN, epoch + 1, st.step,
                         secondsTotal / (epoch + 1 - 0.0));
-                runProbes(st.step, epoch + 1, true);
                 st.epoch = epoch + 1;
                 st.stepInEpoch = 0;
                 st.lossSum = 0;
                 st.correct = 0;
                 st.seen = 0;
                 st.seconds = secondsTotal;
-                // at the end, every checkpointEvery steps, and at least every CHECKPOINT_SECONDS: full-batch
-                // runs have one-step epochs by the thousand; a resumed run replays the steps since the last
-                // checkpoint deterministically, so spacing them loses time, never results
-                boolean due = epoch + 1 == spec.epochs
-                        || spec.checkpointEvery > 0 && st.step - lastCheckpointStep >= spec.checkpointEvery
-                        || System.nanoTime() - lastCheckpointNanos >= CHECKPOINT_SECONDS * 1_000_000_000L;
-                if (due) {
-                    checkpoint(opt, st, epoch + 1);
-                    lastCheckpointStep = st.step;
-                    lastCheckpointNanos = System.nanoTime();
-                }
+                p.epochStartNanos = 0;
+                p.secondsBefore = secondsTotal;
+                each(l -> l.onEpoch(p, rec));
             }
-            try {
-                net.saveParameters(run.file("weights.npz"));
-            } catch (IOException e) {
-                throw new UserException(run.file("weights.npz") + ": cannot write (" + e.getMessage() + ")");
-            }
-            if (last == null) {
-                last = lastResult();
-            }
+            Result last = p.result;
+            each(l -> l.onEnd(p, last));
             return last;
+        }
+    }
+
+    /** Runs a hook on every listener, then on the checkpoints (always last). */
+    private void each(java.util.function.Consumer<TrainListener> hook) {
+        for (TrainListener l : listeners) {
+            hook.accept(l);
+        }
+        if (checkpoints != null) {
+            hook.accept(checkpoints);
         }
     }
 
@@ -275,16 +252,6 @@ public final class Trainer {
                 }
             }
         }
-    }
-
-    private Result lastResult() {
-        List<JsonObject> epochs = run.records("epoch");
-        JsonObject r = epochs.get(epochs.size() - 1);
-        double tl = r.has("test_loss") ? r.get("test_loss").getAsDouble() : Double.NaN;
-        double ta = r.has("test_accuracy") ? r.get("test_accuracy").getAsDouble() : Double.NaN;
-        double tra = r.has("train_accuracy") ? r.get("train_accuracy").getAsDouble() : Double.NaN;
-        return new Result(r.get("train_loss").getAsDouble(), tra, tl, ta,
-                r.get("epoch").getAsInt(), r.get("step").getAsLong(), Double.NaN);
     }
 
     private static long[] prepend(long n, long[] shape) {
@@ -352,29 +319,8 @@ public final class Trainer {
         return new double[] {lossSum / n, data.isRegression() ? Double.NaN : (double) correct / n};
     }
 
-    private void runProbes(long step, int epoch, boolean epochEnd) {
-        for (Probe p : probes) {
-            if (p.due(step, epochEnd)) {
-                long t0 = System.nanoTime();
-                Map<String, Object> r = p.run(net, step, epoch);
-                JsonObject rec = Specs.GSON.toJsonTree(r).getAsJsonObject();
-                rec.addProperty("kind", "probe");
-                rec.addProperty("probe", p.name());
-                rec.addProperty("step", step);
-                rec.addProperty("epoch", epoch);
-                rec.addProperty("probe_seconds", (System.nanoTime() - t0) / 1e9);
-                run.log(rec);
-            }
-        }
-    }
-
-    /** Longest wall time between epoch-end checkpoints. */
-    static final long CHECKPOINT_SECONDS = 30;
-    private long lastCheckpointStep;
-    private long lastCheckpointNanos = System.nanoTime();
-
     /** Where the run stands; saved in checkpoint/state.json. */
-    static final class State {
+    public static final class State {
         int epoch;
         int stepInEpoch;
         long step;
@@ -384,73 +330,17 @@ public final class Trainer {
         double time;
         double seconds;
         int records;
-    }
 
-    /** Writes weights, optimizer state and {@link State} into checkpoint/, replacing the old one atomically. */
-    private void checkpoint(Optimizer opt, State st, int epoch) {
-        try {
-            Path tmp = run.file("checkpoint.tmp");
-            deleteTree(tmp);
-            Files.createDirectories(tmp);
-            net.saveParameters(tmp.resolve("weights.npz"));
-            NDList os = opt.state();
-            Files2.writeAtomically(tmp.resolve("optimizer.npz"), out -> os.encode(out, NDList.Encoding.NPZ));
-            st.records = run.recordCount();
-            Files2.writeString(tmp.resolve("state.json"), Specs.toJson(st));
-            Path cur = run.file("checkpoint");
-            Path old = run.file("checkpoint.old");
-            deleteTree(old);
-            if (Files.exists(cur)) {
-                Files.move(cur, old, StandardCopyOption.ATOMIC_MOVE);
-            }
-            Files.move(tmp, cur, StandardCopyOption.ATOMIC_MOVE);
-            deleteTree(old);
-        } catch (IOException e) {
-            throw new UserException(run.dir() + ": cannot write checkpoint (" + e.getMessage() + ")");
-        }
-    }
-
-    private State restore(Optimizer opt) {
-        Path cur = run.file("checkpoint");
-        if (!Files.isDirectory(cur)) {
-            // a crash between the two renames leaves only checkpoint.old
-            if (Files.isDirectory(run.file("checkpoint.old"))) {
-                cur = run.file("checkpoint.old");
-            } else {
-                throw new UserException(run.dir() + ": no checkpoint to resume from (expected " + cur + ")");
-            }
-        }
-        State st = Specs.GSON.fromJson(readString(cur.resolve("state.json")), State.class);
-        net.loadParameters(cur.resolve("weights.npz"));
-        try (InputStream is = new BufferedInputStream(Files.newInputStream(cur.resolve("optimizer.npz")))) {
-            NDList saved = NDList.decode(net.manager(), is);
-            opt.restore(saved, st.step);
-            saved.close();
-        } catch (IOException | IllegalArgumentException e) {
-            throw new UserException(cur.resolve("optimizer.npz") + ": cannot read (" + e.getMessage() + ")");
-        }
-        run.truncateRecords(st.records);
-        if (!quiet) {
-            System.err.printf("resuming %s at epoch %d, step %d%n", run.dir(), st.epoch + 1, st.step);
-        }
-        return st;
-    }
-
-    private static String readString(Path p) {
-        try {
-            return Files.readString(p);
-        } catch (IOException e) {
-            throw new UserException(p + ": cannot read (" + e.getMessage() + ")");
-        }
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (Files.exists(p)) {
-            try (var s = Files.walk(p)) {
-                for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(q);
-                }
-            }
+        void copyFrom(State o) {
+            epoch = o.epoch;
+            stepInEpoch = o.stepInEpoch;
+            step = o.step;
+            lossSum = o.lossSum;
+            correct = o.correct;
+            seen = o.seen;
+            time = o.time;
+            seconds = o.seconds;
+            records = o.records;
         }
     }
 }

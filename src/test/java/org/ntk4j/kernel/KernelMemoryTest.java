@@ -12,7 +12,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
-import org.ntk4j.metrics.NeuralCollapseProbe;
+import org.ntk4j.probe.NeuralCollapseProbe;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.train.Schedule;

@@ -87,17 +87,12 @@ class TrainerTest {
         }
         RunFolder run = new RunFolder(dir.resolve("b"));
         try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ms, 5, m)) {
-            Trainer crashing = new Trainer(net, t, train, test, run).quiet(true).addProbe(new Probe() {
-                public String name() {
-                    return "crash";
-                }
-
-                public boolean due(long step, boolean epochEnd) {
-                    return step == 7;
-                }
-
-                public Map<String, Object> run(Network n, long step, int epoch) {
-                    throw new IllegalStateException("simulated kill at step 7");
+            Trainer crashing = new Trainer(net, t, train, test, run).quiet(true).addListener(new TrainListener() {
+                @Override
+                public void onStep(TrainProgress p) {
+                    if (p.step() == 7) {
+                        throw new IllegalStateException("simulated kill at step 7");
+                    }
                 }
             });
             assertThrows(IllegalStateException.class, () -> crashing.fit(false));

@@ -1,4 +1,4 @@
-package org.ntk4j.metrics;
+package org.ntk4j.probe;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -6,7 +6,14 @@ import ai.djl.ndarray.types.DataType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import com.google.gson.JsonObject;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.metrics.NeuralCollapse;
+import org.ntk4j.report.ReportSection;
+import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.Plots;
+import static org.ntk4j.report.RunReport.column;
+import static org.ntk4j.report.RunReport.fmt;
 import org.ntk4j.model.Dense;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
@@ -21,7 +28,7 @@ import org.ntk4j.train.Schedule;
  * W h + b; the output scale κ multiplies both and changes no statistic). Features are computed in
  * eval mode (batch-norm running statistics), in batches.
  */
-public final class NeuralCollapseProbe extends org.ntk4j.train.ScheduledProbe {
+public final class NeuralCollapseProbe extends ScheduledProbe {
     private static final int BATCH = 256;
     private final Dataset probeSet;
 
@@ -47,6 +54,27 @@ public final class NeuralCollapseProbe extends org.ntk4j.train.ScheduledProbe {
         r.put("nc3", nc.nc3());
         r.put("nc4", nc.nc4());
         return r;
+    }
+
+    @Override
+    public ReportSection report() {
+        return NeuralCollapseProbe::neuralCollapse;
+    }
+
+    /** NC1–NC4 against the step (seed 003 Fig. 2 panes), when the nc probe ran. */
+    private static void neuralCollapse(RunFolder run, List<JsonObject> nc, Map<String, String> summary) {
+        double[] x = nc.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        Map<String, double[]> s = new LinkedHashMap<>();
+        s.put("NC1 tr(ΣW ΣB⁺)/C", column(nc, "nc1_papyan"));
+        s.put("NC2 (distance to a simplex ETF)", column(nc, "nc2"));
+        s.put("NC3 (self-duality)", column(nc, "nc3"));
+        s.put("NC4 (classifier ≠ nearest centre)", column(nc, "nc4"));
+        Plots.lines(run.file("neural-collapse.png"), "Neural collapse of the penultimate features (probe set)", "step",
+                "statistic (0 = collapsed)", x, s, false);
+        JsonObject last = nc.get(nc.size() - 1);
+        summary.put("NC1 / NC2 / NC3 / NC4 at end", fmt(last.get("nc1_papyan").getAsDouble()) + " / "
+                + fmt(last.get("nc2").getAsDouble()) + " / " + fmt(last.get("nc3").getAsDouble()) + " / "
+                + fmt(last.get("nc4").getAsDouble()));
     }
 
     /** The final dense layer (the classifier of {@link Network#features()}). */

@@ -1,11 +1,19 @@
-package org.ntk4j.metrics;
+package org.ntk4j.probe;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
+import com.google.gson.JsonObject;
+import java.util.List;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.metrics.FeatureAnsatz;
+import org.ntk4j.report.ReportSection;
+import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.Plots;
+import static org.ntk4j.report.RunReport.column;
+import static org.ntk4j.report.RunReport.fmt;
 import org.ntk4j.model.Network;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Schedule;
@@ -17,7 +25,7 @@ import org.ntk4j.train.Schedule;
  * training. W(0) is rebuilt from the run's spec and seed (initialisation is a pure function of
  * them), so a resumed run centres on the same weights.
  */
-public final class FeatureAnsatzProbe extends org.ntk4j.train.ScheduledProbe {
+public final class FeatureAnsatzProbe extends ScheduledProbe {
     private final Dataset probeSet;
     private Map<String, DMatrixRMaj> initial;
 
@@ -47,4 +55,26 @@ public final class FeatureAnsatzProbe extends org.ntk4j.train.ScheduledProbe {
         }
         return r;
     }
+
+    @Override
+    public ReportSection report() {
+        return FeatureAnsatzProbe::featureAnsatz;
+    }
+
+    /** NFC and C-NFC per dense layer against the step (seed 002 Fig. 2), when the nfa probe ran. */
+    private static void featureAnsatz(RunFolder run, List<JsonObject> nfa, Map<String, String> summary) {
+        double[] x = nfa.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        Map<String, double[]> s = new LinkedHashMap<>();
+        JsonObject last = nfa.get(nfa.size() - 1);
+        for (String k : last.keySet()) {
+            if (k.startsWith("nfc.") || k.startsWith("cnfc.")) {
+                s.put((k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1), column(nfa, k));
+                summary.put((k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1) + " at end",
+                        fmt(last.get(k).getAsDouble()));
+            }
+        }
+        Plots.lines(run.file("feature-ansatz.png"), "Neural feature ansatz: ρ(WᵀW, AGOP) per dense layer (probe set)", "step",
+                "correlation", x, s, false);
+    }
+
 }

@@ -1,4 +1,6 @@
-package org.ntk4j.train;
+package org.ntk4j.probe;
+
+import org.ntk4j.train.Schedule;
 
 /** A {@link Probe} with a name that runs on a {@link Schedule}. */
 public abstract class ScheduledProbe implements Probe {

@@ -1,4 +1,4 @@
-package org.ntk4j.kernel;
+package org.ntk4j.probe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,0 +1,50 @@
+package org.ntk4j.job;
+
+import ai.djl.ndarray.types.DataType;
+import java.nio.file.Path;
+import org.ntk4j.UserException;
+import org.ntk4j.kernel.Method;
+import org.ntk4j.kernel.Mode;
+
+/**
+ * What a {@link KernelJob} computes: the empirical NTK Θ(X1, X1) of a model on N training samples
+ * (and Θ(X2, X1) on M test samples), written as NPZ with a JSON sidecar.
+ *
+ * @param model model spec file or a name in models/
+ * @param weights weights.npz of a run; null = fresh initialisation from {@code seed}
+ * @param seed initialisation seed (also the class-balanced sample's seed with {@code perClass})
+ * @param dataset dataset name
+ * @param n number of training samples, the first N (ignored with {@code perClass})
+ * @param perClass instead of the first N: this many samples of every class, ordered by class; null = off
+ * @param test number of test samples for the test×train kernel; 0 = none
+ * @param pad zero-pad images by this many pixels per side; null = none
+ * @param mode full, trace or diagonal over outputs
+ * @param method how each layer's kernel is computed
+ * @param dtype FLOAT32 or FLOAT64
+ * @param meanNormalised mean instead of sum over traced outputs (neural-tangents' convention)
+ * @param memory memory budget for tiles, in bytes
+ * @param perLayer also write Θ_l for each parameterised layer
+ * @param features the last-layer-features kernel Θ^h instead (seed 003 §3.3)
+ * @param factorKernels also write each dense layer's forward and backward kernels (seed 000 Eq. 7)
+ * @param explain report the method chosen per layer with its FLOP estimates
+ * @param out the output .npz file; the sidecar is the same name with .json
+ * @param dataDir the data directory
+ */
+public record KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
+        Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
+        boolean factorKernels, boolean explain, Path out, Path dataDir) {
+    public KernelJobConfig {
+        if (dtype != DataType.FLOAT32 && dtype != DataType.FLOAT64) {
+            throw new UserException("--dtype must be float32 or float64 (got " + dtype + ")");
+        }
+        if (memory <= 0) {
+            throw new UserException("--memory must be a size like 512m or 4g (got " + memory + ")");
+        }
+        if (n < 1) {
+            throw new UserException("--n must be >= 1 (got " + n + ")");
+        }
+        if (!out.getFileName().toString().endsWith(".npz")) {
+            throw new UserException("--out must name a .npz file (got " + out + ")");
+        }
+    }
+}

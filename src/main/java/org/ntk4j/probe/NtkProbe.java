@@ -1,0 +1,256 @@
+package org.ntk4j.probe;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import com.google.gson.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.report.ReportSection;
+import static org.ntk4j.report.RunReport.column;
+import static org.ntk4j.report.RunReport.fmt;
+import org.ntk4j.kernel.KernelMatrix;
+import org.ntk4j.kernel.KernelResult;
+import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.Ntk;
+import org.ntk4j.metrics.KernelMetrics;
+import org.ntk4j.model.Network;
+import org.ntk4j.report.Npz;
+import org.ntk4j.report.Plots;
+import org.ntk4j.report.RunFolder;
+import org.ntk4j.train.Arrays2;
+
+/**
+ * Training probe: the traced NTK of a fixed probe set, per layer, on a {@link org.ntk4j.train.Schedule}
+ * (by default at initialisation and at every epoch end). Logs the (centred) kernel–target alignment
+ * of the total and of each layer ({@code Alignment}); how far the kernel moved — relative change
+ * and kernel distance from the first probe, kernel velocity since the previous probe per step
+ ({@code KernelChange}); its spectrum — leading eigenvalues, effective rank and the fraction of
+ * the targets in the top-C eigenvectors ({@code KernelSpectrum}); and its label awareness Θ̄_c/Θ̄_d,
+ * Θ̄_n/Θ̄_d ({@code LabelAwareness}, seed 003 eq. (23)). Keeps each kernel as
+ * {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
+ * from there, so the change and velocity series continue unbroken.
+ */
+public final class NtkProbe extends ScheduledProbe {
+    private final Dataset probeSet;
+    private final RunFolder run;
+    private final float[] targets;
+    /** Leading eigenvalues logged per probe. */
+    static final int EIGENVALUES = KernelMetrics.MAX_EIGENVALUES;
+    private double[][] initial;
+    private double[][] previous;
+    private long previousStep = -1;
+
+    public NtkProbe(Dataset probeSet, RunFolder run) {
+        this(probeSet, run, org.ntk4j.train.Schedule.parse("epochs"));
+    }
+
+    /** {@code run}: where kernels and heatmaps are kept (and read back on a resume); null keeps none. */
+    public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
+        super("ntk", schedule);
+        this.probeSet = probeSet;
+        this.run = run;
+        this.targets = KernelMetrics.targets(probeSet, probeSet.size());
+    }
+
+
+    @Override
+    public Map<String, Object> run(Network net, long step, int epoch) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        try (NDManager m = net.manager().newSubManager()) {
+            NDArray x = Arrays2.inputs(m, net, probeSet, 0, probeSet.size());
+            KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().compute(x);
+            int c = KernelMetrics.targetColumns(probeSet); // columns of Y
+            double[][] traced = k.total().traced(); // one N×N copy, used by every metric below
+            KernelMetrics.alignment(r, traced, targets, c);
+            for (Map.Entry<String, KernelMatrix> e : k.layers().entrySet()) {
+                KernelMetrics.layerAlignment(r, e.getKey(), e.getValue().traced(), targets, c);
+            }
+            r.put("ntk_seconds", k.seconds());
+            if (initial == null && run != null) {
+                restore(step);
+            }
+            if (initial == null) {
+                initial = traced;
+            }
+            KernelMetrics.motion(r, traced, initial, previous != null && step > previousStep ? previous : null,
+                    step - previousStep);
+            previous = traced;
+            previousStep = step;
+            KernelMetrics.spectrum(r, traced, targets, c);
+            try {
+                KernelMetrics.labelAwareness(r, traced, probeSet.labels(), false);
+            } catch (org.ntk4j.UserException e) {
+                // Θ̄_c needs two probe samples of every class (--probe-set 1): not defined, not logged
+            }
+            if (run != null) {
+                Npz npz = new Npz().put("ntk", k.total());
+                k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
+                npz.put("labels", probeSet.labels(), probeSet.size());
+                npz.write(run.file(String.format("ntk-step%06d.npz", step)));
+                double[][] sorted = sortedByClass(traced, probeSet.labels());
+                Plots.heatmap(run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
+                        "NTK of the probe set (sorted by class), epoch " + epoch, sorted);
+            }
+        }
+        return r;
+    }
+
+    /** After a resume: the first kernel of the run and the latest one before {@code step}, from their NPZ files. */
+    private void restore(long step) {
+        java.util.TreeMap<Long, java.nio.file.Path> kept = new java.util.TreeMap<>();
+        java.util.regex.Pattern name = java.util.regex.Pattern.compile("ntk-step(\\d+)\\.npz");
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(run.dir())) {
+            files.forEach(f -> {
+                java.util.regex.Matcher m = name.matcher(f.getFileName().toString());
+                if (m.matches() && Long.parseLong(m.group(1)) < step) {
+                    kept.put(Long.parseLong(m.group(1)), f);
+                }
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        if (kept.isEmpty()) {
+            return;
+        }
+        initial = readKernel(kept.firstEntry().getValue());
+        previous = readKernel(kept.lastEntry().getValue());
+        previousStep = kept.lastKey();
+    }
+
+    private double[][] readKernel(java.nio.file.Path file) {
+        try (NDManager m = NDManager.newBaseManager();
+                java.io.InputStream is = new java.io.BufferedInputStream(java.nio.file.Files.newInputStream(file))) {
+            for (NDArray a : ai.djl.ndarray.NDList.decode(m, is)) {
+                if ("ntk".equals(a.getName())) {
+                    int n = probeSet.size();
+                    double[] v = a.toType(ai.djl.ndarray.types.DataType.FLOAT64, false).toDoubleArray();
+                    if (v.length != (long) n * n) {
+                        throw new org.ntk4j.UserException(file + ": kernel has " + v.length + " entries; the probe set needs "
+                                + n + "×" + n + " (was the run resumed with another --probe-set?)");
+                    }
+                    double[][] k = new double[n][];
+                    for (int i = 0; i < n; i++) {
+                        k[i] = java.util.Arrays.copyOfRange(v, i * n, (i + 1) * n);
+                    }
+                    return k;
+                }
+            }
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new org.ntk4j.UserException(file + ": cannot read the probe kernel (" + e.getMessage() + ")");
+        }
+        throw new org.ntk4j.UserException(file + ": no 'ntk' entry");
+    }
+
+    /** The kernel with rows and columns ordered by class label (stable). */
+    static double[][] sortedByClass(double[][] k, int[] labels) {
+        Integer[] idx = new Integer[labels.length];
+        for (int i = 0; i < idx.length; i++) {
+            idx[i] = i;
+        }
+        java.util.Arrays.sort(idx, java.util.Comparator.comparingInt(i -> labels[i]));
+        double[][] s = new double[idx.length][idx.length];
+        for (int a = 0; a < idx.length; a++) {
+            for (int b = 0; b < idx.length; b++) {
+                s[a][b] = k[idx[a]][idx[b]];
+            }
+        }
+        return s;
+    }
+
+    @Override
+    public ReportSection report() {
+        return NtkProbe::section;
+    }
+
+    /** Alignment per layer against the step, then the kernel's motion, label awareness and spectrum. */
+    private static void section(RunFolder run, List<JsonObject> probes, Map<String, String> summary) {
+        // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
+        double[] x = probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        Map<String, double[]> al = new LinkedHashMap<>();
+        List<String> keys = new ArrayList<>();
+        for (String k : probes.get(0).keySet()) {
+            if (k.startsWith("centered_alignment")) {
+                keys.add(k);
+            }
+        }
+        for (String k : keys) {
+            al.put(k.equals("centered_alignment") ? "total" : k.substring("centered_alignment.".length()), column(probes, k));
+        }
+        Plots.lines(run.file("alignment.png"), "Centred kernel–target alignment of the NTK (probe set)", "step",
+                "alignment", x, al, false);
+        summary.put("NTK alignment at init (centred)", fmt(probes.get(0).get("centered_alignment").getAsDouble()));
+        summary.put("NTK alignment at end (centred)", fmt(probes.get(probes.size() - 1).get("centered_alignment").getAsDouble()));
+        kernelMotion(run, probes, x, summary);
+    }
+
+    /** Kernel change, velocity and spectrum plots of the NTK probe (when its records carry them). */
+    private static void kernelMotion(RunFolder run, List<JsonObject> probes, double[] x, Map<String, String> summary) {
+        JsonObject first = probes.get(0);
+        JsonObject last = probes.get(probes.size() - 1);
+        if (first.has("kernel_distance_from_init")) {
+            Plots.lines(run.file("kernel-distance.png"), "NTK distance from init, 1 − cos∠(Θt, Θ0) (probe set)", "step",
+                    "kernel distance", x, Map.of("NTK", column(probes, "kernel_distance_from_init")), false);
+            Plots.lines(run.file("kernel-change.png"), "NTK relative change ‖Θt − Θ0‖F / ‖Θ0‖F (probe set)", "step",
+                    "relative change", x, Map.of("NTK", column(probes, "relative_change_from_init")), false);
+            summary.put("NTK relative change at end", fmt(last.get("relative_change_from_init").getAsDouble()));
+            summary.put("NTK kernel distance from init at end", fmt(last.get("kernel_distance_from_init").getAsDouble()));
+        }
+        if (first.has("theta_c_over_d")) {
+            Map<String, double[]> la = new LinkedHashMap<>();
+            la.put("Θc/Θd (same class)", column(probes, "theta_c_over_d"));
+            la.put("Θn/Θd (different class)", column(probes, "theta_n_over_d"));
+            Plots.lines(run.file("label-awareness.png"), "NTK label awareness (seed 003 eq. 23, probe set)", "step",
+                    "mean off-diagonal / mean diagonal", x, la, false);
+        }
+        List<JsonObject> moving = probes.stream().filter(r -> r.has("kernel_velocity")).toList();
+        if (!moving.isEmpty()) {
+            double[] xv = moving.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+            double[] v = column(moving, "kernel_velocity");
+            // a log axis when the velocity spans decades (XChart labels no ticks on a log axis within one decade)
+            double lo = java.util.Arrays.stream(v).min().orElse(0);
+            double hi = java.util.Arrays.stream(v).max().orElse(0);
+            boolean log = lo > 0 && hi / lo > 10;
+            Plots.lines(run.file("kernel-velocity.png"), "Kernel velocity (distance per step between probes)", "step",
+                    "velocity", xv, Map.of("NTK", v), log);
+        }
+        if (first.has("eigenvalues")) {
+            Map<String, double[]> sp = new LinkedHashMap<>();
+            sp.put("init", values(first.getAsJsonArray("eigenvalues")));
+            if (probes.size() > 1) {
+                sp.put("end", values(last.getAsJsonArray("eigenvalues")));
+            }
+            // a log axis shows the positive eigenvalues: the common positive prefix of the descending lists
+            int k = sp.values().stream().mapToInt(NtkProbe::positivePrefix).min().orElse(0);
+            double[] idx = new double[k];
+            for (int i = 0; i < k; i++) {
+                idx[i] = i + 1;
+            }
+            sp.replaceAll((name, v) -> java.util.Arrays.copyOf(v, k));
+            if (k > 0) {
+                Plots.lines(run.file("ntk-spectrum.png"), "Leading NTK eigenvalues (probe set)", "index", "eigenvalue", idx, sp, true);
+            }
+            summary.put("NTK effective rank init → end", fmt(first.get("effective_rank").getAsDouble()) + " → "
+                    + fmt(last.get("effective_rank").getAsDouble()));
+        }
+    }
+
+    private static int positivePrefix(double[] v) {
+        int k = 0;
+        while (k < v.length && v[k] > 0) {
+            k++;
+        }
+        return k;
+    }
+
+    private static double[] values(com.google.gson.JsonArray a) {
+        double[] v = new double[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).getAsDouble();
+        }
+        return v;
+    }
+
+}

@@ -1,0 +1,45 @@
+package org.ntk4j.train;
+
+import java.nio.file.Path;
+import org.ntk4j.report.ProgressBar;
+
+/** Console output of a training run on stderr: a progress bar per epoch, a line per epoch, the resume notice. */
+public final class ConsoleListener implements TrainListener {
+    private final Path dir;
+    private ProgressBar bar;
+    private int barEpoch = -1;
+
+    /** {@code dir}: the run folder named in the resume notice. */
+    public ConsoleListener(Path dir) {
+        this.dir = dir;
+    }
+
+    @Override
+    public void onStart(TrainProgress p) {
+        if (p.resumed()) {
+            System.err.printf("resuming %s at epoch %d, step %d%n", dir, p.state().epoch + 1, p.step());
+        }
+    }
+
+    @Override
+    public void onStep(TrainProgress p) {
+        if (bar == null || barEpoch != p.epoch()) {
+            bar = new ProgressBar("epoch " + (p.epoch() + 1) + "/" + p.spec().epochs, p.stepsPerEpoch());
+            barEpoch = p.epoch();
+        }
+        bar.suffix(String.format("loss %.4f", p.runningLoss()));
+        bar.update(p.stepInEpoch());
+    }
+
+    @Override
+    public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+        bar = null;
+        if (e.classify()) {
+            System.err.printf("epoch %d: train loss %.4f acc %.4f%s (%.1fs)%n", e.epoch(), e.trainLoss(), e.trainAccuracy(),
+                    e.hasTest() ? String.format(", test loss %.4f acc %.4f", e.testLoss(), e.testAccuracy()) : "", e.seconds());
+        } else {
+            System.err.printf("epoch %d: train loss %.6g%s (%.1fs)%n", e.epoch(), e.trainLoss(),
+                    e.hasTest() ? String.format(", test loss %.6g", e.testLoss()) : "", e.seconds());
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.ntk4j.train;
+
+import org.ntk4j.model.Network;
+import org.ntk4j.spec.TrainSpec;
+
+/** Where a {@link Trainer#fit} run stands, as its {@link TrainListener}s see it. */
+public final class TrainProgress {
+    final Network net;
+    final TrainSpec spec;
+    final Optimizer optimizer;
+    final Trainer.State state;
+    final boolean resumed;
+    final int stepsPerEpoch;
+    int epoch;
+    int stepInEpoch;
+    double secondsBefore;
+    long epochStartNanos;
+    Trainer.Result result;
+
+    TrainProgress(Network net, TrainSpec spec, Optimizer optimizer, Trainer.State state, boolean resumed, int stepsPerEpoch) {
+        this.net = net;
+        this.spec = spec;
+        this.optimizer = optimizer;
+        this.state = state;
+        this.resumed = resumed;
+        this.stepsPerEpoch = stepsPerEpoch;
+    }
+
+    public Network net() {
+        return net;
+    }
+
+    public TrainSpec spec() {
+        return spec;
+    }
+
+    public Optimizer optimizer() {
+        return optimizer;
+    }
+
+    /** The loop's state (what a checkpoint saves). */
+    public Trainer.State state() {
+        return state;
+    }
+
+    /** Whether this run resumed from a checkpoint. */
+    public boolean resumed() {
+        return resumed;
+    }
+
+    /** Global steps done (0 = initialisation). */
+    public long step() {
+        return state.step;
+    }
+
+    /** The current epoch, 0-based. */
+    public int epoch() {
+        return epoch;
+    }
+
+    /** Steps done in the current epoch. */
+    public int stepInEpoch() {
+        return stepInEpoch;
+    }
+
+    public int stepsPerEpoch() {
+        return stepsPerEpoch;
+    }
+
+    /** Whether the last step completed its epoch. */
+    public boolean endOfEpoch() {
+        return stepInEpoch == stepsPerEpoch;
+    }
+
+    /** Mean training loss over the epoch's steps so far. */
+    public double runningLoss() {
+        return state.lossSum / state.seen;
+    }
+
+    /** Training seconds so far, including the running epoch (excluding probes that ran before the epoch). */
+    public double seconds() {
+        return secondsBefore + (epochStartNanos == 0 ? 0 : (System.nanoTime() - epochStartNanos) / 1e9);
+    }
+
+    /** The result to return when no epoch runs (a resumed run that had already finished); set by a listener. */
+    public void result(Trainer.Result r) {
+        this.result = r;
+    }
+}
