@@ -66,7 +66,7 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--dtype", defaultValue = "float32", description = "float32 or float64 (default ${DEFAULT-VALUE})")
     String dtype;
 
-    @Option(names = "--normalisation", defaultValue = "sum", description = "sum (default) or mean over traced outputs (neural-tangents)")
+    @Option(names = "--normalisation", defaultValue = "sum", description = "sum (default) or mean: mean divides a --mode trace kernel by the number of outputs O (neural-tangents); full and diagonal kernels are never divided, and their sidecar records sum")
     String normalisation;
 
     @Option(names = "--memory", defaultValue = "4g", description = "memory budget for tiles, e.g. 512m, 4g (default ${DEFAULT-VALUE})")

@@ -140,7 +140,11 @@ public final class KernelJob {
             side.put("n", n);
             side.put("test", test);
             side.put("mode", mode);
-            side.put("normalisation", c.meanNormalised() ? "mean" : "sum");
+            // what was applied: --normalisation mean divides by O in trace mode only (as neural-tangents does)
+            side.put("normalisation", c.meanNormalised() && c.mode() == org.ntk4j.kernel.Mode.TRACE ? "mean" : "sum");
+            if (c.meanNormalised() && c.mode() != org.ntk4j.kernel.Mode.TRACE) {
+                side.put("normalisation_note", "mean applies to traced kernels only; this " + mode + " kernel is not divided by O");
+            }
             side.put("dtype", dt.toString());
             side.put("device", m.getDevice().toString());
             side.put("parameters", net.parameterCount());

@@ -289,6 +289,15 @@ public final class Network implements AutoCloseable {
      * ({@link org.ntk4j.io.Safetensors}); names and shapes must match.
      */
     public void loadParameters(Path file) {
+        loadParameters(file, false);
+    }
+
+    /**
+     * Like {@link #loadParameters(Path)}, from an NPZ that also holds other arrays (a probe's
+     * {@code ntk-step*.npz}, the kernel command's NPZ) when {@code others}: arrays that name no
+     * parameter of this network are skipped; every parameter must still be there.
+     */
+    public void loadParameters(Path file, boolean others) {
         NDList list = org.ntk4j.io.Weights.read(file, manager);
         Map<String, NDArray> byName = new LinkedHashMap<>();
         for (NDArray a : list) {
@@ -306,7 +315,8 @@ public final class Network implements AutoCloseable {
             p.set(a.toType(dataType, false).duplicate());
             a.close();
         }
-        if (!byName.isEmpty()) {
+        byName.values().forEach(NDArray::close);
+        if (!others && !byName.isEmpty()) {
             throw new UserException(file + ": unexpected parameters " + byName.keySet() + " for model " + spec.name);
         }
     }

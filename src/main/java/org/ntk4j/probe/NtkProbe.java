@@ -32,6 +32,18 @@ import org.ntk4j.train.Arrays2;
  * Θ̄_n/Θ̄_d ({@code LabelAwareness}, seed 003 eq. (23)). Keeps each kernel as
  * {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
  * from there, so the change and velocity series continue unbroken.
+ *
+ * <p>So that every kernel can be recomputed outside ntk4j, the run folder also holds
+ * <ul>
+ * <li>{@code probe-inputs.npz}: {@code x} (N, input shape..., the network's data type) and {@code y}
+ * (labels, N, or a regression set's targets, N×O), laid out as the kernel command's {@code x1}, {@code y1};
+ * written at step 0 (a fresh start) or when missing, so a resumed run keeps the run's own;</li>
+ * <li>in each {@code ntk-step<k>.npz}, besides {@code ntk}, {@code ntk.<layer>} and {@code labels}, the
+ * weights the kernel was computed with, every parameter under its name ({@code <layer>.weight}, as in
+ * the kernel command's NPZ; 4 bytes per parameter in float32; {@link Network#loadParameters(java.nio.file.Path, boolean)}
+ * reads them back);</li>
+ * <li>{@code weights-init.npz}: the weights at step 0, before any update (as {@code weights.npz}).</li>
+ * </ul>
  */
 public final class NtkProbe extends ScheduledProbe {
     private final Dataset probeSet;
@@ -39,6 +51,10 @@ public final class NtkProbe extends ScheduledProbe {
     private final float[] targets;
     /** Leading eigenvalues logged per probe. */
     static final int EIGENVALUES = KernelMetrics.MAX_EIGENVALUES;
+    /** The probe set's inputs and labels (targets), once per run. */
+    public static final String INPUTS = "probe-inputs.npz";
+    /** The weights at step 0, before any update. */
+    public static final String WEIGHTS_INIT = "weights-init.npz";
     private double[][] initial;
     private double[][] previous;
     private long previousStep = -1;
@@ -86,9 +102,26 @@ public final class NtkProbe extends ScheduledProbe {
                 // Θ̄_c needs two probe samples of every class (--probe-set 1): not defined, not logged
             }
             if (run != null) {
+                // step 0 runs on a fresh start only (never on a resume): it may replace a crashed run's files
+                if (step == 0 || !java.nio.file.Files.exists(run.file(INPUTS))) {
+                    Npz in = new Npz().put("x", x);
+                    if (probeSet.isRegression()) {
+                        int o = probeSet.targetOutputs();
+                        in.put("y", java.util.Arrays.copyOf(probeSet.targets(), probeSet.size() * o), probeSet.size(), o);
+                    } else {
+                        in.put("y", probeSet.labels(), probeSet.size());
+                    }
+                    in.write(run.file(INPUTS));
+                }
+                if (step == 0) {
+                    saveInitialWeights(net);
+                }
                 Npz npz = new Npz().put("ntk", k.total());
                 k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
                 npz.put("labels", probeSet.labels(), probeSet.size());
+                for (org.ntk4j.model.Param p : net.params()) {
+                    npz.put(p.name(), p.value());
+                }
                 npz.write(run.file(String.format("ntk-step%06d.npz", step)));
                 double[][] sorted = sortedByClass(traced, probeSet.labels());
                 Plots.heatmap(run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
@@ -96,6 +129,14 @@ public final class NtkProbe extends ScheduledProbe {
             }
         }
         return r;
+    }
+
+    private void saveInitialWeights(Network net) {
+        try {
+            net.saveParameters(run.file(WEIGHTS_INIT));
+        } catch (java.io.IOException e) {
+            throw new org.ntk4j.UserException(run.file(WEIGHTS_INIT) + ": cannot write (" + e.getMessage() + ")");
+        }
     }
 
     /** After a resume: the first kernel of the run and the latest one before {@code step}, from their NPZ files. */

@@ -62,4 +62,88 @@ class NtkProbeTest {
             }
         }
     }
+
+    private static java.util.Map<String, ai.djl.ndarray.NDArray> read(NDManager m, Path file) {
+        java.util.Map<String, ai.djl.ndarray.NDArray> byName = new java.util.LinkedHashMap<>();
+        for (ai.djl.ndarray.NDArray a : org.ntk4j.io.Weights.read(file, m)) {
+            byName.put(a.getName(), a);
+        }
+        return byName;
+    }
+
+    /**
+     * Each saved probe kernel is recomputed, outside the probe, from probe-inputs.npz and the weights in
+     * its own ntk-step file (loaded into a network of another seed); weights-init.npz is the network
+     * that spec and seed build; a resumed probe leaves both run-level files as they were.
+     */
+    @Test
+    void probeKernelsRecomputeFromTheSavedInputsAndWeights(@TempDir Path dir) throws Exception {
+        Dataset probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 7);
+        ModelSpec spec = ModelSpec.resolve("mlp-quickstart");
+        RunFolder run = new RunFolder(dir);
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(spec, 0, m)) {
+            NtkProbe live = new NtkProbe(probe, run);
+            live.run(net, 0, 0);
+            perturb(net, 1.3);
+            live.run(net, 10, 1);
+        }
+        Path inputs = dir.resolve(NtkProbe.INPUTS);
+        Path init = dir.resolve(NtkProbe.WEIGHTS_INIT);
+        assertTrue(java.nio.file.Files.isRegularFile(inputs), "probe-inputs.npz written");
+        assertTrue(java.nio.file.Files.isRegularFile(init), "weights-init.npz written");
+        try (NDManager m = NDManager.newBaseManager()) {
+            java.util.Map<String, ai.djl.ndarray.NDArray> in = read(m, inputs);
+            ai.djl.ndarray.NDArray x = in.get("x");
+            assertEquals(new ai.djl.ndarray.types.Shape(probe.size(), 1, 28, 28), x.getShape(), "x laid out as the kernel NPZ's x1");
+            org.junit.jupiter.api.Assertions.assertArrayEquals(probe.features(), x.toFloatArray());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(probe.labels(), in.get("y").toIntArray());
+
+            try (Network fresh = Network.build(spec, 0, m)) {
+                java.util.Map<String, ai.djl.ndarray.NDArray> w0 = read(m, init);
+                assertEquals(fresh.params().size(), w0.size());
+                for (Param p : fresh.params()) {
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(p.value().toFloatArray(), w0.get(p.name()).toFloatArray(),
+                            p.name() + ": weights-init = the network spec and seed build");
+                }
+            }
+
+            for (long step : new long[] {0, 10}) {
+                Path file = dir.resolve(String.format("ntk-step%06d.npz", step));
+                java.util.Map<String, ai.djl.ndarray.NDArray> saved = read(m, file);
+                try (Network other = Network.build(spec, 12345, m)) {
+                    other.loadParameters(file, true);
+                    org.ntk4j.kernel.KernelResult k = org.ntk4j.kernel.Ntk.of(other).mode(org.ntk4j.kernel.Mode.TRACE).perLayer()
+                            .compute(x);
+                    java.util.Map<String, org.ntk4j.kernel.KernelMatrix> kernels = new java.util.LinkedHashMap<>();
+                    kernels.put("ntk", k.total());
+                    k.layers().forEach((name, km) -> kernels.put("ntk." + name, km));
+                    for (var e : kernels.entrySet()) {
+                        float[] stored = saved.get(e.getKey()).toFloatArray();
+                        double[][] again = e.getValue().traced();
+                        double scale = 0;
+                        for (float v : stored) {
+                            scale = Math.max(scale, Math.abs(v));
+                        }
+                        int n = probe.size();
+                        for (int i = 0; i < n; i++) {
+                            for (int j = 0; j < n; j++) {
+                                assertEquals(stored[i * n + j], again[i][j], 2e-7 * scale,
+                                        file.getFileName() + " " + e.getKey() + "[" + i + "," + j + "] recomputed");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        byte[] inputsBefore = java.nio.file.Files.readAllBytes(inputs);
+        byte[] initBefore = java.nio.file.Files.readAllBytes(init);
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(spec, 3, m)) {
+            new NtkProbe(probe, run).run(net, 20, 2); // a resumed run, with other weights
+        }
+        org.junit.jupiter.api.Assertions.assertArrayEquals(inputsBefore, java.nio.file.Files.readAllBytes(inputs));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(initBefore, java.nio.file.Files.readAllBytes(init));
+    }
 }
