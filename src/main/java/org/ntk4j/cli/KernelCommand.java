@@ -90,8 +90,15 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--explain", description = "print the method chosen per layer with its FLOP estimates")
     boolean explain;
 
-    @Option(names = "--out", required = true, paramLabel = "K.npz", description = "output NPZ file")
+    @Option(names = "--out", required = true, paramLabel = "K.npz", description = "output NPZ file (with --format npy: a directory)")
     Path out;
+
+    @Option(names = "--format", defaultValue = "npz", description = "npz (one zip, entries stored uncompressed) or npy (a directory"
+            + " of .npy files that numpy.load(f, mmap_mode='r') maps, for kernels larger than memory) (default ${DEFAULT-VALUE})")
+    String format;
+
+    @Option(names = "--compress", description = "deflate the NPZ entries (smaller, but ~25 MB/s instead of disk speed)")
+    boolean compress;
 
     @Mixin
     RuntimeOptions runtime;
@@ -112,7 +119,8 @@ public final class KernelCommand implements Callable<Integer> {
         if (n < 1) {
             throw new UserException("--n must be >= 1 (got " + n + ")");
         }
-        if (!out.getFileName().toString().endsWith(".npz")) {
+        Npz.Format fmt = Npz.Format.parse(format);
+        if (fmt == Npz.Format.NPZ && !out.getFileName().toString().endsWith(".npz")) {
             throw new UserException("--out must name a .npz file (got " + out + ")");
         }
         ModelSpec spec = ModelSpec.resolve(model);
@@ -177,7 +185,7 @@ public final class KernelCommand implements Callable<Integer> {
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
                 kt = ntk.onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
             }
-            Npz npz = new Npz().put("ntk", k.total());
+            Npz npz = new Npz().format(fmt).compress(compress).put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
             k.factorKernels().forEach((name, km) -> npz.put("ntk." + name, km));
             if (kt != null) {
@@ -217,7 +225,7 @@ public final class KernelCommand implements Callable<Integer> {
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
             String name = out.getFileName().toString();
-            Files2.writeString(out.resolveSibling(name.substring(0, name.length() - 4) + ".json"), Specs.toJson(side) + "\n");
+            Files2.writeString(out.resolveSibling((name.endsWith(".npz") ? name.substring(0, name.length() - 4) : name) + ".json"), Specs.toJson(side) + "\n");
             System.out.printf("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s%n", md.name().toLowerCase(Locale.ROOT), n,
                     dataset, spec.name, net.parameterCount(), k.seconds(), out);
             if (metrics.containsKey("centered_alignment")) {
