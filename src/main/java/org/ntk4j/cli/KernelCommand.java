@@ -10,6 +10,7 @@ import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.report.Npz;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -75,8 +76,15 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--explain", description = "print the method chosen per layer with its FLOP estimates")
     boolean explain;
 
-    @Option(names = "--out", required = true, paramLabel = "K.npz", description = "output NPZ file")
+    @Option(names = "--out", required = true, paramLabel = "K.npz", description = "output NPZ file (with --format npy: a directory)")
     Path out;
+
+    @Option(names = "--format", defaultValue = "npz", description = "npz (one zip, entries stored uncompressed) or npy (a directory"
+            + " of .npy files that numpy.load(f, mmap_mode='r') maps, for kernels larger than memory) (default ${DEFAULT-VALUE})")
+    String format;
+
+    @Option(names = "--compress", description = "deflate the NPZ entries (smaller, but ~25 MB/s instead of disk speed)")
+    boolean compress;
 
     @Mixin
     RuntimeOptions runtime;
@@ -95,7 +103,8 @@ public final class KernelCommand implements Callable<Integer> {
         }
         long budget = parseBytes(memory);
         KernelJobConfig config = new KernelJobConfig(model, weights, seed, dataset, n, perClass, test, pad, md, mt, dt,
-                "mean".equals(normalisation), budget, perLayer, features, factorKernels, explain, out, runtime.dataDir());
+                "mean".equals(normalisation), budget, perLayer, features, factorKernels, explain, out, runtime.dataDir(),
+                Npz.Format.parse(format), compress);
         try (NDManager m = runtime.manager()) {
             new KernelJob(config).run(m, System.out::println);
         }

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         version = "ntk4j 0.1.0",
         description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).",
         subcommands = {CommandLine.HelpCommand.class, QuickstartCommand.class, TrainCommand.class, KernelCommand.class,
-            DataCommand.class, TheoryCommand.class, ReproduceCommand.class})
+            DataCommand.class, TheoryCommand.class, ReproduceCommand.class, NativeCommand.class})
 public final class Main implements Runnable {
 
     @Override

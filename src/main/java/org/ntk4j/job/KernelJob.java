@@ -113,7 +113,7 @@ public final class KernelJob {
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
                 kt = ntk.onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
             }
-            Npz npz = new Npz().put("ntk", k.total());
+            Npz npz = new Npz().format(c.format()).compress(c.compress()).put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
             k.factorKernels().forEach((name, km) -> npz.put("ntk." + name, km));
             if (kt != null) {
@@ -158,7 +158,8 @@ public final class KernelJob {
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
             String name = out.getFileName().toString();
-            Files2.writeString(out.resolveSibling(name.substring(0, name.length() - 4) + ".json"), Specs.toJson(side) + "\n");
+            Files2.writeString(out.resolveSibling((name.endsWith(".npz") ? name.substring(0, name.length() - 4) : name) + ".json"),
+                    Specs.toJson(side) + "\n");
             print.accept(String.format("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s", mode, n,
                     c.dataset(), spec.name, net.parameterCount(), k.seconds(), out));
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.report.Npz;
 
 /**
  * What a {@link KernelJob} computes: the empirical NTK Θ(X1, X1) of a model on N training samples
@@ -29,10 +30,20 @@ import org.ntk4j.kernel.Mode;
  * @param explain report the method chosen per layer with its FLOP estimates
  * @param out the output .npz file; the sidecar is the same name with .json
  * @param dataDir the data directory
+ * @param format NPZ (one zip, entries stored) or NPY (a directory of .npy files; the sidecar is DIR.json)
+ * @param compress deflate the NPZ entries (smaller, ~25 MB/s instead of disk speed)
  */
 public record KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
         Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
-        boolean factorKernels, boolean explain, Path out, Path dataDir) {
+        boolean factorKernels, boolean explain, Path out, Path dataDir, Npz.Format format, boolean compress) {
+    /** A configuration that writes one NPZ with stored (uncompressed) entries. */
+    public KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
+            Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
+            boolean factorKernels, boolean explain, Path out, Path dataDir) {
+        this(model, weights, seed, dataset, n, perClass, test, pad, mode, method, dtype, meanNormalised, memory, perLayer, features,
+                factorKernels, explain, out, dataDir, Npz.Format.NPZ, false);
+    }
+
     public KernelJobConfig {
         if (dtype != DataType.FLOAT32 && dtype != DataType.FLOAT64) {
             throw new UserException("--dtype must be float32 or float64 (got " + dtype + ")");
@@ -43,7 +54,10 @@ public record KernelJobConfig(String model, Path weights, long seed, String data
         if (n < 1) {
             throw new UserException("--n must be >= 1 (got " + n + ")");
         }
-        if (!out.getFileName().toString().endsWith(".npz")) {
+        if (format == null) {
+            format = Npz.Format.NPZ;
+        }
+        if (format == Npz.Format.NPZ && !out.getFileName().toString().endsWith(".npz")) {
             throw new UserException("--out must name a .npz file (got " + out + ")");
         }
     }

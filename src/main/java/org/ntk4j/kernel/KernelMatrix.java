@@ -135,6 +135,11 @@ public final class KernelMatrix {
         return store.get(i);
     }
 
+    /** Writes the entries little-endian in row-major order (float64 when {@link #isFloat64()}), in bulk. */
+    public void writeTo(java.nio.channels.WritableByteChannel out) throws java.io.IOException {
+        store.writeTo(out);
+    }
+
     /** Number of entries. */
     public long size() {
         return store.size();

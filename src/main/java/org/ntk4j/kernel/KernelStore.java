@@ -2,8 +2,10 @@ package org.ntk4j.kernel;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -23,6 +25,28 @@ abstract class KernelStore implements AutoCloseable {
     abstract void add(long i, double v);
 
     abstract boolean isFloat64();
+
+    /**
+     * Writes every entry, little-endian, in index order (float64 when {@link #isFloat64()}, else
+     * float32): bulk copies through one direct buffer (heap stores) or slices of the mapped file, no
+     * per-entry work, so a kernel leaves at the speed of the channel.
+     */
+    abstract void writeTo(WritableByteChannel out) throws IOException;
+
+    /** Bytes of the staging buffer for heap stores and of the slices written from mapped stores. */
+    static final int WRITE_BUFFER = 1 << 22;
+
+    static void writeFully(WritableByteChannel out, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            out.write(b);
+        }
+    }
+
+    static void requireLittleEndian() {
+        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+            throw new IllegalStateException("big-endian hosts are not supported");
+        }
+    }
 
     @Override
     public void close() {
@@ -57,6 +81,18 @@ abstract class KernelStore implements AutoCloseable {
         boolean isFloat64() {
             return false;
         }
+
+        void writeTo(WritableByteChannel out) throws IOException {
+            ByteBuffer buf = ByteBuffer.allocateDirect(WRITE_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+            FloatBuffer fb = buf.asFloatBuffer();
+            for (int off = 0; off < v.length; off += fb.capacity()) {
+                int len = Math.min(fb.capacity(), v.length - off);
+                fb.clear();
+                fb.put(v, off, len);
+                buf.clear().limit(len * 4);
+                writeFully(out, buf);
+            }
+        }
     }
 
     static final class HeapDouble extends KernelStore {
@@ -81,6 +117,18 @@ abstract class KernelStore implements AutoCloseable {
         boolean isFloat64() {
             return true;
         }
+
+        void writeTo(WritableByteChannel out) throws IOException {
+            ByteBuffer buf = ByteBuffer.allocateDirect(WRITE_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+            java.nio.DoubleBuffer db = buf.asDoubleBuffer();
+            for (int off = 0; off < v.length; off += db.capacity()) {
+                int len = Math.min(db.capacity(), v.length - off);
+                db.clear();
+                db.put(v, off, len);
+                buf.clear().limit(len * 8);
+                writeFully(out, buf);
+            }
+        }
     }
 
     /** float32 entries in a memory-mapped temporary file, in chunks of 2²⁸ floats (1 GiB). */
@@ -91,6 +139,7 @@ abstract class KernelStore implements AutoCloseable {
         final Path file;
         final FileChannel channel;
         final FloatBuffer[] chunks;
+        final MappedByteBuffer[] bytes;
 
         Mapped(long size, Path dir) {
             this.size = size;
@@ -101,9 +150,11 @@ abstract class KernelStore implements AutoCloseable {
                 channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 int n = (int) ((size + CHUNK - 1) / CHUNK);
                 chunks = new FloatBuffer[n];
+                bytes = new MappedByteBuffer[n];
                 for (int c = 0; c < n; c++) {
                     long len = Math.min(CHUNK, size - c * CHUNK) * 4;
                     MappedByteBuffer mb = channel.map(FileChannel.MapMode.READ_WRITE, c * CHUNK * 4, len);
+                    bytes[c] = mb;
                     chunks[c] = mb.order(ByteOrder.nativeOrder()).asFloatBuffer();
                 }
             } catch (IOException e) {
@@ -127,6 +178,18 @@ abstract class KernelStore implements AutoCloseable {
 
         boolean isFloat64() {
             return false;
+        }
+
+        /** Slices of the mapped file (native order, checked little-endian) go to the channel as they are. */
+        void writeTo(WritableByteChannel out) throws IOException {
+            requireLittleEndian();
+            for (MappedByteBuffer mb : bytes) {
+                ByteBuffer all = mb.duplicate();
+                for (int off = 0; off < all.capacity(); off += WRITE_BUFFER) {
+                    int len = Math.min(WRITE_BUFFER, all.capacity() - off);
+                    writeFully(out, all.slice(off, len));
+                }
+            }
         }
 
         @Override

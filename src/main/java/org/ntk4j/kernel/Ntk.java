@@ -319,11 +319,23 @@ public final class Ntk {
 
     private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
             boolean mirror, double scale) {
-        NDArray b = scale == 1.0 ? block : block.mul(scale);
-        double[] v = b.toType(DataType.FLOAT64, false).toDoubleArray();
-        km.addBlock(r0, c0, br, bc, v, false);
-        if (mirror) {
-            km.addBlock(r0, c0, br, bc, v, true);
+        NDArray b = (scale == 1.0 ? block : block.mul(scale)).reshape(br, -1);
+        // copied in row slices of at most 256 MiB as float64: DJL's toByteBuffer fails beyond 2 GiB
+        int rows = (int) Math.max(1, Math.min(br, (256L << 20) / (8L * Math.max(1, b.getShape().get(1)))));
+        for (int a0 = 0; a0 < br; a0 += rows) {
+            int a1 = Math.min(br, a0 + rows);
+            try (NDArray slice = rows == br ? null : b.get(new ai.djl.ndarray.index.NDIndex("{}:{}", a0, a1))) {
+                NDArray part = slice == null ? b : slice;
+                NDArray d = part.toType(DataType.FLOAT64, false);
+                double[] v = d.toDoubleArray();
+                if (d != part) {
+                    d.close();
+                }
+                km.addBlock(r0 + a0, c0, a1 - a0, bc, v, false);
+                if (mirror) {
+                    km.addBlock(r0 + a0, c0, a1 - a0, bc, v, true);
+                }
+            }
         }
     }
 
