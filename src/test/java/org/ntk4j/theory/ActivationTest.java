@@ -55,8 +55,8 @@ class ActivationTest {
     void erfClosedFormMatchesGaussHermite() {
         // erf is entire, so Gauss–Hermite converges geometrically: the error of the 96-point rule is far below
         // the difference between the 48- and 96-point rules, which serves as the tolerance (×10, + rounding).
-        Activation gh48 = Activation.numerical("erf-gh48", Special::erf, Activation.ERF::derivative, 48);
-        Activation gh96 = Activation.numerical("erf-gh96", Special::erf, Activation.ERF::derivative, 96);
+        Activation gh48 = Activation.gaussHermite("erf-gh48", Special::erf, Activation.ERF::derivative, 48);
+        Activation gh96 = Activation.gaussHermite("erf-gh96", Special::erf, Activation.ERF::derivative, 96);
         for (double[] q : COVARIANCES) {
             double a = gh96.expectedProduct(q[0], q[1], q[2]);
             double tol = 10 * Math.abs(gh48.expectedProduct(q[0], q[1], q[2]) - a) + 1e-13;
