@@ -68,6 +68,22 @@ class ActivationTest {
     }
 
     @Test
+    void errorControlledQuadratureMatchesErfClosedFormEverywhere() {
+        // The quadrature used for every φ without closed form (tanh), applied to erf, against Williams' exact
+        // formulas: small to large variances (erf' is a Gaussian of width 1/√2, sharply peaked on √q = 10),
+        // orthogonal, anti-correlated, near-parallel (ρ = 0.999999) and exactly parallel inputs, unequal norms.
+        Activation quad = Activation.numerical("erf-quad", Special::erf, Activation.ERF::derivative);
+        double[][] cov = {{1e-6, 0, 1e-6}, {0.3, 0.1, 0.5}, {1, 0.3, 2}, {9, 0, 9}, {12.25, 12.25, 12.25},
+            {30, -29, 30}, {100, 99.9999, 100}, {100, 100, 100}, {4, 3.999996, 4}, {2, 1.2, 50}, {0, 0, 3}};
+        for (double[] q : cov) {
+            double[] v = quad.expectedProducts(q[0], q[1], q[2]);
+            String at = java.util.Arrays.toString(q);
+            assertEquals(Activation.ERF.expectedProduct(q[0], q[1], q[2]), v[0], 1e-12, "V at " + at);
+            assertEquals(Activation.ERF.expectedDerivativeProduct(q[0], q[1], q[2]), v[1], 1e-12, "V' at " + at);
+        }
+    }
+
+    @Test
     void reluClosedFormMatchesQuadratureAtKinkRate() {
         // ReLU has a kink, so Gauss–Hermite converges only algebraically; the error must shrink as the order
         // grows (32 → 128 points) and be below 1e-3 at 128 points.
