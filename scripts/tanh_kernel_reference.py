@@ -112,8 +112,9 @@ def main(part=None):
 def examples_and_signal():
     k, t = kernel([3, 0, 0], [3, 0, 0], 2, mp.mpf(2), mp.mpf("0.5"))
     print(f"cli inputs (3,0,0) depth=2 sw=2 sb=0.5: nngp={mp.nstr(k, 17)} ntk={mp.nstr(t, 17)}", flush=True)
-    k, t = kernel([1, 0], [1, 0], 3, mp.mpf(3), mp.mpf(0))
-    print(f"cli angles angle 0 depth=3 sw=3 sb=0: nngp={mp.nstr(k, 17)} ntk={mp.nstr(t, 17)}", flush=True)
+    for depth in (2, 3):
+        k, t = kernel([1, 0], [1, 0], depth, mp.mpf(3), mp.mpf(0))
+        print(f"cli angles angle 0 depth={depth} sw=3 sb=0: nngp={mp.nstr(k, 17)} ntk={mp.nstr(t, 17)}", flush=True)
     for sw, sb in [(3, 0), (2, "0.5"), ("1.414", "0.1"), (3, 1)]:
         q, chi = qstar(mp.mpf(sw), mp.mpf(sb))
         print(f"signal sw={sw} sb={sb}: qstar={mp.nstr(q, 17)} chi1={mp.nstr(chi, 17)}", flush=True)

@@ -16,7 +16,7 @@ class TanhKernelReferenceTest {
     static final double TOL = 1e-8;
     static final double R3 = Math.sqrt(3);
     static final double RHO = 0.999999;
-    /** Inputs in 3-D with x·x/n0 = 1 (the last pair: 4/3 and correlation 1/√... = 2/√12·… see the script). */
+    /** Inputs in 3-D with x·x/n0 = 1; the last pair has y·y/n0 = 4 and correlation 1/√3. */
     static final double[][][] PAIRS = {
         {{R3, 0, 0}, {0, R3, 0}}, // orthogonal
         {{R3, 0, 0}, {R3 * RHO, R3 * Math.sqrt(1 - RHO * RHO), 0}}, // ρ = 0.999999
@@ -39,7 +39,12 @@ class TanhKernelReferenceTest {
         double[] k = kernel(2, 0.5, 2, new double[] {3, 0, 0}, new double[] {3, 0, 0});
         assertRel(3.3667864705625699, k[0], "nngp");
         assertRel(10.717940976499289, k[1], "ntk");
-        // `theory ntk --activation tanh --sigma-w 3 --sigma-b 0` (depth 3), angle 0 of x = (1, 0)
+        // `theory ntk --activation tanh --sigma-w 3 --sigma-b 0 --angles 3 --depth 2`, angle 0 of x = (1, 0):
+        // the old rule gave 15.633, the exact value is 15.691
+        double[] a2 = kernel(3, 0, 2, new double[] {1, 0}, new double[] {1, 0});
+        assertRel(5.8774126974803037, a2[0], "nngp angle 0 depth 2");
+        assertRel(15.690566457954249, a2[1], "ntk angle 0 depth 2");
+        // the same at the default depth 3
         double[] a = kernel(3, 0, 3, new double[] {1, 0}, new double[] {1, 0});
         assertRel(6.220017632558942, a[0], "nngp angle 0");
         assertRel(36.393346860325209, a[1], "ntk angle 0");
@@ -66,7 +71,9 @@ class TanhKernelReferenceTest {
 
     /** {σ_w, σ_b, then nngp, ntk for each of PAIRS}: depth 2. */
     static final double[][] GRID = {
-        {3, 1, 1.531039255595792, 2.0636090924404924, NaN, NaN, 7.8153964922918653, 22.716914361565645, NaN, NaN},
+        {3, 1, 1.531039255595792, 2.0636090924404924, 7.8153830809728938, 22.716782848631973,
+            7.8153964922918653, 22.716914361565645, NaN, NaN},
+        {1, 0, 0.0, 0.0, NaN, NaN, NaN, NaN, NaN, NaN},
     };
 
     @Test
