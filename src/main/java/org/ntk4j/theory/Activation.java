@@ -157,15 +157,24 @@ public abstract class Activation {
      * tanh (no closed form exists) by adaptive quadrature ({@link GaussianExpectation}); tanh' = sech² is
      * evaluated as 4e/(1+e)², e = exp(−2|x|), which neither overflows nor cancels.
      */
-    public static final Activation TANH = numerical("tanh", Math::tanh, Activation::sech2, (x, out) -> {
-        // one expm1 for both: em = e^{−2|x|} − 1, tanh|x| = −em/(2 + em), sech² x = 4e/(1 + e)²
-        double em = Math.expm1(-2 * Math.abs(x));
-        double t = -em / (2 + em);
-        out[0] = x < 0 ? -t : t;
-        double e = em + 1;
-        double d = 1 + e;
-        out[1] = 4 * e / (d * d);
-    });
+    public static final Activation TANH = numerical("tanh", Math::tanh, Activation::sech2,
+            new GaussianExpectation.PhiPair() {
+                @Override
+                public void eval(double x, double[] out) {
+                    // one expm1 for both: em = e^{−2|x|} − 1, tanh|x| = −em/(2 + em), sech² x = 4e/(1 + e)²
+                    double em = Math.expm1(-2 * Math.abs(x));
+                    double t = -em / (2 + em);
+                    out[0] = x < 0 ? -t : t;
+                    double e = em + 1;
+                    double d = 1 + e;
+                    out[1] = 4 * e / (d * d);
+                }
+
+                @Override
+                public boolean odd() {
+                    return true;
+                }
+            });
 
     static double sech2(double x) {
         double e = Math.exp(-2 * Math.abs(x));

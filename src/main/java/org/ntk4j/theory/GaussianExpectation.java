@@ -70,6 +70,14 @@ final class GaussianExpectation {
     interface PhiPair {
         /** out[0] = φ(x), out[1] = φ'(x). */
         void eval(double x, double[] out);
+
+        /**
+         * True when φ is odd (then φ' is even and both integrands are invariant under (z, w) → (−z, −w), which
+         * halves the trapezoidal work).
+         */
+        default boolean odd() {
+            return false;
+        }
     }
 
     private GaussianExpectation() {
@@ -305,10 +313,14 @@ final class GaussianExpectation {
         double[] pv = new double[2];
         double[][] acc = new double[3][2]; // T(h), T(2h), T(4h) sums for V, V'
         double[] abs = new double[2];
-        for (int i = -n1; i <= n1; i++) {
+        boolean odd = phi.odd();
+        for (int i = odd ? 0 : -n1; i <= n1; i++) {
+            // odd φ: the node (−z, −w) carries the same value as (z, w) (w_c and the j-range flip sign with z),
+            // so the rows i and −i are equal and the rows i > 0 count twice
+            double mult = odd && i != 0 ? 2 : 1;
             double t = i * h;
             double z = d1 * Math.sinh(t);
-            double jz = d1 * Math.cosh(t) * pdf(z);
+            double jz = mult * d1 * Math.cosh(t) * pdf(z);
             if (jz == 0) {
                 continue;
             }
