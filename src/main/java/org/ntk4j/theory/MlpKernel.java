@@ -133,8 +133,9 @@ public final class MlpKernel {
         double beta = trainBias ? 1 : 0;
         double theta = parameterization == Parameterization.NTK ? s12 : dot + beta;
         for (int l = 1; l < depth; l++) {
-            double v12 = activation.expectedProduct(s11, s12, s22);
-            double vd = activation.expectedDerivativeProduct(s11, s12, s22);
+            double[] v = activation.expectedProducts(s11, s12, s22);
+            double v12 = v[0];
+            double vd = v[1];
             double v11 = activation.expectedProduct(s11, s11, s11);
             double v22 = sq1 == sq2 && s11 == s22 ? v11 : activation.expectedProduct(s22, s22, s22);
             s11 = sigmaW2 * v11 + sigmaB2;

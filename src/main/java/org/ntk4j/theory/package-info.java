@@ -6,7 +6,7 @@
  * <ul>
  *   <li>{@link org.ntk4j.theory.MlpKernel}: infinite-width NNGP/NTK of MLPs (neural-tangents
  *       {@code stax.Dense(W_std, b_std)} convention, NTK or standard parameterisation) with
- *       {@link org.ntk4j.theory.Activation} (ReLU and erf closed forms, tanh and any φ by Gauss–Hermite).</li>
+ *       {@link org.ntk4j.theory.Activation} (ReLU and erf closed forms, tanh and any φ by error-checked quadrature, {@link org.ntk4j.theory.GaussianExpectation}).</li>
  *   <li>{@link org.ntk4j.theory.KernelRegression}: linearised gradient flow at time t and t → ∞.</li>
  *   <li>{@link org.ntk4j.theory.SignalPropagation}: q/c maps, χ₁, phases, depth scales;
  *       {@link org.ntk4j.theory.EquilibriumHypothesis}: seed 000's forward/backward information and l*(L).</li>

@@ -55,8 +55,8 @@ class ActivationTest {
     void erfClosedFormMatchesGaussHermite() {
         // erf is entire, so Gauss–Hermite converges geometrically: the error of the 96-point rule is far below
         // the difference between the 48- and 96-point rules, which serves as the tolerance (×10, + rounding).
-        Activation gh48 = Activation.numerical("erf-gh48", Special::erf, Activation.ERF::derivative, 48);
-        Activation gh96 = Activation.numerical("erf-gh96", Special::erf, Activation.ERF::derivative, 96);
+        Activation gh48 = Activation.gaussHermite("erf-gh48", Special::erf, Activation.ERF::derivative, 48);
+        Activation gh96 = Activation.gaussHermite("erf-gh96", Special::erf, Activation.ERF::derivative, 96);
         for (double[] q : COVARIANCES) {
             double a = gh96.expectedProduct(q[0], q[1], q[2]);
             double tol = 10 * Math.abs(gh48.expectedProduct(q[0], q[1], q[2]) - a) + 1e-13;
@@ -64,6 +64,22 @@ class ActivationTest {
             double b = gh96.expectedDerivativeProduct(q[0], q[1], q[2]);
             double tolb = 10 * Math.abs(gh48.expectedDerivativeProduct(q[0], q[1], q[2]) - b) + 1e-13;
             assertEquals(Activation.ERF.expectedDerivativeProduct(q[0], q[1], q[2]), b, tolb);
+        }
+    }
+
+    @Test
+    void errorControlledQuadratureMatchesErfClosedFormEverywhere() {
+        // The quadrature used for every φ without closed form (tanh), applied to erf, against Williams' exact
+        // formulas: small to large variances (erf' is a Gaussian of width 1/√2, sharply peaked on √q = 10),
+        // orthogonal, anti-correlated, near-parallel (ρ = 0.999999) and exactly parallel inputs, unequal norms.
+        Activation quad = Activation.numerical("erf-quad", Special::erf, Activation.ERF::derivative);
+        double[][] cov = {{1e-6, 0, 1e-6}, {0.3, 0.1, 0.5}, {1, 0.3, 2}, {9, 0, 9}, {12.25, 12.25, 12.25},
+            {30, -29, 30}, {100, 99.9999, 100}, {100, 100, 100}, {4, 3.999996, 4}, {2, 1.2, 50}, {0, 0, 3}};
+        for (double[] q : cov) {
+            double[] v = quad.expectedProducts(q[0], q[1], q[2]);
+            String at = java.util.Arrays.toString(q);
+            assertEquals(Activation.ERF.expectedProduct(q[0], q[1], q[2]), v[0], 1e-12, "V at " + at);
+            assertEquals(Activation.ERF.expectedDerivativeProduct(q[0], q[1], q[2]), v[1], 1e-12, "V' at " + at);
         }
     }
 
