@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with the same weights and per-epoch metrics as an uninterrupted run (issue "Model zoo and
  * training engine", done-when).
  */
+@Tag("slow")
 class KillResumeTest {
     static final String[] TRAIN = {"train", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--epochs", "2",
         "--batch-size", "8", "--lr", "0.02", "--momentum", "0.9", "--checkpoint-every", "20", "--seed", "11"};

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.ndarray.NDManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * approaches L/√(L² + D − 1) from below with a gap of O(σ²) (measured 0.35σ² at every σ from 0.2 to
  * 0.025), so the gap must be below σ² and shrink with σ.
  */
+@Tag("slow")
 class DeepLinearTimescalesTest {
     @Test
     void timescalesScaleAsOneOverSigmaAndWeightsAlignFirst(@TempDir Path dir) throws Exception {

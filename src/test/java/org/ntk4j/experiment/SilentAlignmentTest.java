@@ -7,6 +7,7 @@ import ai.djl.ndarray.NDManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  *   while t½ grows by ln(10²)/2 = 2.3 between them.</li>
  * </ul>
  */
+@Tag("slow")
 class SilentAlignmentTest {
     @Test
     void quickReproductionMatchesTheClosedForms(@TempDir Path dir) throws Exception {

@@ -15,9 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.ntk4j.testing.FiniteDifferences;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
-import org.ntk4j.model.Param;
 import org.ntk4j.spec.ModelSpec;
 
 /**

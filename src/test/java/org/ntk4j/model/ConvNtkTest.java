@@ -10,6 +10,7 @@ import ai.djl.ndarray.types.Shape;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.ntk4j.testing.FiniteDifferences;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,6 +32,7 @@ import org.ntk4j.spec.ModelSpec;
  * The structured method (Dense readout from tangent factors, convs and BN through the Jacobian)
  * must agree with the pure Jacobian path to 1e-10.
  */
+@Tag("slow")
 class ConvNtkTest {
     static NDManager manager;
 

@@ -12,6 +12,7 @@ import ai.djl.ndarray.types.Shape;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,6 +27,7 @@ import org.ntk4j.spec.ModelSpec;
  * have no bias; every batch-norm has trainable γ and β (2 per channel; running statistics are not
  * counted); VGG convs keep their bias (torchvision / kuangliu); the dense readout has a bias.
  */
+@Tag("slow")
 class ModelZooTest {
     static NDManager manager;
 

@@ -9,7 +9,6 @@ import ai.djl.ndarray.NDManager;
 import com.google.gson.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
