@@ -159,6 +159,11 @@ public final class TrainCommand implements Callable<Integer> {
             }
             try (NDManager m = runtime.manager()) {
                 TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
+            } catch (RuntimeException e) {
+                if (resume == null && !Files.exists(dir.resolve("checkpoint")) && !Files.exists(dir.resolve("metrics.jsonl"))) {
+                    run.clearRunFiles(); // failed before training started: leave no half-made run behind
+                }
+                throw e;
             }
         }
         System.out.println("run folder: " + dir.toAbsolutePath());

@@ -115,7 +115,7 @@ public final class DataFetcher {
         Source src = source(name);
         createDirs(dataDir);
         // one fetch of a dataset at a time: a second one waits, then finds the folder verified
-        Path lockFile = dataDir.resolve(".fetch-" + src.name() + ".lock");
+        Path lockFile = dataDir.resolve(".ntk4j-fetch-" + src.name() + ".lock");
         try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
                 java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
             java.nio.channels.FileLock l = ch.tryLock();
