@@ -27,7 +27,7 @@ public final class ModelsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         java.io.PrintWriter out = cmd.commandLine().getOut();
-        out.printf(Locale.ROOT, "%-18s %-9s %-12s %7s %12s%n", "NAME", "ARCH", "INPUT", "OUTPUTS", "PARAMETERS");
+        out.printf(Locale.ROOT, "%-16s %-13s %-11s %7s %12s%n", "NAME", "ARCH", "INPUT", "OUTPUTS", "PARAMETERS");
         NDManager m = params ? NDManager.newBaseManager(ai.djl.Device.cpu()) : null;
         try {
             for (String name : ModelSpec.available()) {
@@ -51,7 +51,7 @@ public final class ModelsCommand implements Callable<Integer> {
                     outputs = "";
                     count = e.getMessage();
                 }
-                out.printf(Locale.ROOT, "%-18s %-9s %-12s %7s %12s%n", name, arch, input, outputs, count);
+                out.printf(Locale.ROOT, "%-16s %-13s %-11s %7s %12s%n", name, arch, input, outputs, count);
             }
         } finally {
             if (m != null) {
