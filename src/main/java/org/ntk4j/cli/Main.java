@@ -13,13 +13,21 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "ntk4j",
         mixinStandardHelpOptions = true,
-        versionProvider = BuildInfo.class,
+        versionProvider = Main.Version.class,
         description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).",
         subcommands = {CommandLine.HelpCommand.class, QuickstartCommand.class, TrainCommand.class, KernelCommand.class,
             DataCommand.class, TheoryCommand.class, ReproduceCommand.class, ModelsCommand.class, DatasetsCommand.class})
 public final class Main implements Callable<Integer> {
     @Spec
     CommandSpec spec;
+
+    /** {@code --version}: "ntk4j VERSION (commit HASH)" from the build's resources. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {BuildInfo.describe()};
+        }
+    }
 
     /** Bare {@code ntk4j}: the usage on stderr and exit status 2 (no command given). */
     @Override

@@ -4,13 +4,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;
-import picocli.CommandLine.IVersionProvider;
 
 /**
  * The version and git commit this build was made from: build.properties (filtered by Maven) and
  * commit.txt (written at build time by pom.xml from {@code git rev-parse}; "unknown" without .git).
+ * No picocli here: library users have no CLI on their classpath, and reports use this class.
  */
-public final class BuildInfo implements IVersionProvider {
+public final class BuildInfo {
+    private BuildInfo() {}
+
     /** e.g. "0.1.0-SNAPSHOT"; "unknown" if the resource is missing. */
     public static String version() {
         Properties p = new Properties();
@@ -43,10 +45,6 @@ public final class BuildInfo implements IVersionProvider {
         return "ntk4j " + version() + " (commit " + commit() + ")";
     }
 
-    @Override
-    public String[] getVersion() {
-        return new String[] {describe()};
-    }
 
     private static volatile String command;
 
