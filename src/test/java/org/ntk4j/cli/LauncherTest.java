@@ -47,7 +47,7 @@ class LauncherTest {
         Files.createDirectories(checkout.resolve("src/main"));
         Path bin = Files.createDirectories(dir.resolve("bin"));
         script(bin.resolve("mvn"), "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt\n"
-                + "echo '[INFO] Downloaded from central: https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)'\n");
+                + "printf '\\033[0m\\033[0m[INFO] Downloaded from central: https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)\\n'\n");
         script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
         Path home = Files.createDirectories(dir.resolve("home"));
 
@@ -55,6 +55,7 @@ class LauncherTest {
         assertEquals(0, first.code(), first.stderr());
         assertTrue(first.stderr().contains("first build: Maven downloads ~170 MB"), first.stderr());
         assertTrue(first.stderr().contains("downloaded api-0.35.0.jar (900 kB"), first.stderr());
+        assertFalse(first.stderr().contains("\u001b"), "Maven's ANSI resets are stripped: " + first.stderr());
         assertTrue(first.stdout().contains("-Dpicocli.ansi=false"), "stdout is a pipe: " + first.stdout());
         assertFalse(first.stdout().contains("num_threads="), "the CLI picks the default: " + first.stdout());
         assertTrue(first.stdout().strip().endsWith("org.ntk4j.cli.Main\n--version".strip()), first.stdout());
