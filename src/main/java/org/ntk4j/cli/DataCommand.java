@@ -75,7 +75,8 @@ public final class DataCommand implements Runnable {
             description = "Load a dataset and print, for train and test: sample count, sample shape, class counts,"
                     + " and pixel mean/std (overall and per channel).")
     static final class Info implements Callable<Integer> {
-        @Parameters(paramLabel = "NAME", description = "mnist, fashion-mnist, cifar10 or mnist-subset")
+        @Parameters(paramLabel = "NAME", description = "mnist, fashion-mnist, cifar10, mnist-subset or a synthetic spec"
+                + " (ntk4j datasets)")
         String name;
 
         @Option(names = "--dir", paramLabel = "DIR", description = "data directory (default: see `ntk4j data --help`)")
@@ -83,12 +84,20 @@ public final class DataCommand implements Runnable {
 
         @Override
         public Integer call() {
-            String n = Datasets.checkName(name);
+            boolean synthetic = !Datasets.NAMES.contains(name.trim().toLowerCase(Locale.ROOT))
+                    && org.ntk4j.spec.DatasetSpec.exists(name);
+            String n = synthetic ? name : Datasets.checkName(name);
             Path root = DataPaths.dataDir(dir);
-            System.out.println(n + (n.equals(Datasets.MNIST_SUBSET) ? " (bundled)"
-                    : " (" + DataPaths.datasetDir(root, n) + ")"));
+            System.out.println(n + (synthetic ? " (synthetic, generated from its spec)"
+                    : n.equals(Datasets.MNIST_SUBSET) ? " (bundled)" : " (" + DataPaths.datasetDir(root, n) + ")"));
             for (Split split : Split.values()) {
                 Dataset d = Datasets.load(n, split, root);
+                if (d.isRegression() || d.size() == 0) {
+                    System.out.printf(Locale.ROOT, "  %-5s n=%d  shape=%s  %s%n", split.name().toLowerCase(Locale.ROOT),
+                            d.size(), Arrays.toString(d.sampleShape()),
+                            d.isRegression() ? "regression, " + d.targetOutputs() + " output(s)" : "classes=" + d.numClasses());
+                    continue;
+                }
                 DatasetSummary s = DatasetSummary.of(d);
                 System.out.printf(Locale.ROOT, "  %-5s n=%d  shape=%s  classes=%d%n", split.name().toLowerCase(Locale.ROOT),
                         s.size(), Arrays.toString(s.sampleShape()), d.numClasses());

@@ -1,39 +1,105 @@
 package org.ntk4j.cli;
 
+import java.io.IOException;
+import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
+import org.ntk4j.report.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** Entry point of the {@code ntk4j} command line. Every sub-command is a thin layer over the library. */
 @Command(
         name = "ntk4j",
         mixinStandardHelpOptions = true,
-        version = "ntk4j 0.1.0",
+        versionProvider = Main.Version.class,
         description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).",
         subcommands = {CommandLine.HelpCommand.class, QuickstartCommand.class, TrainCommand.class, KernelCommand.class,
-            DataCommand.class, TheoryCommand.class, ReproduceCommand.class, NativeCommand.class})
-public final class Main implements Runnable {
+            DataCommand.class, TheoryCommand.class, ReproduceCommand.class, ModelsCommand.class, DatasetsCommand.class,
+            NativeCommand.class})
+public final class Main implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
 
+    /** {@code --version}: "ntk4j VERSION (commit HASH)" from the build's resources. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {BuildInfo.describe()};
+        }
+    }
+
+    /** Bare {@code ntk4j}: the usage on stderr and exit status 2 (no command given). */
     @Override
-    public void run() {
-        new CommandLine(this).usage(System.out);
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return 2;
     }
 
     /** Builds the command line; user mistakes become one-line errors with exit status 2. */
     public static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new Main());
+        return configure(new CommandLine(new Main()));
+    }
+
+    /**
+     * Installs the error handlers: a parse error is one line plus "see --help" (exit 2); a
+     * {@link UserException} anywhere in the cause chain is one line (exit 2); an I/O failure (a full
+     * disk, a vanished folder) is one line (exit 1); anything else is a bug and keeps its stack trace.
+     */
+    public static CommandLine configure(CommandLine cl) {
+        cl.setExecutionStrategy(parsed -> {
+            BuildInfo.command(parsed.originalArgs());
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("ntk4j: error: " + oneLine(ex.getMessage()) + " (see '"
+                    + c.getCommandSpec().qualifiedName() + " --help')");
+            return 2;
+        });
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            Throwable t = ex;
-            while (t != null && !(t instanceof UserException)) {
-                t = t.getCause();
+            String line = errorLine(ex);
+            if (line == null) {
+                throw ex;
             }
-            if (t != null) {
-                cmd.getErr().println("ntk4j: error: " + t.getMessage());
-                return 2;
-            }
-            throw ex;
+            cmd.getErr().println("ntk4j: error: " + line);
+            return ex instanceof UserException || findUserException(ex) != null ? 2 : 1;
         });
         return cl;
+    }
+
+    /** The one-line message for a failure the user can act on, or null for a bug (stack trace). */
+    static String errorLine(Throwable ex) {
+        UserException u = findUserException(ex);
+        if (u != null) {
+            return oneLine(u.getMessage());
+        }
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && (m.contains("No space left on device") || m.contains("Disk quota exceeded"))) {
+                return "no space left on device (" + oneLine(m) + "); free some space and resume the run";
+            }
+        }
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof IOException) {
+                return "I/O error: " + t.getClass().getSimpleName() + ": " + oneLine(t.getMessage());
+            }
+        }
+        return null;
+    }
+
+    private static UserException findUserException(Throwable ex) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof UserException u) {
+                return u;
+            }
+        }
+        return null;
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 
     public static void main(String[] args) {

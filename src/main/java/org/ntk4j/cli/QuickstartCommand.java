@@ -30,6 +30,9 @@ public final class QuickstartCommand implements Callable<Integer> {
     @Option(names = "--epochs", defaultValue = "5", description = "epochs (default ${DEFAULT-VALUE})")
     int epochs;
 
+    @Option(names = "--force", description = "replace whatever run is in --out (by default only an earlier quickstart is replaced)")
+    boolean force;
+
     @Mixin
     RuntimeOptions runtime;
 
@@ -46,13 +49,20 @@ public final class QuickstartCommand implements Callable<Integer> {
         t.seed = 0;
         TrainJobConfig args = TrainJobConfig.of(ModelSpec.resolve("mlp-quickstart"), t.validate("quickstart"), "mnist-subset")
                 .withProbes("ntk,nc,nfa", 10, "epochs");
-        RunFolder run = new RunFolder(out);
-        deleteOld(out);
-        run.writeJson("args.json", args);
-        Trainer.Result r;
-        try (NDManager m = runtime.manager()) {
-            r = TrainJob.run(args, run, runtime.dataDir(), m, false, false);
+        if (RunFolder.hasContent(out) && !force && !isQuickstart(out)) {
+            throw new org.ntk4j.UserException(out + " is not empty and holds no earlier quickstart; use --force to replace it,"
+                    + " or another --out");
         }
+        Trainer.Result r;
+        try (RunFolder run = new RunFolder(out)) {
+            run.lock();
+            run.clearRunFiles();
+            run.writeJson("args.json", args);
+            try (NDManager m = runtime.manager()) {
+                r = TrainJob.run(args, run, runtime.dataDir(), m, false, false);
+            }
+        }
+        RunFolder run = new RunFolder(out);
         List<JsonObject> all = run.records("probe");
         List<JsonObject> probes = all.stream().filter(p -> "ntk".equals(p.get("probe").getAsString())).toList();
         List<JsonObject> nc = all.stream().filter(p -> "nc".equals(p.get("probe").getAsString())).toList();
@@ -73,24 +83,19 @@ public final class QuickstartCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void deleteOld(Path dir) throws java.io.IOException {
-        for (String f : new String[] {"metrics.jsonl"}) {
-            java.nio.file.Files.deleteIfExists(dir.resolve(f));
+    /** Whether {@code dir} holds an earlier quickstart run (its args.json names mlp-quickstart on mnist-subset). */
+    static boolean isQuickstart(Path dir) {
+        Path a = dir.resolve("args.json");
+        if (!java.nio.file.Files.isRegularFile(a)) {
+            return false;
         }
-        try (var s = java.nio.file.Files.list(dir)) {
-            // earlier runs' kernels and plots (a plot that this run does not make must not linger in its report)
-            for (Path p : s.filter(p -> p.getFileName().toString().startsWith("ntk-step")
-                    || p.getFileName().toString().endsWith(".png")).toList()) {
-                java.nio.file.Files.delete(p);
-            }
-        }
-        Path cp = dir.resolve("checkpoint");
-        if (java.nio.file.Files.isDirectory(cp)) {
-            try (var s = java.nio.file.Files.walk(cp)) {
-                for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    java.nio.file.Files.delete(p);
-                }
-            }
+        try {
+            JsonObject o = com.google.gson.JsonParser.parseString(java.nio.file.Files.readString(a)).getAsJsonObject();
+            return "mnist-subset".equals(o.get("dataset").getAsString())
+                    && "mlp-quickstart".equals(o.getAsJsonObject("model").get("name").getAsString())
+                    && "ntk,nc,nfa".equals(o.get("probe").getAsString());
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
         }
     }
 }

@@ -27,7 +27,7 @@ public final class ReproduceCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STUDY", description = "silent-alignment, layerwise-lr, deep-linear or ntk-dispersion")
     String study;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "output folder (default runs/<study>)")
+    @Option(names = "--out", paramLabel = "DIR", description = "output folder (default runs/reproduce/<study>: never a train run's folder)")
     Path out;
 
     @Option(names = "--quick", description = "fewer settings and a coarser step: the same checks in seconds")
@@ -41,7 +41,7 @@ public final class ReproduceCommand implements Callable<Integer> {
         Study s = Study.all().stream().filter(x -> x.name().equals(study)).findFirst()
                 .orElseThrow(() -> new UserException("unknown study '" + study + "'; expected one of "
                         + Study.all().stream().map(Study::name).collect(Collectors.joining(", "))));
-        Path dir = out != null ? out : Path.of("runs", study);
+        Path dir = out != null ? out : defaultDir(study);
         long t0 = System.nanoTime();
         System.out.println(s.name() + ": " + s.summary());
         try (NDManager m = runtime.manager()) {
@@ -49,5 +49,10 @@ public final class ReproduceCommand implements Callable<Integer> {
         }
         System.out.printf("done in %.1fs; report: %s%n", (System.nanoTime() - t0) / 1e9, dir.resolve("report.html").toAbsolutePath());
         return 0;
+    }
+
+    /** Where a study writes by default: under runs/reproduce/, never into a train run's runs/<name>. */
+    static Path defaultDir(String study) {
+        return Path.of("runs", "reproduce", study);
     }
 }

@@ -13,17 +13,48 @@ public final class RuntimeOptions {
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
 
-    @Option(names = "--threads", paramLabel = "N", description = "PyTorch intra-op threads (default: the launcher's, all cores)")
+    @Option(names = "--threads", paramLabel = "N", description = "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves free; see the launcher)")
     Integer threads;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default: -Dntk4j.data, $NTK4J_DATA, ~/.ntk4j/data)")
     Path dataDir;
 
-    /** Applies the thread count, then opens a manager on the chosen device. */
+    /**
+     * The default thread count: the cores the current load leaves free, max(1, min(cores, cores −
+     * round(1-minute load average))). PyTorch's OpenMP pool spinning on busy cores is 2–4× slower than
+     * one thread (README "Threads"); on an idle machine this is all cores.
+     */
+    static int defaultThreads(int cores, double loadAverage) {
+        long free = cores - (loadAverage < 0 ? 0 : Math.round(loadAverage));
+        return (int) Math.max(1, Math.min(cores, free));
+    }
+
+    /**
+     * Applies the thread count (--threads, else -Dai.djl.pytorch.num_threads as NTK4J_THREADS sets
+     * it, else {@link #defaultThreads}), then opens a manager on the chosen device.
+     */
     NDManager manager() {
+        threads = effectiveThreads();
         Devices.threads(threads);
         Device d = Devices.select(device);
         return NDManager.newBaseManager(d);
+    }
+
+    /** The thread count {@link #manager} will apply. */
+    int effectiveThreads() {
+        if (threads != null) {
+            return threads;
+        }
+        String p = System.getProperty("ai.djl.pytorch.num_threads");
+        if (p != null) {
+            try {
+                return Integer.parseInt(p.trim());
+            } catch (NumberFormatException e) {
+                // fall through to the default
+            }
+        }
+        return defaultThreads(Runtime.getRuntime().availableProcessors(),
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
     Path dataDir() {

@@ -16,17 +16,20 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ntk4j train}: trains a model on a dataset into a run folder. */
-@Command(name = "train", mixinStandardHelpOptions = true,
+@Command(name = "train", mixinStandardHelpOptions = true, showDefaultValues = true,
         description = {"Train a network on a dataset; writes a run folder (model.json, train.json, metrics.jsonl,"
                 + " checkpoint/, weights.npz, PNG plots, report.html).",
             "Example: ntk4j train --model mlp-relu --dataset mnist --epochs 10 --lr 0.05 --momentum 0.9 --out runs/mlp",
-            "Resume a killed run: ntk4j train --resume runs/mlp"})
+            "Resume a killed run: ntk4j train --resume runs/mlp (the run continues as started: options that change it"
+                + " are refused, except --epochs to extend a constant or step schedule; the thread count of args.json is reused)",
+            "Training-option defaults (TrainSpec): --optimizer sgd, --lr 0.1, --momentum 0, --weight-decay 0, --epochs 1,"
+                + " --batch-size 64, --loss ce, --target onehot, --schedule constant, --checkpoint-every 0 (each epoch end)"})
 public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "SPEC|NAME", description = "model spec file, or a name in models/")
     String model;
 
-    @Option(names = "--dataset", paramLabel = "NAME", defaultValue = "mnist-subset",
-            description = "mnist, fashion-mnist, cifar10 or mnist-subset (bundled; default)")
+    @Option(names = "--dataset", paramLabel = "NAME",
+            description = "mnist, fashion-mnist, cifar10, mnist-subset (bundled; the default) or a synthetic spec (ntk4j datasets)")
     String dataset;
 
     @Option(names = "--n", paramLabel = "N", description = "train on N samples per class (balanced, seeded); default all")
@@ -58,6 +61,13 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--loss", description = "ce or mse") String loss;
     @Option(names = "--target", description = "MSE targets: onehot, pm1 or centered") String target;
     @Option(names = "--schedule", description = "constant, cosine, step or warmup-cosine") String schedule;
+    @Option(names = "--milestones", paramLabel = "M,M,...", split = ",",
+            description = "step schedule: multiply lr by 0.1 at these points, as fractions of --epochs (< 1, e.g. 0.5,0.75)"
+                    + " or epoch numbers (>= 1); default 0.5,0.75 of the epochs")
+    double[] milestones;
+
+    @Option(names = "--force", description = "start a fresh run in a non-empty --out folder, deleting the earlier run's files")
+    boolean force;
     @Option(names = "--checkpoint-every", paramLabel = "STEPS", description = "checkpoint every STEPS steps (default: each epoch)")
     Integer checkpointEvery;
 
@@ -92,8 +102,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         TrainJobConfig args;
+        TrainJobConfig started = null;
         if (resume != null) {
-            args = TrainJob.load(resume);
+            started = TrainJob.load(resume);
+            args = started;
+            refuseChanges(started);
         } else {
             if (model == null) {
                 throw new UserException("--model is required (a spec file or one of " + ModelSpec.available() + ")");
@@ -105,9 +118,10 @@ public final class TrainCommand implements Callable<Integer> {
             }
             TrainSpec ts = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
             ts.seed = seed;
-            args = new TrainJobConfig(spec, ts, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad);
+            args = new TrainJobConfig(spec, ts, dataset != null ? dataset : "mnist-subset", perClass, testPerClass, probe, probeSet, probeEvery, classes, pad);
         }
         TrainSpec t = args.train();
+        int epochsBefore = t.epochs;
         if (optimizer != null) t.optimizer = optimizer;
         if (lr != null) t.lr = lr;
         if (momentum != null) t.momentum = momentum;
@@ -119,19 +133,139 @@ public final class TrainCommand implements Callable<Integer> {
         if (target != null) t.target = target;
         if (schedule != null) t.schedule = schedule;
         if (checkpointEvery != null) t.checkpointEvery = checkpointEvery;
+        if (resume == null && "step".equalsIgnoreCase(t.schedule) && (milestones != null || t.milestones.length == 0)) {
+            t.milestones = milestones(milestones == null ? new double[] {0.5, 0.75} : milestones, t.epochs);
+        }
         TrainJob.validate(args); // before any work starts
+        if (resume != null && t.epochs != epochsBefore) {
+            extensionAllowed(t, epochsBefore);
+        }
         Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name + "-" + args.dataset());
-        if (resume == null && Files.exists(dir.resolve("checkpoint"))) {
-            throw new UserException(dir + " already holds a run; use --resume " + dir + " or another --out");
+        if (resume == null && RunFolder.hasContent(dir) && !force) {
+            throw new UserException(dir + " is not empty" + (Files.exists(dir.resolve("args.json")) ? " (it holds a run)" : "")
+                    + "; use --resume " + dir + " to continue it, --force to replace it, or another --out");
         }
-        RunFolder run = new RunFolder(dir);
-        if (resume == null) {
-            run.writeJson("args.json", args);
-        }
-        try (NDManager m = runtime.manager()) {
-            TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
+        try (RunFolder run = new RunFolder(dir)) {
+            run.lock(); // before anything is written: a second run on this folder stops here
+            Integer threads = threadsFor(started);
+            if (resume == null) {
+                if (force) {
+                    run.clearRunFiles();
+                }
+                run.writeJson("args.json", args.withThreads(threads));
+            } else if (t.epochs != epochsBefore) {
+                run.writeJson("args.json", args.withThreads(started.threads() != null ? started.threads() : threads));
+                System.err.println("ntk4j: extending the run from " + epochsBefore + " to " + t.epochs + " epochs");
+            }
+            try (NDManager m = runtime.manager()) {
+                TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
+            } catch (RuntimeException e) {
+                if (resume == null && !Files.exists(dir.resolve("checkpoint")) && !Files.exists(dir.resolve("metrics.jsonl"))) {
+                    run.clearRunFiles(); // failed before training started: leave no half-made run behind
+                }
+                throw e;
+            }
         }
         System.out.println("run folder: " + dir.toAbsolutePath());
         return 0;
+    }
+
+    /** Milestone epochs from fractions of the run (< 1) or epoch numbers (>= 1). */
+    static int[] milestones(double[] m, int epochs) {
+        int[] out = new int[m.length];
+        for (int i = 0; i < m.length; i++) {
+            if (!(m[i] > 0) || !Double.isFinite(m[i])) {
+                throw new UserException("--milestones: expected fractions in (0, 1) or epochs >= 1 (got " + m[i] + ")");
+            }
+            out[i] = m[i] < 1 ? (int) Math.max(1, Math.round(m[i] * epochs)) : (int) Math.round(m[i]);
+        }
+        return out;
+    }
+
+    /**
+     * The thread count to run with and record: --threads, else (on resume) the count the run started
+     * with, else the default (RuntimeOptions.effectiveThreads).
+     */
+    private Integer threadsFor(TrainJobConfig started) {
+        Integer saved = started == null ? null : started.threads();
+        if (runtime.threads != null) {
+            if (saved != null && !saved.equals(runtime.threads)) {
+                System.err.println("ntk4j: warning: --threads " + runtime.threads + " differs from the " + saved + " this run"
+                        + " started with; the resumed run may differ from an uninterrupted one in the last bits");
+            }
+            return runtime.threads;
+        }
+        if (saved != null) {
+            if (saved != runtime.effectiveThreads()) {
+                System.err.println("ntk4j: resuming with --threads " + saved + ", as the run started (args.json)");
+            }
+            runtime.threads = saved;
+            return saved;
+        }
+        return runtime.effectiveThreads();
+    }
+
+    /**
+     * --resume continues the run as started (args.json): any option that would change it is refused
+     * (only --epochs, --checkpoint-every and the runtime options may be given).
+     */
+    private void refuseChanges(TrainJobConfig a) {
+        TrainSpec t = a.train();
+        java.util.List<String> bad = new java.util.ArrayList<>();
+        if (model != null) {
+            ModelSpec asked = ModelSpec.resolve(model);
+            if (!asked.toJson().equals(a.model().toJson())) {
+                bad.add("--model " + model + " (run: " + a.model().name + ")");
+            }
+        }
+        differs(bad, "--dataset", dataset, a.dataset());
+        differs(bad, "--n", perClass, a.perClass());
+        differs(bad, "--test", testPerClass, a.testPerClass());
+        differs(bad, "--pad", pad, a.pad());
+        differs(bad, "--outputs", outputs, a.model().outputs);
+        differs(bad, "--probe", probe, a.probe());
+        differs(bad, "--optimizer", optimizer, t.optimizer);
+        differs(bad, "--lr", lr, t.lr);
+        differs(bad, "--momentum", momentum, t.momentum);
+        differs(bad, "--nesterov", nesterov, t.nesterov);
+        differs(bad, "--weight-decay", weightDecay, t.weightDecay);
+        differs(bad, "--batch-size", batchSize, t.batchSize);
+        differs(bad, "--loss", loss, t.loss);
+        differs(bad, "--target", target, t.target);
+        differs(bad, "--schedule", schedule, t.schedule);
+        if (classes != null && !java.util.Arrays.equals(classes, a.classes())) {
+            bad.add("--classes");
+        }
+        if (milestones != null || trainSpec != null || force) {
+            bad.add(milestones != null ? "--milestones" : trainSpec != null ? "--train-spec" : "--force");
+        }
+        if (!bad.isEmpty()) {
+            throw new UserException("--resume continues the run as started (" + resume.resolve("args.json") + "); "
+                    + String.join(", ", bad) + " would change it: start a new run with --out instead");
+        }
+    }
+
+    private static void differs(java.util.List<String> bad, String option, Object asked, Object run) {
+        if (asked != null && !asked.toString().equalsIgnoreCase(String.valueOf(run))) {
+            bad.add(option + " " + asked + " (run: " + run + ")");
+        }
+    }
+
+    /**
+     * Extending a run (--resume with more --epochs): fine for a constant or step schedule, whose
+     * learning rate at a finished epoch does not depend on the total; refused for cosine schedules,
+     * which are defined over the whole run (the lr would jump back up from 0). Fewer epochs than
+     * the run was started with are refused too.
+     */
+    static void extensionAllowed(TrainSpec t, int before) {
+        if (t.epochs < before) {
+            throw new UserException("--epochs " + t.epochs + ": the run was started with " + before + " epochs; a resumed run"
+                    + " can only be extended");
+        }
+        if (t.schedule.contains("cosine")) {
+            throw new UserException("--epochs " + t.epochs + ": the " + t.schedule + " schedule spans the run's " + before
+                    + " epochs, so extending it would change the learning rate of finished epochs; start a new run (only"
+                    + " constant and step schedules can be extended)");
+        }
     }
 }

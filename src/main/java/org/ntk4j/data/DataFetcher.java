@@ -113,6 +113,29 @@ public final class DataFetcher {
      */
     public Path fetch(String name, Path localPackage) {
         Source src = source(name);
+        createDirs(dataDir);
+        // one fetch of a dataset at a time: a second one waits, then finds the folder verified
+        Path lockFile = dataDir.resolve(".ntk4j-fetch-" + src.name() + ".lock");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock l = ch.tryLock();
+            if (l == null) {
+                log.println(src.name() + ": another fetch of it is running; waiting for it to finish");
+                l = ch.lock();
+            }
+            try {
+                return fetchLocked(src, localPackage);
+            } finally {
+                l.release();
+            }
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            throw new UserException(src.name() + ": already being fetched by this process");
+        } catch (IOException e) {
+            throw new UserException(lockFile + ": cannot lock (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private Path fetchLocked(Source src, Path localPackage) {
         Path target = DataPaths.datasetDir(dataDir, src.name());
         if (Files.isDirectory(target)) {
             if (checksumsMatch(src, target)) {
@@ -160,6 +183,10 @@ public final class DataFetcher {
                 }
             }
             checkLoads(src, staging);
+            if (Files.isDirectory(target) && checksumsMatch(src, target)) {
+                log.println(src.name() + ": meanwhile installed and verified in " + target + "; nothing to do");
+                return target;
+            }
             if (Files.exists(target)) {
                 Path aside = dataDir.resolve(src.name() + ".invalid-"
                         + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

@@ -54,6 +54,18 @@ public final class TrainJob {
     /** Checks what can be checked before any work starts: the probe list and its schedule. */
     public static void validate(TrainJobConfig c) {
         c.train().validate("training options");
+        if (c.perClass() != null && c.perClass() < 1) {
+            throw new UserException("--n must be >= 1 sample per class (got " + c.perClass() + ")");
+        }
+        if (c.testPerClass() != null && c.testPerClass() < 1) {
+            throw new UserException("--test must be >= 1 sample per class (got " + c.testPerClass() + ")");
+        }
+        if (c.probeSet() < 1) {
+            throw new UserException("--probe-set must be >= 1 sample per class (got " + c.probeSet() + ")");
+        }
+        if (c.pad() != null && c.pad() < 0) {
+            throw new UserException("--pad must be >= 0 (got " + c.pad() + ")");
+        }
         probes(c.probe());
         Schedule.parse(c.probeEvery());
     }
@@ -74,6 +86,19 @@ public final class TrainJob {
      * manager the caller owns; {@code quiet} drops the progress bars and epoch lines.
      */
     public static Trainer.Result run(TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
+        boolean locked = run.lock(); // one run per folder; a no-op when the caller holds the lock
+        try {
+            return runLocked(args, run, dataDir, m, resume, quiet);
+        } finally {
+            if (locked) {
+                run.unlock();
+            }
+        }
+    }
+
+    private static Trainer.Result runLocked(TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume,
+            boolean quiet) {
+        validate(args);
         Dataset train = Datasets.load(args.dataset(), Split.TRAIN, dataDir);
         Dataset test = Datasets.load(args.dataset(), Split.TEST, dataDir);
         if (args.classes() != null) {

@@ -17,15 +17,26 @@ import org.ntk4j.spec.TrainSpec;
  * @param probeEvery when probes run ({@code org.ntk4j.train.Schedule}: epochs, every:K, log:N:MAX)
  * @param classes train on these classes only, relabelled 0..k-1; null = all
  * @param pad zero-pad images by this many pixels per side; null = none
+ * @param threads the PyTorch intra-op thread count the run started with (a resume reuses it: results
+ *     agree bit for bit only at the same count); null = not recorded
  */
 public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
-        String probe, int probeSet, String probeEvery, int[] classes, Integer pad) {
+        String probe, int probeSet, String probeEvery, int[] classes, Integer pad, Integer threads) {
+    public TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
+            String probe, int probeSet, String probeEvery, int[] classes, Integer pad) {
+        this(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, null);
+    }
+
     /** The defaults of {@code ntk4j train}: probe set 10 per class, probes at each epoch end. */
     public static TrainJobConfig of(ModelSpec model, TrainSpec train, String dataset) {
         return new TrainJobConfig(model, train, dataset, null, null, null, 10, "epochs", null, null);
     }
 
     public TrainJobConfig withProbes(String list, int perClass, String every) {
-        return new TrainJobConfig(model, train, dataset, this.perClass, testPerClass, list, perClass, every, classes, pad);
+        return new TrainJobConfig(model, train, dataset, this.perClass, testPerClass, list, perClass, every, classes, pad, threads);
+    }
+
+    public TrainJobConfig withThreads(Integer n) {
+        return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, n);
     }
 }

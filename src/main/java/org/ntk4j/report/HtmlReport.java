@@ -50,7 +50,8 @@ public final class HtmlReport {
         for (String d : data) {
             h.append("<li><a href=\"").append(esc(d)).append("\">").append(esc(d)).append("</a></li>");
         }
-        h.append("</ul></body></html>\n");
+        h.append("</ul>\n<hr><p class=\"footer\"><small>").append(esc(BuildInfo.footer())).append("</small></p>\n");
+        h.append("</body></html>\n");
         Files2.writeString(dir.resolve("report.html"), h.toString());
     }
 

@@ -67,12 +67,12 @@ public final class DatasetSpec {
     /** Whether {@code ref} names a synthetic dataset: a JSON file, or a spec in datasets/. */
     public static boolean exists(String ref) {
         return ref != null && (ref.endsWith(".json") && Files.isRegularFile(Path.of(ref))
-                || Files.isRegularFile(datasetsDir().resolve(ref + ".json")));
+                || !ref.contains("/") && Specs.isNamed(ref, "datasets"));
     }
 
     public static DatasetSpec resolve(String ref) {
-        Path file = Specs.specFile(ref, datasetsDir(), "synthetic dataset");
-        return Specs.read(file, DatasetSpec.class).validate(file.toString());
+        Specs.Source src = Specs.source(ref, "datasets", "synthetic dataset");
+        return Specs.parse(src.json(), DatasetSpec.class, src.origin()).validate(src.origin());
     }
 
     /** The project's datasets/ folder (system property ntk4j.root, else the working directory). */
@@ -82,6 +82,6 @@ public final class DatasetSpec {
 
     /** Names of the specs in datasets/. */
     public static List<String> available() {
-        return Specs.namesIn(datasetsDir());
+        return Specs.names("datasets");
     }
 }

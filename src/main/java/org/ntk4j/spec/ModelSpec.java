@@ -197,8 +197,8 @@ public final class ModelSpec {
      * {@code models/} folder (e.g. {@code mlp-relu}).
      */
     public static ModelSpec resolve(String ref) {
-        Path file = Specs.specFile(ref, modelsDir(), "model");
-        return Specs.read(file, ModelSpec.class).validate(file.toString());
+        Specs.Source src = Specs.source(ref, "models", "model");
+        return Specs.parse(src.json(), ModelSpec.class, src.origin()).validate(src.origin());
     }
 
     public static ModelSpec parse(String json, String source) {
@@ -210,9 +210,9 @@ public final class ModelSpec {
         return Specs.projectDir("models");
     }
 
-    /** Names of the specs in models/. */
+    /** Names of the specs in models/ and of those bundled in the jar. */
     public static List<String> available() {
-        return Specs.namesIn(modelsDir());
+        return Specs.names("models");
     }
 
     public String toJson() {

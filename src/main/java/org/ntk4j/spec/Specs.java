@@ -93,6 +93,89 @@ public final class Specs {
         }
     }
 
+    /** Where the jar keeps the project's spec folders (pom.xml copies models/ and datasets/ there). */
+    static final String BUNDLED = "org/ntk4j/specs/";
+
+    /**
+     * Names of the specs in the project folder {@code folder} (models, datasets) together with those
+     * bundled in the jar, sorted: a jar used outside the checkout still knows its models.
+     */
+    public static List<String> names(String folder) {
+        java.util.TreeSet<String> all = new java.util.TreeSet<>(namesIn(projectDir(folder)));
+        all.addAll(bundledNames(folder));
+        return List.copyOf(all);
+    }
+
+    /** Names of the specs bundled on the classpath under {@code folder}. */
+    static List<String> bundledNames(String folder) {
+        List<String> out = new ArrayList<>();
+        java.net.URL url = Specs.class.getClassLoader().getResource(BUNDLED + folder + "/");
+        if (url == null) {
+            url = Specs.class.getClassLoader().getResource(BUNDLED + folder);
+        }
+        if (url == null) {
+            return out;
+        }
+        try {
+            if ("jar".equals(url.getProtocol())) {
+                java.net.JarURLConnection c = (java.net.JarURLConnection) url.openConnection();
+                c.setUseCaches(false);
+                try (java.util.jar.JarFile jar = c.getJarFile()) {
+                    String prefix = BUNDLED + folder + "/";
+                    jar.stream().map(java.util.jar.JarEntry::getName)
+                            .filter(n -> n.startsWith(prefix) && n.endsWith(".json") && n.indexOf('/', prefix.length()) < 0)
+                            .forEach(n -> out.add(n.substring(prefix.length(), n.length() - 5)));
+                }
+            } else if ("file".equals(url.getProtocol())) {
+                out.addAll(namesIn(Path.of(url.toURI())));
+            }
+        } catch (IOException | java.net.URISyntaxException e) {
+            return out;
+        }
+        java.util.Collections.sort(out);
+        return out;
+    }
+
+    /** Whether {@code name} is a spec in the project folder or bundled in the jar. */
+    public static boolean isNamed(String name, String folder) {
+        String n = name.endsWith(".json") ? name : name + ".json";
+        return Files.isRegularFile(projectDir(folder).resolve(n))
+                || Specs.class.getClassLoader().getResource(BUNDLED + folder + "/" + n) != null;
+    }
+
+    /** A spec's JSON text and where it came from (for messages). */
+    public record Source(String json, String origin) { }
+
+    /**
+     * The spec {@code ref} names: a path to a file, a name (with or without .json) in the project
+     * folder {@code folder}, or, when neither exists, a spec of that name bundled in the jar;
+     * otherwise a UserException "unknown WHAT 'ref'" listing the names.
+     */
+    public static Source source(String ref, String folder, String what) {
+        Path file = Path.of(ref);
+        String n = ref.endsWith(".json") ? ref : ref + ".json";
+        Path named = projectDir(folder).resolve(n);
+        Path f = Files.isRegularFile(file) ? file : Files.isRegularFile(named) ? named : null;
+        if (f != null) {
+            try {
+                return new Source(Files.readString(f), f.toString());
+            } catch (IOException e) {
+                throw new UserException(f + ": cannot read (" + e.getMessage() + ")");
+            }
+        }
+        if (!n.contains("/") && !n.contains("\\")) {
+            try (java.io.InputStream in = Specs.class.getClassLoader().getResourceAsStream(BUNDLED + folder + "/" + n)) {
+                if (in != null) {
+                    return new Source(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+                            "bundled " + folder + "/" + n);
+                }
+            } catch (IOException e) {
+                throw new UserException("bundled " + folder + "/" + n + ": cannot read (" + e.getMessage() + ")");
+            }
+        }
+        throw new UserException("unknown " + what + " '" + ref + "': not a file, and not one of " + names(folder));
+    }
+
     /**
      * The spec file {@code ref} names: a path to a file, or a name (with or without .json) in {@code dir};
      * otherwise a UserException "unknown WHAT 'ref'" listing the names in {@code dir}.

@@ -16,7 +16,7 @@ import org.ntk4j.spec.Specs;
 /**
  * Checkpoints of a run folder: weights, optimizer state and {@link Trainer.State} in checkpoint/,
  * replaced atomically, every {@code checkpointEvery} steps, at the end, and at least every
- * {@link #CHECKPOINT_SECONDS} at an epoch end; writes weights.npz when training ends, and restores a
+ * {@link #CHECKPOINT_SECONDS} at an epoch end, keeping the last two with checksums; writes weights.npz when training ends, and restores a
  * run (truncating metrics.jsonl to the records the checkpoint had seen). The trainer runs it after
  * every other listener.
  */
@@ -73,7 +73,15 @@ public final class CheckpointListener implements TrainListener {
         lastCheckpointNanos = System.nanoTime();
     }
 
-    /** Writes weights, optimizer state and the loop state into checkpoint/, replacing the old one atomically. */
+    /** The files of a checkpoint, each listed with its SHA-256 in {@value #CHECKSUMS} (written last). */
+    static final java.util.List<String> FILES = java.util.List.of("weights.npz", "optimizer.npz", "state.json");
+    static final String CHECKSUMS = "checksums.json";
+
+    /**
+     * Writes weights, optimizer state, the loop state and their checksums into checkpoint.tmp/, then
+     * rotates: checkpoint/ becomes checkpoint.prev/ and checkpoint.tmp/ becomes checkpoint/ (atomic
+     * renames). The last two checkpoints are kept: a damaged newest one falls back to the older.
+     */
     private void checkpoint(Optimizer opt, Trainer.State st, TrainProgress p) {
         try {
             Path tmp = run.file("checkpoint.tmp");
@@ -84,41 +92,123 @@ public final class CheckpointListener implements TrainListener {
             Files2.writeAtomically(tmp.resolve("optimizer.npz"), out -> os.encode(out, NDList.Encoding.NPZ));
             st.records = run.recordCount();
             Files2.writeString(tmp.resolve("state.json"), Specs.toJson(st));
+            com.google.gson.JsonObject sums = new com.google.gson.JsonObject();
+            for (String f : FILES) {
+                sums.addProperty(f, sha256(tmp.resolve(f)));
+            }
+            Files2.writeString(tmp.resolve(CHECKSUMS), sums + "\n");
             Path cur = run.file("checkpoint");
-            Path old = run.file("checkpoint.old");
-            deleteTree(old);
+            Path prev = run.file("checkpoint.prev");
             if (Files.exists(cur)) {
-                Files.move(cur, old, StandardCopyOption.ATOMIC_MOVE);
+                deleteTree(prev);
+                Files.move(cur, prev, StandardCopyOption.ATOMIC_MOVE);
             }
             Files.move(tmp, cur, StandardCopyOption.ATOMIC_MOVE);
-            deleteTree(old);
+            deleteTree(run.file("checkpoint.old")); // left by versions that kept one checkpoint
         } catch (IOException e) {
-            throw new UserException(run.dir() + ": cannot write checkpoint (" + e.getMessage() + ")");
+            throw new java.io.UncheckedIOException(run.dir() + ": cannot write checkpoint (" + e.getMessage() + ")", e);
         }
     }
 
-    /** Loads the last checkpoint into the network, optimizer and state of {@code p}. */
+    /**
+     * Loads the newest intact checkpoint into the network, optimizer and state of {@code p}:
+     * checkpoint/, else (damaged: a checksum mismatch, a missing file, a state.json that does not
+     * parse) checkpoint.prev/ with a message saying so.
+     */
     void restore(TrainProgress p) {
-        Path cur = run.file("checkpoint");
-        if (!Files.isDirectory(cur)) {
-            // a crash between the two renames leaves only checkpoint.old
-            if (Files.isDirectory(run.file("checkpoint.old"))) {
-                cur = run.file("checkpoint.old");
-            } else {
-                throw new UserException(run.dir() + ": no checkpoint to resume from (expected " + cur + ")");
+        java.util.List<Path> candidates = new java.util.ArrayList<>();
+        for (String n : new String[] {"checkpoint", "checkpoint.prev", "checkpoint.old"}) {
+            if (Files.isDirectory(run.file(n))) {
+                candidates.add(run.file(n));
             }
         }
-        Trainer.State st = Specs.GSON.fromJson(readString(cur.resolve("state.json")), Trainer.State.class);
-        p.net().loadParameters(cur.resolve("weights.npz"));
-        try (InputStream is = new BufferedInputStream(Files.newInputStream(cur.resolve("optimizer.npz")))) {
-            NDList saved = NDList.decode(p.net().manager(), is);
-            p.optimizer().restore(saved, st.step);
-            saved.close();
-        } catch (IOException | IllegalArgumentException e) {
-            throw new UserException(cur.resolve("optimizer.npz") + ": cannot read (" + e.getMessage() + ")");
+        if (candidates.isEmpty()) {
+            throw new UserException(run.dir() + ": no checkpoint to resume from (expected " + run.file("checkpoint") + ")");
         }
-        run.truncateRecords(st.records);
-        p.state().copyFrom(st);
+        java.util.List<String> problems = new java.util.ArrayList<>();
+        for (Path cur : candidates) {
+            Trainer.State st;
+            try {
+                st = verify(cur);
+            } catch (UserException e) {
+                problems.add(e.getMessage());
+                continue;
+            }
+            if (!problems.isEmpty()) {
+                System.err.println("ntk4j: warning: " + String.join("; ", problems) + "; resuming from the older "
+                        + cur.getFileName() + "/ (step " + st.step + ")");
+            }
+            p.net().loadParameters(cur.resolve("weights.npz"));
+            try (InputStream is = new BufferedInputStream(Files.newInputStream(cur.resolve("optimizer.npz")))) {
+                NDList saved = NDList.decode(p.net().manager(), is);
+                p.optimizer().restore(saved, st.step);
+                saved.close();
+            } catch (IOException | RuntimeException e) {
+                throw new UserException(cur.resolve("optimizer.npz") + ": cannot read (" + e.getMessage() + ")");
+            }
+            run.truncateRecords(st.records);
+            p.state().copyFrom(st);
+            return;
+        }
+        throw new UserException("cannot resume " + run.dir() + ": " + String.join("; ", problems));
+    }
+
+    /** The state of checkpoint folder {@code cur} after checking its files against their checksums. */
+    static Trainer.State verify(Path cur) {
+        Path sums = cur.resolve(CHECKSUMS);
+        if (Files.isRegularFile(sums)) {
+            com.google.gson.JsonObject o;
+            try {
+                o = com.google.gson.JsonParser.parseString(Files.readString(sums)).getAsJsonObject();
+            } catch (IOException | RuntimeException e) {
+                throw new UserException(sums + " is damaged (" + e.getMessage() + ")");
+            }
+            for (String f : FILES) {
+                Path q = cur.resolve(f);
+                if (!Files.isRegularFile(q)) {
+                    throw new UserException(cur.getFileName() + "/" + f + " is missing");
+                }
+                String want = o.has(f) ? o.get(f).getAsString() : "";
+                try {
+                    if (!want.equals(sha256(q))) {
+                        throw new UserException(cur.getFileName() + "/" + f + " is damaged (checksum mismatch)");
+                    }
+                } catch (IOException e) {
+                    throw new UserException(q + ": cannot read (" + e.getMessage() + ")");
+                }
+            }
+        }
+        for (String f : FILES) {
+            if (!Files.isRegularFile(cur.resolve(f))) {
+                throw new UserException(cur.getFileName() + "/" + f + " is missing");
+            }
+        }
+        try {
+            Trainer.State st = Specs.GSON.fromJson(readString(cur.resolve("state.json")), Trainer.State.class);
+            if (st == null || st.epoch < 0 || st.step < 0 || st.records < 0) {
+                throw new UserException(cur.getFileName() + "/state.json is damaged (no valid state)");
+            }
+            return st;
+        } catch (com.google.gson.JsonParseException | NumberFormatException | IllegalStateException e) {
+            throw new UserException(cur.getFileName() + "/state.json is damaged (" + firstLine(e.getMessage()) + ")");
+        }
+    }
+
+    private static String firstLine(String s) {
+        return s == null ? "" : s.lines().findFirst().orElse("");
+    }
+
+    static String sha256(Path f) throws IOException {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(f))) {
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                md.update(buf, 0, n);
+            }
+            return java.util.HexFormat.of().formatHex(md.digest());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String readString(Path p) {
