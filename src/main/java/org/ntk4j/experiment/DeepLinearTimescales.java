@@ -25,7 +25,7 @@ import org.ntk4j.probe.ScheduledProbe;
 import org.ntk4j.train.Trainer;
 
 /**
- * Seed 001, Fig. 4b/c (notes/001.md §7.9): timescales of deep linear networks. An L-layer linear
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 4b/c: timescales of deep linear networks. An L-layer linear
  * network (D → N → … → N → 1, every layer N(0, σ²/fan_in)) is trained by full-batch gradient descent on
  * a whitened linear teacher for several init scales σ. Measured: the half-loss time t½, the time the
  * first layer's weights align with the teacher, cos(W₁ᵀW₁, ββᵀ) = βᵀW₁ᵀW₁β/‖W₁ᵀW₁‖_F ≥ ½ (Fig. 4b's
@@ -35,7 +35,7 @@ import org.ntk4j.train.Trainer;
  * ({@link LinearNetworks#finalAlignment(int, int)}).
  */
 public final class DeepLinearTimescales {
-    /** Settings; {@link #paper()} follows notes/001.md §7.9. */
+    /** Settings; {@link #paper()} follows the paper's Fig. 4b/c setting (L = 3, D = 30). */
     public record Settings(int depth, int d, int hidden, int points, double s, double[] sigmas, double dt, double time,
             int probeEvery, long seed) {
         public static Settings paper() {
@@ -65,7 +65,7 @@ public final class DeepLinearTimescales {
 
         @Override
         public String summary() {
-            return "seed 001 Fig. 4b/c: three-layer linear nets; half-loss time and first-layer alignment time both scale"
+            return "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 4b/c: three-layer linear nets; half-loss time and first-layer alignment time both scale"
                     + " as 1/sigma, weights align first, final NTK alignment tends to 3/sqrt(38) (~30 s)";
         }
 

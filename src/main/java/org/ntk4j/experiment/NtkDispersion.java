@@ -22,7 +22,7 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
 
 /**
- * Seed 003 §3.2, Theorem 3.2 and Fig. 1 (notes/003.md §2.2, §3.3): how much the NTK of a finite-width
+ * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Theorem 3.2 and Fig. 1: how much the NTK of a finite-width
  * ReLU network varies across initialisations. For constant width M, input dimension n₀ and depth L
  * (weight layers, standard parameterisation, weights N(0, σ_w²/fan_in), biases initialised at 0 but
  * trained, one output), the diagonal entry Θ(x, x) of a fixed unit-norm input is sampled over many
@@ -60,7 +60,7 @@ public final class NtkDispersion {
 
         @Override
         public String summary() {
-            return "seed 003 Thm. 3.2 / Fig. 1: dispersion E[Θ²]/E[Θ]² of the NTK over initialisations of finite-width"
+            return "Seleznova & Kutyniok, NTK Beyond the Infinite-Width Limit, Thm. 3.2 / Fig. 1: dispersion E[Θ²]/E[Θ]² of the NTK over initialisations of finite-width"
                     + " ReLU nets, sampled with the kernel engine against the closed form (~40 s)";
         }
 

@@ -24,7 +24,7 @@ import org.ntk4j.train.Schedule;
 import org.ntk4j.train.Trainer;
 
 /**
- * Seed 001, Fig. 3 (notes/001.md §6, §7.1–7.3): the silent alignment effect in two-layer linear
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 3 (with Fig. B.1 and eqs. 27–28): the silent alignment effect in two-layer linear
  * networks. For each init scale σ a network x ↦ aᵀW x (D → N → 1, W ~ N(0, σ²/D), a ~ N(0, σ²/N))
  * is trained by full-batch gradient descent (step dt, time t = k·dt) on a whitened linear teacher
  * y = s·βᵀx (XᵀX/P = I, ‖β‖ = 1), with the NTK of all P training points probed every few steps.
@@ -43,7 +43,7 @@ import org.ntk4j.train.Trainer;
  * q₀ + r₀ in place of q₀ (c₀ = (q₀ + r₀)/2); both values are reported.
  */
 public final class SilentAlignment {
-    /** Settings of a reproduction; {@link #paper()} follows notes/001.md §7.1 (with a coarser step). */
+    /** Settings of a reproduction; {@link #paper()} follows the paper's Fig. B.1 setting (D = 25, s = 1, σ = 1e-3; with a coarser step). */
     public record Settings(int d, int hidden, int points, double s, double[] sigmas, double dt, double time, int probeEvery,
             long seed) {
         public static Settings paper() {
@@ -71,7 +71,7 @@ public final class SilentAlignment {
 
         @Override
         public String summary() {
-            return "seed 001 Fig. 3: two-layer linear nets from small init; loss vs eqs. 27-28, half-loss time vs its closed"
+            return "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 3: two-layer linear nets from small init; loss vs eqs. 27-28, half-loss time vs its closed"
                     + " form, NTK alignment reaching 2/sqrt(D+3) before the loss moves (~25 s)";
         }
 
@@ -152,7 +152,7 @@ public final class SilentAlignment {
         return beta;
     }
 
-    /** {q, r} = {½(‖a‖² + βᵀWᵀWβ), βᵀWᵀa} (seed 001 App. B.1, notes §2.7) of a two-layer linear net. */
+    /** {q, r} = {½(‖a‖² + βᵀWᵀWβ), βᵀWᵀa} (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, App. B.1) of a two-layer linear net. */
     static double[] orderParameters(Network net, double[] beta) {
         float[] w = net.trainableParams().get(0).value().toFloatArray(); // N × D
         float[] a = net.trainableParams().get(1).value().toFloatArray(); // 1 × N

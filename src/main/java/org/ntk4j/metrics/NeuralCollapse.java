@@ -6,8 +6,8 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ntk4j.UserException;
 
 /**
- * Neural-collapse statistics of penultimate features (seed 003 §2.8, "Neural (Tangent Kernel) Collapse" §2.1 and
- * Fig. 2; notes/003.md §2.8, and §11 for the forms the authors' code measures; Papyan, Han &amp; Donoho, PNAS 2020).
+ * Neural-collapse statistics of penultimate features (Seleznova et al., Neural (Tangent Kernel) Collapse, §2.1 and
+ * Fig. 2, in the forms the authors' code (github.com/mselezniova/ntk_collapse) measures; Papyan, Han &amp; Donoho, PNAS 2020).
  * All are 0 at perfect collapse and grow away from it.
  *
  * <p>Shapes: features H: [N, n] (row i is h(x_i)); labels: [N], C ≥ 2 classes in any order; classifier
@@ -30,12 +30,12 @@ import org.ntk4j.UserException;
  *     (h − ⟨h⟩_c)(h − ⟨h⟩_c)ᵀ, Σ_B = C⁻¹ M Mᵀ and ⁺ the Moore–Penrose pseudo-inverse (EJML SVD; singular values
  *     below ε·n·σ_max count as zero, as in numpy and torch). Scale-free, unlike {@code nc1}.
  * @param nc2 NC2, distance to a simplex equiangular tight frame, as the authors' code measures it (notes §11;
- *     seed 003 Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F (the target has unit Frobenius norm).
+ *     Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F (the target has unit Frobenius norm).
  *     NaN if all class means coincide.
- * @param equinorm the equal-norm part of NC2 (seed 003 §2.8 as corrected in notes §10.19; Papyan et al. 2020
+ * @param equinorm the equal-norm part of NC2 (corrected form of Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, which prints ‖⟨h⟩_c − ⟨h⟩_c'‖ → 0 where equal norms are meant; Papyan et al. 2020
  *     Fig. 2): std_c ‖⟨h⟩_c − ⟨h⟩‖ / mean_c ‖⟨h⟩_c − ⟨h⟩‖, population standard deviation over the C classes.
- * @param nc3 NC3, self-duality (seed 003 §2.8; notes §11): ‖M/‖M‖_F − Wᵀ/‖W‖_F‖_F. NaN without W.
- * @param nc4 NC4, nearest class centre (seed 003 §2.8; measured as a disagreement rate as in Papyan et al. 2020):
+ * @param nc3 NC3, self-duality (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, as the authors' code measures it): ‖M/‖M‖_F − Wᵀ/‖W‖_F‖_F. NaN without W.
+ * @param nc4 NC4, nearest class centre (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1; measured as a disagreement rate as in Papyan et al. 2020):
  *     the fraction of the N samples with argmax_c (W h + b)_c ≠ argmin_c ‖h − ⟨h⟩_c‖₂ (ties go to the lower
  *     class index). NaN without W.
  */
