@@ -150,7 +150,7 @@ public final class LayerwiseLearningRates {
                     row.eigenRatio(), row.eigenRatioTheory(), row.smallest(), row.smallestTheory(), row.weightedEigenRatio(),
                     row.weightedSmallest(), row.weightedSmallestTheory(), row.finalLoss()));
         }
-        HtmlReport.write(out, "Seed 001, Fig. D.1b: the final NTK under per-layer learning rates", summary, List.of(
+        HtmlReport.write(out, "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. D.1b: the final NTK under per-layer learning rates", summary, List.of(
                 String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, σ = %s, full-batch GD with η₂ = %s"
                         + " for t ≤ %.1f; one run folder per ratio.", set.d(), set.hidden(), set.points(), set.s(), set.sigma(),
                         set.dt(), set.time())));

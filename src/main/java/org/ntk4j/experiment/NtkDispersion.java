@@ -181,7 +181,7 @@ public final class NtkDispersion {
                     + " E[Θ] = %.4g ± %.2g (%.4g)", row.dispersion(), row.dispersionSe(), row.dispersionTheory(), row.mean(),
                     row.meanSe(), row.meanTheory()));
         }
-        HtmlReport.write(out, "Seed 003 Thm. 3.2: NTK dispersion across initialisations", summary, List.of(String.format(
+        HtmlReport.write(out, "Seleznova & Kutyniok, NTK Beyond the Infinite-Width Limit, Thm. 3.2: NTK dispersion across initialisations", summary, List.of(String.format(
                 "ReLU MLPs of width M = %d on a unit-norm input of dimension n₀ = %d, standard parameterisation, biases"
                         + " initialised at 0 and trained; Θ(x, x) from ntk4j's kernel engine in float64 for %d initialisations"
                         + " per cell; r by the leave-one-out estimator (notes 003 §2.2), errors by a %d-resample bootstrap.",

@@ -221,7 +221,7 @@ public final class SilentAlignment {
                     "q₀ %.3g, r₀ %.3g; t½ %.3f (theory %.3f); alignment %.4f → %.4f (theory %.6f), 99%% at t = %.2f", r.q0(), r.r0(), r.halfLossTime(),
                     r.halfLossTimeTheory(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory(), r.alignTime()));
         }
-        HtmlReport.write(out, "Seed 001, Fig. 3: silent alignment in two-layer linear networks", summary, List.of(
+        HtmlReport.write(out, "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 3: silent alignment in two-layer linear networks", summary, List.of(
                 String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
                         + " one run folder per σ (sigma-*/).", set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
     }
