@@ -11,7 +11,7 @@ import org.ejml.interfaces.decomposition.SingularValueDecomposition_F64;
 import org.ntk4j.UserException;
 
 /**
- * Synthetic data sets of the seed papers, as the engineering notes specify them. Inputs are rows
+ * Synthetic data sets of the reproduced papers (cited per method). Inputs are rows
  * (n×d, row-major float32), targets come as {@link RegressionData}. Every generator takes a seed
  * and is deterministic ({@link SplittableRandom}; Gaussians by its {@code nextGaussian}).
  *
@@ -468,7 +468,7 @@ public final class Synthetic {
      * Anisotropic inputs with ±1 labels from a random ReLU teacher (our synthetic stand-in for
      * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Figs. 1/6; not the paper's experiment): x ~ N(0, diag(k^{−α})), k = 1..d (α = 1 there); teacher
      * f(x) = Σ_{j=1}^{h} a_j·relu(w_j·x) with w_j ~ N(0, I_d/d) and a_j ~ N(0, 1) (h = 4 there; the
-     * weight distributions are our choice, the note does not give them); y = +1 if f(x) is above the
+     * weight distributions are our choice, the paper does not give them); y = +1 if f(x) is above the
      * median of f over the n points, else −1, so the classes are balanced (exactly, when no ties).
      * Generate train and test together (n = P_train + P_test) and split with
      * {@link RegressionData#rows}, so both share the teacher and threshold. Centre and (partially)

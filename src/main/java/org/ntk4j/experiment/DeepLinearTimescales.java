@@ -30,7 +30,7 @@ import org.ntk4j.train.Trainer;
  * a whitened linear teacher for several init scales σ. Measured: the half-loss time t½, the time the
  * first layer's weights align with the teacher, cos(W₁ᵀW₁, ββᵀ) = βᵀW₁ᵀW₁β/‖W₁ᵀW₁‖_F ≥ ½ (Fig. 4b's
  * dashed curves), and the NTK's alignment with yyᵀ. Predicted: for L ≥ 3 both times scale as σ^−(L−2)
- * (t½ ~ L/(L−2)·σ^−(L−2) for the balanced flow, notes §7.8–7.9; a log–log slope of −(L−2)), the weights
+ * (t½ ~ L/(L−2)·σ^−(L−2) for the balanced flow, from the corrected eq. 39; a log–log slope of −(L−2)), the weights
  * align before the loss halves, and the final NTK alignment tends to L/√(L² + D − 1) as σ → 0
  * ({@link LinearNetworks#finalAlignment(int, int)}).
  */

@@ -31,15 +31,15 @@ import org.ntk4j.train.Trainer;
  * Measured against theory:
  * <ul>
  *   <li>the loss ℒ(t) against ½(s − r(t))² with r(t) from eqs. 27–28 (Fig. 3a), from the actual
- *   initial order parameters q₀ = ½(‖a‖² + βᵀWᵀWβ) and r₀ = βᵀWᵀa (App. B.1, notes §2.7);</li>
+ *   initial order parameters q₀ = ½(‖a‖² + βᵀWᵀWβ) and r₀ = βᵀWᵀa (App. B.1);</li>
  *   <li>the half-loss time t½ against (1/2s)·ln((√2 − 1)(s/c₀ − 1)) (Fig. 3b; the paper's own estimate
- *   s⁻¹ln(s/σ²) is a factor 2 off, notes §7.2);</li>
+ *   s⁻¹ln(s/σ²) is a factor 2 off);</li>
  *   <li>the NTK–target alignment's final value against 2/√(D + 3), and the time it gets within 1% of it
  *   against t½ (Fig. 3c: alignment first, independent of σ).</li>
  * </ul>
  * Eqs. 27–28 and c₀ = q₀/2 assume r₀ ≈ 0, but at D = 25 the ratio r₀/q₀ is O(1/√D)·O(1) for a single draw
  * (r₀/q₀ = 0.49 for seed 0), which moves t½ by −ln(1 + r₀/q₀)/2s = −0.2. The early-time system
- * d/dt(q + r) = 2s(q + r) (notes §2.7) says the growing mode starts from q₀ + r₀, so the predictions use
+ * d/dt(q + r) = 2s(q + r) (App. B.1) says the growing mode starts from q₀ + r₀, so the predictions use
  * q₀ + r₀ in place of q₀ (c₀ = (q₀ + r₀)/2); both values are reported.
  */
 public final class SilentAlignment {

@@ -20,7 +20,7 @@ import org.ntk4j.kernel.Mode;
  * classes γ_c and γ_n equal {@link LabelAwareness}'s class-weighted Θ̄_c and Θ̄_n of the traced kernel divided
  * by O. {@link #offDiagonalRatio()} tests Assumption 3.2's premise that the blocks Θ_ks, k ≠ s, vanish.
  *
- * <p>All pairs, not a half-split: the authors' code (notes §11, outside the thesis) splits each class's m
+ * <p>All pairs, not a half-split: the authors' code (github.com/mselezniova/ntk_collapse) splits each class's m
  * samples into halves A and B and averages Θ(A_c, B_c) within classes and Θ(A_c, B_c'), c &lt; c', across them,
  * using m²/4 of the m(m − 1) within-class pairs and a quarter of the cross-class ones. For a symmetric kernel of
  * balanced classes, that estimator averaged over all ways to split each class is exactly the all-pairs mean; as

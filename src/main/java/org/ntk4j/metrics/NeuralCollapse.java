@@ -15,7 +15,7 @@ import org.ntk4j.UserException;
  * <pre>
  *   ⟨h⟩_c = |𝒳_c|⁻¹ Σ_{x∈𝒳_c} h(x)           class mean
  *   ⟨h⟩   = C⁻¹ Σ_c ⟨h⟩_c                     global mean, the mean of the class means
- *   M     = [⟨h⟩_1 − ⟨h⟩, …, ⟨h⟩_C − ⟨h⟩]    n × C, centred, columns not normalised (notes §11)
+ *   M     = [⟨h⟩_1 − ⟨h⟩, …, ⟨h⟩_C − ⟨h⟩]    n × C, centred, columns not normalised (as in the authors' code)
  * </pre>
  * <b>Unbalanced classes</b> are handled through per-class means: every class weighs the same, whatever its size.
  * The global mean is the mean of the class means (not of the samples), and NC1 and Σ_W average within each
@@ -23,14 +23,15 @@ import org.ntk4j.UserException;
  * ones it keeps a simplex ETF of class means at NC2 = 0 (centring by the sample mean would tilt it toward the
  * largest class).
  *
- * @param nc1 NC1 as measured by the authors (Fig. 2 "std of h(x^c_i) averaged over classes"; code in notes §11):
+ * @param nc1 NC1 as measured by the authors (Fig. 2 "std of h(x^c_i) averaged over classes"; as in the authors' code):
  *     C⁻¹ n⁻¹ Σ_c Σ_p sd_c,p with sd_c,p = (|𝒳_c|⁻¹ Σ_{x∈𝒳_c} (h_p(x) − ⟨h⟩_c,p)²)^½, the population standard
  *     deviation of feature p within class c. A class with one sample contributes 0.
  * @param nc1Papyan NC1 of Papyan et al. 2020: tr(Σ_W Σ_B⁺)/C, with Σ_W = C⁻¹ Σ_c |𝒳_c|⁻¹ Σ_{x∈𝒳_c}
  *     (h − ⟨h⟩_c)(h − ⟨h⟩_c)ᵀ, Σ_B = C⁻¹ M Mᵀ and ⁺ the Moore–Penrose pseudo-inverse (EJML SVD; singular values
  *     below ε·n·σ_max count as zero, as in numpy and torch). Scale-free, unlike {@code nc1}.
- * @param nc2 NC2, distance to a simplex equiangular tight frame, as the authors' code measures it (notes §11;
- *     Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F (the target has unit Frobenius norm).
+ * @param nc2 NC2, distance to a simplex equiangular tight frame, as the authors' code measures it
+ *     (Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F
+ *     (the target has unit Frobenius norm).
  *     NaN if all class means coincide.
  * @param equinorm the equal-norm part of NC2 (corrected form of Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, which prints ‖⟨h⟩_c − ⟨h⟩_c'‖ → 0 where equal norms are meant; Papyan et al. 2020
  *     Fig. 2): std_c ‖⟨h⟩_c − ⟨h⟩‖ / mean_c ‖⟨h⟩_c − ⟨h⟩‖, population standard deviation over the C classes.
