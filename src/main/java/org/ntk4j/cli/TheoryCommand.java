@@ -327,8 +327,8 @@ public final class TheoryCommand implements Runnable {
 
     @Command(name = "dispersion", mixinStandardHelpOptions = true,
             description = {"Finite-width NTK dispersion E[Θ²]/E²[Θ] of ReLU MLPs vs depth and σ_w².",
-                "Seleznova & Kutyniok, NTK Beyond the Infinite-Width Limit, Thm 3.2, with the second moment as derived in its",
-                "proofs (Lemmas A.5–A.7; the printed eq. (13) lacks a factor 2); standard param., σ_b=0, ‖x‖=1.",
+                "Seleznova & Kutyniok 2022 (NTK Beyond the Infinite-Width Limit), Thm 3.2, with the second moment",
+                "as derived in its proofs (the printed eq. (13) lacks a factor 2); standard param., σ_b=0, ‖x‖=1.",
                 "Example: ntk4j theory dispersion --width 50 --depths 2,5,10,20 --sigma-w2 1,2,3"})
     static final class Dispersion implements Runnable {
         @ParentCommand
@@ -401,7 +401,8 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "equilibrium", mixinStandardHelpOptions = true,
-            description = {"Lou, Mingard & Hayou (Equilibrium Hypothesis): equilibrium layer l_eq(L) next to the Cor. 5 scaling L^{3/5}.",
+            description = {"Lou et al. (Equilibrium Hypothesis): equilibrium layer l_eq(L)"
+                    + " next to the Cor. 5 scaling L^{3/5}.",
                 "Forward deficit D_f(l) vs backward product D_b(l,L) of a He-initialised ReLU net;",
                 "l_eq(L) = first l with D_f ≤ C·D_b (an operationalisation of Cor. 5).",
                 "Example: ntk4j theory equilibrium --depths 10,20,50,100,1000 --epsilon 0.1 --constant 1"})
@@ -442,7 +443,8 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "linear", mixinStandardHelpOptions = true,
-            description = {"Atanasov, Bordelon & Pehlevan (Silent Alignment) linear networks: c(t), q(t), r(t), half-loss time, final NTK and alignment.",
+            description = {"Atanasov et al. (Silent Alignment) linear networks: c(t), q(t), r(t), half-loss time,"
+                    + " final NTK and alignment.",
                 "Whitened data, gradient flow; eqs. 39 and 42 in corrected form (see theory.LinearNetworks).",
                 "Example: ntk4j theory linear --depth 2 --s 1 --c0 1e-6 --t-max 15 --rank 25"})
     static final class Linear implements Runnable {
@@ -504,14 +506,15 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "solvable", mixinStandardHelpOptions = true,
-            description = {"Xu & Ziyin (When Does Feature Learning Happen?) solvable model f = κ uᵀWx: closed-form trajectory, NTK, alignment, τ.",
+            description = {"Xu & Ziyin 2024 solvable model f = κ uᵀWx: closed-form trajectory, NTK, alignment, τ.",
                 "Gaussian init u ~ N(0,σ_u²), W ~ N(0,σ_W²), x = e₁, or a fixed reference instance (--golden).",
                 "Example: ntk4j theory solvable --width 100 --kappa 0.01 --eta 100 --t-max 2"})
     static final class Solvable implements Runnable {
         @ParentCommand
         TheoryCommand parent;
 
-        @Option(names = "--golden", description = "use the fixed reference instance: d=3, d0=2, x=(1, 0.5), y=1, κ=1, η_u=1, η_W=0.5")
+        @Option(names = "--golden", description = "use a fixed reference instance"
+                + " (d=3, d0=2, x=(1, 0.5), y=1, κ=1, η_u=1, η_W=0.5)")
         boolean golden;
 
         @Option(names = "--width", defaultValue = "100", description = "width d (default ${DEFAULT-VALUE})")
@@ -595,7 +598,7 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "phase", mixinStandardHelpOptions = true,
-            description = {"Xu & Ziyin (When Does Feature Learning Happen?) phase (frozen/unstable/kernel/feature learning) from scaling exponents.",
+            description = {"Xu & Ziyin 2024 phase (frozen/unstable/kernel/feature learning) from scaling exponents.",
                 "Without exponents prints Table 1 (NTK, mean field, Xavier, Kaiming, lazy × plain, Cor. 1–3).",
                 "Example: ntk4j theory phase --cd 1 --ckappa -0.5 --ceta 0 --su 0 --sw 0"})
     static final class Phase implements Runnable {

@@ -145,8 +145,8 @@ public final class Preprocess {
 
     /**
      * ±1 targets. Two classes: one output, class 0 → −1 and class 1 → +1 (the "two-class
-     * regression" of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 1; n×1). More classes: one-hot scaled to ±1,
-     * {@code T = 2·onehot − 1} (+1 at the true class, −1 elsewhere; n×K).
+     * regression" of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 1; n×1). More classes: one-hot scaled to
+     * ±1, {@code T = 2·onehot − 1} (+1 at the true class, −1 elsewhere; n×K).
      */
     public static float[] plusMinusOne(int[] labels, int numClasses) {
         if (numClasses == 2) {
@@ -209,7 +209,8 @@ public final class Preprocess {
 
     /**
      * Zero-pads every image by {@code p} pixels on each side: (C, H, W) → (C, H+2p, W+2p), e.g. MNIST
-     * 28×28 → 32×32 for networks with CIFAR-sized inputs (the VGG on MNIST of Seleznova et al., Neural (Tangent Kernel) Collapse).
+     * 28×28 → 32×32 for networks with CIFAR-sized inputs (the VGG on MNIST of Seleznova et al., Neural (Tangent Kernel)
+     * Collapse).
      */
     public static Dataset pad(Dataset data, int p) {
         int[] sh = data.sampleShape();

@@ -65,7 +65,8 @@ public final class DeepLinearTimescales {
 
         @Override
         public String summary() {
-            return "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 4b/c: three-layer linear nets; half-loss time and first-layer alignment time both scale"
+            return "Atanasov et al., Silent Alignment, Fig. 4b/c: three-layer linear nets; half-loss time and"
+                    + " first-layer alignment time both scale"
                     + " as 1/sigma, weights align first, final NTK alignment tends to 3/sqrt(38) (~30 s)";
         }
 
@@ -224,7 +225,8 @@ public final class DeepLinearTimescales {
                     + " alignment %.4f (σ → 0: %.4f)", r.halfLossTime(), r.weightAlignTime(), r.weightAlignTime() / r.halfLossTime(),
                     r.finalAlignment(), r.finalAlignmentTheory()));
         }
-        HtmlReport.write(out, "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 4b/c: timescales of deep linear networks", summary, List.of(String.format(
+        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. 4b/c: timescales of deep linear"
+                + " networks", summary, List.of(String.format(
                 "L = %d layers, D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.0f;"
                         + " one run folder per σ.", set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
     }

@@ -69,7 +69,8 @@ public final class LayerwiseLearningRates {
 
         @Override
         public String summary() {
-            return "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. D.1b: the final NTK of a two-layer linear net trained with per-layer learning rates,"
+            return "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK of a two-layer linear net trained"
+                    + " with per-layer learning rates,"
                     + " eigenvalue ratio 1 + eta1/eta2 and smallest eigenvalue s/sqrt(eta1/eta2), the lr-weighted kernel"
                     + " beside it (~10 s)";
         }
@@ -150,7 +151,8 @@ public final class LayerwiseLearningRates {
                     row.eigenRatio(), row.eigenRatioTheory(), row.smallest(), row.smallestTheory(), row.weightedEigenRatio(),
                     row.weightedSmallest(), row.weightedSmallestTheory(), row.finalLoss()));
         }
-        HtmlReport.write(out, "Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. D.1b: the final NTK under per-layer learning rates", summary, List.of(
+        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK under per-layer learning"
+                + " rates", summary, List.of(
                 String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, σ = %s, full-batch GD with η₂ = %s"
                         + " for t ≤ %.1f; one run folder per ratio.", set.d(), set.hidden(), set.points(), set.s(), set.sigma(),
                         set.dt(), set.time())));

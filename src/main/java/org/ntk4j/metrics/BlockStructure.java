@@ -5,8 +5,8 @@ import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.Mode;
 
 /**
- * Block-structure parameters of a full kernel Θ(x, x') ∈ ℝ^{O×O} (Seleznova et al., Neural (Tangent Kernel) Collapse, Def. 3.1 and Assumption 3.2).
- * Def. 3.1 says Θ has block structure (λ₁, λ₂, λ₃) when
+ * Block-structure parameters of a full kernel Θ(x, x') ∈ ℝ^{O×O} (Seleznova et al., Neural (Tangent Kernel) Collapse,
+ * Def. 3.1 and Assumption 3.2). Def. 3.1 says Θ has block structure (λ₁, λ₂, λ₃) when
  * Θ(x, x) = λ₁I, Θ(x, x') = λ₂I for distinct samples of one class and λ₃I across classes; for the NTK (O = C
  * outputs) these are (γ_d, γ_c, γ_n), for the features kernel Θ^h (O = n features) (κ_d, κ_c, κ_n). Estimates,
  * with N samples and Θ_ks the (k, s) output entry:

@@ -7,8 +7,8 @@ import org.ntk4j.UserException;
 
 /**
  * Neural-collapse statistics of penultimate features (Seleznova et al., Neural (Tangent Kernel) Collapse, §2.1 and
- * Fig. 2, in the forms the authors' code (github.com/mselezniova/ntk_collapse) measures; Papyan, Han &amp; Donoho, PNAS 2020).
- * All are 0 at perfect collapse and grow away from it.
+ * Fig. 2, in the forms the authors' code (github.com/mselezniova/ntk_collapse) measures; Papyan, Han &amp; Donoho, PNAS
+ * 2020). All are 0 at perfect collapse and grow away from it.
  *
  * <p>Shapes: features H: [N, n] (row i is h(x_i)); labels: [N], C ≥ 2 classes in any order; classifier
  * W: [C, n] and bias b: [C], logits W h + b. Notation:
@@ -31,14 +31,15 @@ import org.ntk4j.UserException;
  *     below ε·n·σ_max count as zero, as in numpy and torch). Scale-free, unlike {@code nc1}.
  * @param nc2 NC2, distance to a simplex equiangular tight frame, as the authors' code measures it
  *     (Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F
- *     (the target has unit Frobenius norm).
- *     NaN if all class means coincide.
- * @param equinorm the equal-norm part of NC2 (corrected form of Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, which prints ‖⟨h⟩_c − ⟨h⟩_c'‖ → 0 where equal norms are meant; Papyan et al. 2020
+ *     (the target has unit Frobenius norm). NaN if all class means coincide.
+ * @param equinorm the equal-norm part of NC2 (corrected form of Seleznova et al., Neural (Tangent Kernel) Collapse
+ *     §2.1, which prints ‖⟨h⟩_c − ⟨h⟩_c'‖ → 0 where equal norms are meant; Papyan et al. 2020
  *     Fig. 2): std_c ‖⟨h⟩_c − ⟨h⟩‖ / mean_c ‖⟨h⟩_c − ⟨h⟩‖, population standard deviation over the C classes.
- * @param nc3 NC3, self-duality (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, as the authors' code measures it): ‖M/‖M‖_F − Wᵀ/‖W‖_F‖_F. NaN without W.
- * @param nc4 NC4, nearest class centre (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1; measured as a disagreement rate as in Papyan et al. 2020):
- *     the fraction of the N samples with argmax_c (W h + b)_c ≠ argmin_c ‖h − ⟨h⟩_c‖₂ (ties go to the lower
- *     class index). NaN without W.
+ * @param nc3 NC3, self-duality (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, as the authors' code measures
+ *     it): ‖M/‖M‖_F − Wᵀ/‖W‖_F‖_F. NaN without W.
+ * @param nc4 NC4, nearest class centre (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1; measured as a
+ *     disagreement rate as in Papyan et al. 2020): the fraction of the N samples with argmax_c (W h + b)_c ≠ argmin_c
+ *     ‖h − ⟨h⟩_c‖₂ (ties go to the lower class index). NaN without W.
  */
 public record NeuralCollapse(double nc1, double nc1Papyan, double nc2, double equinorm, double nc3, double nc4) {
 

@@ -5,8 +5,8 @@ import java.util.function.DoubleUnaryOperator;
 
 /**
  * A pointwise nonlinearity φ together with the two Gaussian expectations that drive every
- * infinite-width recursion (Seleznova, NTK thesis, eqs. (2.27)–(2.31);
- * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A.1):
+ * infinite-width recursion (Seleznova, NTK thesis, eqs. (2.27)–(2.31); Lou, Mingard &amp; Hayou, Equilibrium
+ * Hypothesis, App. A.1):
  *
  * <pre>
  *   V(q11,q12,q22) = E[φ(u) φ(v)],    V'(q11,q12,q22) = E[φ'(u) φ'(v)],
@@ -14,11 +14,10 @@ import java.util.function.DoubleUnaryOperator;
  * </pre>
  *
  * Closed forms: ReLU (arc-cosine kernels of degree 1 and 0), erf (Williams 1997, in the a = variance,
- * b = covariance form), identity. Any other φ (tanh included) uses
- * error-controlled adaptive Gauss–Kronrod quadrature on the conditional form of the bivariate Gaussian
- * ({@link GaussianExpectation}; absolute error ≲ 1e-12). A fixed Gauss–Hermite rule is still available as
- * {@link #gaussHermite} for comparisons, but it is not accurate for tanh at large variance (issue #15: a
- * 64-point rule put the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
+ * b = covariance form), identity. Any other φ (tanh included) uses error-controlled adaptive Gauss–Kronrod quadrature
+ * on the conditional form of the bivariate Gaussian ({@link GaussianExpectation}; absolute error ≲ 1e-12). A fixed
+ * Gauss–Hermite rule is still available as {@link #gaussHermite} for comparisons, but it is not accurate for tanh at
+ * large variance (issue #15: a 64-point rule put the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
  */
 public abstract class Activation {
     private final String name;

@@ -2,9 +2,8 @@ package org.ntk4j.theory;
 
 /**
  * Lou, Mingard &amp; Hayou, "The Equilibrium Hypothesis: Rethinking implicit regularization in Deep
- * Neural Networks": forward and backward information in an
- * infinitely wide bias-free ReLU network at the edge of chaos (σ_w² = 2), and the predicted most-aligned
- * layer. Formulas from the paper's App. A.1, A.3 and Thms 3–4, Cor. 5:
+ * Neural Networks": forward and backward information in an infinitely wide bias-free ReLU network at the edge of chaos
+ * (σ_w² = 2), and the predicted most-aligned layer. Formulas from the paper's App. A.1, A.3 and Thms 3–4, Cor. 5:
  * <pre>
  *   g(c)  = (c·arcsin c + √(1−c²))/π + c/2          (App. A eq. 3, correlation map of He-initialised ReLU)
  *   g'(c) = 1/2 + arcsin(c)/π

@@ -2,8 +2,8 @@ package org.ntk4j.theory;
 
 /**
  * Finite-width moments of the NTK diagonal Θ(x,x) of a ReLU network at initialisation, standard
- * parameterisation, σ_b = 0 with trainable biases, scalar linear output (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit,
- * ICML 2022, Thm 3.2 eqs. (11)–(15) and Lemmas A.1–A.7).
+ * parameterisation, σ_b = 0 with trainable biases, scalar linear output (Seleznova &amp; Kutyniok, NTK Beyond the
+ * Infinite-Width Limit, ICML 2022, Thm 3.2 eqs. (11)–(15) and Lemmas A.1–A.7).
  *
  * <p>With a = σ_w²/2, hidden widths n_1..n_{L−1}, input dimension n_0,
  * X_(i,j) = Π_{k=i}^{j−1}(1 + 5/n_k), C_(i,j) = Π_{k=i}^{j−1}(1 + 1/n_k) (O(M^{−3/2}) terms dropped):

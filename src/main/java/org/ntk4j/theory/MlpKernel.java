@@ -8,8 +8,9 @@ import org.ejml.data.DMatrixRMaj;
  * {@code stax.serial([Dense(W_std, b_std), φ] × (L−1), Dense(W_std, b_std))} with a linear scalar readout
  * (the kernel of a network with k outputs is this kernel ⊗ I_k).
  *
- * <p>Depth {@code L} counts weight layers (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (3); Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, §2), so there are L−1 hidden layers.
- * Kernels of the first layer input are per-feature averages, K⁰(x,x') = x·x'/n₀ (neural-tangents convention).
+ * <p>Depth {@code L} counts weight layers (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (3); Lou,
+ * Mingard &amp; Hayou, Equilibrium Hypothesis, §2), so there are L−1 hidden layers. Kernels of the first layer input
+ * are per-feature averages, K⁰(x,x') = x·x'/n₀ (neural-tangents convention).
  *
  * <p>Recursion (corrected form of Seleznova, NTK thesis, Thm 2.6, eqs. (2.55)–(2.56): the printed
  * recursion omits the σ_w² factor on Σ̇; Novak et al. 2020, Neural Tangents, {@code stax.Dense}/{@code stax.ABRelu}

@@ -7,8 +7,8 @@ import java.util.SplittableRandom;
  * empirical NTK, for Monte Carlo checks of the infinite-width and finite-width theory. Not a training
  * engine: the DJL kernel engine is the production path; this class is its independent oracle.
  *
- * <p>Network (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (3)): x⁰ = x, h^l = W^l x^{l−1} + b^l, x^l = φ(h^l) for
- * l &lt; L, f = h^L (scalar, linear readout). Weights W^l = (σ_w/√n_{l−1}) w^l and b^l = σ_b β^l with
+ * <p>Network (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (3)): x⁰ = x, h^l = W^l x^{l−1} + b^l,
+ * x^l = φ(h^l) for l &lt; L, f = h^L (scalar, linear readout). Weights W^l = (σ_w/√n_{l−1}) w^l and b^l = σ_b β^l with
  * w, β ~ N(0,1) — the same forward law for both parameterisations.
  *
  * <p>NTK by the backprop identity (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (19), Thm A.9;

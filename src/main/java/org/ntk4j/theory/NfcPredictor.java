@@ -19,8 +19,8 @@ import org.ejml.dense.row.CommonOps_DDRM;
  * </pre>
  * <b>Erratum:</b> the paper prints the last term of eq. (26) as tr[Ā]² tr[B²] tr[R²]², which vanishes
  * identically (tr Ā = 0); the corrected term b² tr(Ā²) m₂² is our re-derivation (expanding all 16 terms),
- * and only it matches observed correlations. Isotropic data (B = I): ρ = (a²m₃ + v m₁m₂)/√((v m₁² + a²m₂)(v m₂² + a²m₄)),
- * v = tr(Ā²). For a ~ N(0, I), W ~ N(0, 1/k), d = k → ∞ the moments are (1, 4, 25, 202).
+ * and only it matches observed correlations. Isotropic data (B = I): ρ = (a²m₃ + v m₁m₂)/√((v m₁² + a²m₂)(v m₂² +
+ * a²m₄)), v = tr(Ā²). For a ~ N(0, I), W ~ N(0, 1/k), d = k → ∞ the moments are (1, 4, 25, 202).
  */
 public final class NfcPredictor {
     /** Limit moments m₁..m₄ of F_a for a ~ N(0,1), W ~ N(0,1/k), d = k → ∞. */

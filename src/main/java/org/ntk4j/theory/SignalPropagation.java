@@ -2,8 +2,8 @@ package org.ntk4j.theory;
 
 /**
  * Mean-field signal propagation through a deep random network at infinite width (Poole et al. 2016,
- * Schoenholz et al. 2017; Seleznova, NTK thesis §2.2.4; Seleznova &amp; Kutyniok, Can We Trust NTK Theory?, eqs. (5)–(9);
- * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A.1). With W ~ N(0, σ_w²/n), b ~ N(0, σ_b²):
+ * Schoenholz et al. 2017; Seleznova, NTK thesis §2.2.4; Seleznova &amp; Kutyniok, Can We Trust NTK Theory?, eqs.
+ * (5)–(9); Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A.1). With W ~ N(0, σ_w²/n), b ~ N(0, σ_b²):
  * <pre>
  *   length map       q_l = σ_w² E_z[φ(√q_{l−1} z)²] + σ_b²
  *   correlation map  c_l = (σ_w² E[φ(u)φ(v)] + σ_b²)/q*,   (u,v) unit correlation c_{l−1}, variance q*

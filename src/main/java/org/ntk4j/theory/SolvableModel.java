@@ -21,7 +21,8 @@ package org.ntk4j.theory;
  * </pre>
  * Degenerate initialisations (Prop. 1): Q = 0 gives z = z_eq + (1 − z_eq)e^{−2cyt}, z_eq = κ²P/(2cy)
  * (z = 1 + κ²Pt when y = 0); P = 0 gives 1/z = −κ²Q/(2cy) + (1 + κ²Q/(2cy))e^{2cyt}.
- * Exact discrete GD (derived here, not in the paper): with s_k = c(f_k − y), p_{k+1} = (1 − s_k)p_k, q_{k+1} = (1 + s_k)q_k.
+ * Exact discrete GD (derived here, not in the paper): with s_k = c(f_k − y), p_{k+1} = (1 − s_k)p_k, q_{k+1} = (1 +
+ * s_k)q_k.
  */
 public final class SolvableModel {
     private final double[] u0;
@@ -218,7 +219,9 @@ public final class SolvableModel {
         return ntkOfOutput(y) / ntkOfOutput(initialOutput()) - 1;
     }
 
-    /** {‖u‖², ‖Wx‖²} as functions of the output (Xu &amp; Ziyin, When Does Feature Learning Happen?, eqs. (25)–(26)). */
+    /**
+     * {‖u‖², ‖Wx‖²} as functions of the output (Xu &amp; Ziyin, When Does Feature Learning Happen?, eqs. (25)–(26)).
+     */
     public double[] norms(double f) {
         double th = ntkOfOutput(f) / (kappa * kappa);
         return new double[] {(th + bigC) / (2 * etaW * xNorm * xNorm), (th - bigC) / (2 * etaU)};

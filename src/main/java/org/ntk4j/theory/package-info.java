@@ -29,10 +29,12 @@
  *       {@link org.ntk4j.theory.Activation} (ReLU and erf closed forms, tanh and any φ by error-checked quadrature, {@link org.ntk4j.theory.GaussianExpectation}).</li>
  *   <li>{@link org.ntk4j.theory.KernelRegression}: linearised gradient flow at time t and t → ∞.</li>
  *   <li>{@link org.ntk4j.theory.SignalPropagation}: q/c maps, χ₁, phases, depth scales;
- *       {@link org.ntk4j.theory.EquilibriumHypothesis}: Lou, Mingard &amp; Hayou's forward/backward information and l*(L).</li>
+ *       {@link org.ntk4j.theory.EquilibriumHypothesis}: Lou, Mingard &amp; Hayou's forward/backward
+ *       information and l*(L).</li>
  *   <li>{@link org.ntk4j.theory.FiniteWidthNtkMoments}: Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit,
  *       Thm 3.1/3.2 (proof-form second moment).</li>
- *   <li>{@link org.ntk4j.theory.BlockNtk}: Seleznova et al., Neural (Tangent Kernel) Collapse, block-structured NTK.</li>
+ *   <li>{@link org.ntk4j.theory.BlockNtk}: Seleznova et al., Neural (Tangent Kernel) Collapse,
+ *       block-structured NTK.</li>
  *   <li>{@link org.ntk4j.theory.LinearNetworks}: Atanasov, Bordelon &amp; Pehlevan's
  *       silent-alignment closed forms (corrected).</li>
  *   <li>{@link org.ntk4j.theory.SolvableModel}, {@link org.ntk4j.theory.PhaseClassifier}: Xu &amp; Ziyin,

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.theory.LinearNetworks;
 
 /**
- * The silent alignment of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, end to end through the CLI: a two-layer linear network (D = 30,
- * N = 100 hidden, small init) trained by full-batch gradient descent on the whitened linear-teacher
- * set {@code datasets/whitened-linear-d30} (P = 100), with the NTK of all training points probed at
+ * The silent alignment of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, end to end through the CLI: a two-layer
+ * linear network (D = 30, N = 100 hidden, small init) trained by full-batch gradient descent on the whitened
+ * linear-teacher set {@code datasets/whitened-linear-d30} (P = 100), with the NTK of all training points probed at
  * every step.
  * <ul>
  *   <li>The NTK's alignment with yyᵀ converges to the closed form L/√(L² + D − 1) = 2/√33 (Fig. D.3b,

@@ -189,8 +189,8 @@ class FeatureAnsatzTest {
     }
 
     /**
-     * Prop. 3 / eq. (6) (Feature Learning as Alignment (anon.), §3.1) on f(x) = aᵀ(Wx)²: one gradient-descent step of size η
-     * on W from W(0) makes the C-NFC of the first layer ρ(ẆᵀẆ, ẆᵀKẆ) + O(η) with Ẇ = JᵀL̇X, which for
+     * Prop. 3 / eq. (6) (Feature Learning as Alignment (anon.), §3.1) on f(x) = aᵀ(Wx)²: one gradient-descent step of
+     * size η on W from W(0) makes the C-NFC of the first layer ρ(ẆᵀẆ, ẆᵀKẆ) + O(η) with Ẇ = JᵀL̇X, which for
      * this network is ρ(P F_a P, P F_a B F_a P), P = Xᵀdiag(r)X, B = XᵀX, F_a = Wᵀdiag(a²)W, r the
      * residuals at W(0) (§1.10; the same ρ_obs that NfcPredictorTest compares with the free-probability
      * prediction). The step uses the finite-difference gradient of L = ½Σ r², independent of the closed form.

@@ -8,8 +8,9 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A recursions: closed forms vs Monte Carlo (Gaussian and finite-width networks),
- * plus reference values computed independently from the paper's recursions (numpy / 40-digit mpmath).
+ * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A recursions: closed forms vs Monte Carlo (Gaussian and
+ * finite-width networks), plus reference values computed independently from the paper's recursions (numpy / 40-digit
+ * mpmath).
  */
 class EquilibriumHypothesisTest {
 
@@ -53,8 +54,7 @@ class EquilibriumHypothesisTest {
     @Test
     void forwardRateTheorem3() {
         // l²(1 − c_l) from c_1 = −1: reference table (40-digit mpmath), printed to 2 decimals
-        // (Thm 3);
-        // the limit 9π²/2 is approached from below.
+        // (Thm 3); the limit 9π²/2 is approached from below.
         double[] e = EquilibriumHypothesis.deficits(-1, 10_000);
         assertEquals(16.56, 100 * e[10], 0.005);
         assertEquals(37.11, 1e4 * e[100], 0.005);

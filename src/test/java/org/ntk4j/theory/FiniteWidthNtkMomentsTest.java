@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Thm 3.2 moments (proof form): an independently computed dispersion
- * table, Monte Carlo, and the Thm 3.1 limits.
+ * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Thm 3.2 moments (proof form): an independently
+ * computed dispersion table, Monte Carlo, and the Thm 3.1 limits.
  */
 class FiniteWidthNtkMomentsTest {
 

@@ -9,7 +9,10 @@ import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.junit.jupiter.api.Test;
 
-/** Atanasov, Bordelon &amp; Pehlevan, Silent Alignment: closed forms (with the errata corrected) vs RK4 gradient flow of the actual linear networks. */
+/**
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment: closed forms (with the errata corrected) vs RK4 gradient flow of
+ * the actual linear networks.
+ */
 class LinearNetworksTest {
 
     static double[] unit(int d, long seed) {

@@ -8,7 +8,10 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.junit.jupiter.api.Test;
 
-/** Feature Learning as Alignment (anon.): free-probability NFC predictor (corrected eq. 26) vs sampled quadratic networks. */
+/**
+ * Feature Learning as Alignment (anon.): free-probability NFC predictor (corrected eq. 26) vs sampled quadratic
+ * networks.
+ */
 class NfcPredictorTest {
 
     static DMatrixRMaj randn(int r, int c, double sd, SplittableRandom g) {

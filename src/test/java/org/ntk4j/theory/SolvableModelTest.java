@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Xu &amp; Ziyin, When Does Feature Learning Happen?: closed forms vs RK4 gradient flow and vs plain gradient descent of the two-layer linear network. */
+/**
+ * Xu &amp; Ziyin, When Does Feature Learning Happen?: closed forms vs RK4 gradient flow and vs plain gradient descent
+ * of the two-layer linear network.
+ */
 class SolvableModelTest {
     static final double[] U0 = {0.5, -0.3, 0.8};
     static final double[][] W0 = {{0.2, 0.1}, {-0.4, 0.3}, {0.1, -0.2}};

@@ -9,8 +9,8 @@ import org.ntk4j.kernel.Mode;
 
 /**
  * Tangent factors of a dense layer y = c_w·W a + c_b·b on a tile: the inputs A (n × in) and the
- * output gradients D (n × O × out), D[i,o,:] = ∂f_o(x_i)/∂y. Then (Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7, the
- * forward∘backward factorisation; Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Eq. (19))
+ * output gradients D (n × O × out), D[i,o,:] = ∂f_o(x_i)/∂y. Then (Lou, Mingard &amp; Hayou, Equilibrium Hypothesis,
+ * Eq. 7, the forward∘backward factorisation; Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Eq. (19))
  * <pre>Θ_W[(i,o),(j,p)] = c_w² (a_i·a_j)(δ_io·δ_jp),   Θ_b[(i,o),(j,p)] = c_b² (δ_io·δ_jp),</pre>
  * at cost N1·N2·(in + O²·out) and no per-sample gradient ever formed.
  */
