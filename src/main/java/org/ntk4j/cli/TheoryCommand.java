@@ -274,7 +274,8 @@ public final class TheoryCommand implements Runnable {
     @Command(name = "signal", mixinStandardHelpOptions = true,
             description = {"Mean-field signal propagation layer by layer: q_l, c_l and the gradient-norm ratio.",
                 "Infinite width, W ~ N(0, σ_w²/n), b ~ N(0, σ_b²); two inputs with per-feature squared norm q₀ and",
-                "correlation c₀ (seed 003 §2.2.4 / §3.1 eqs. (5)–(9); seed 000 App. A.1).",
+                "correlation c₀ (Seleznova & Kutyniok, Can We Trust NTK Theory?, eqs. (5)–(9);",
+                "Lou, Mingard & Hayou, Equilibrium Hypothesis, App. A.1).",
                 "Example: ntk4j theory signal --activation tanh --sigma-w 1.5 --sigma-b 0.1 --depth 30 --c0 0.5"})
     static final class Signal implements Runnable {
         @ParentCommand
@@ -326,7 +327,8 @@ public final class TheoryCommand implements Runnable {
 
     @Command(name = "dispersion", mixinStandardHelpOptions = true,
             description = {"Finite-width NTK dispersion E[Θ²]/E²[Θ] of ReLU MLPs vs depth and σ_w².",
-                "Seed 003 Thm 3.2 with the proof-form second moment (notes/003.md); standard param., σ_b=0, ‖x‖=1.",
+                "Seleznova & Kutyniok 2022 (NTK Beyond the Infinite-Width Limit), Thm 3.2, with the second moment",
+                "as derived in its proofs (the printed eq. (13) lacks a factor 2); standard param., σ_b=0, ‖x‖=1.",
                 "Example: ntk4j theory dispersion --width 50 --depths 2,5,10,20 --sigma-w2 1,2,3"})
     static final class Dispersion implements Runnable {
         @ParentCommand
@@ -399,9 +401,10 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "equilibrium", mixinStandardHelpOptions = true,
-            description = {"Seed 000 equilibrium layer l_eq(L) next to the Cor. 5 scaling L^{3/5}.",
+            description = {"Lou et al. (Equilibrium Hypothesis): equilibrium layer l_eq(L)"
+                    + " next to the Cor. 5 scaling L^{3/5}.",
                 "Forward deficit D_f(l) vs backward product D_b(l,L) of a He-initialised ReLU net;",
-                "l_eq(L) = first l with D_f ≤ C·D_b (notes/000.md §6(g)).",
+                "l_eq(L) = first l with D_f ≤ C·D_b (an operationalisation of Cor. 5).",
                 "Example: ntk4j theory equilibrium --depths 10,20,50,100,1000 --epsilon 0.1 --constant 1"})
     static final class Equilibrium implements Runnable {
         @ParentCommand
@@ -440,8 +443,9 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "linear", mixinStandardHelpOptions = true,
-            description = {"Seed 001 linear networks: c(t), q(t), r(t), half-loss time, final NTK and alignment.",
-                "Whitened data, gradient flow, formulas corrected per notes/001.md.",
+            description = {"Atanasov et al. (Silent Alignment) linear networks: c(t), q(t), r(t), half-loss time,"
+                    + " final NTK and alignment.",
+                "Whitened data, gradient flow; eqs. 39 and 42 in corrected form (see theory.LinearNetworks).",
                 "Example: ntk4j theory linear --depth 2 --s 1 --c0 1e-6 --t-max 15 --rank 25"})
     static final class Linear implements Runnable {
         @ParentCommand
@@ -502,14 +506,15 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "solvable", mixinStandardHelpOptions = true,
-            description = {"Seed 004 solvable model f = κ uᵀWx: closed-form trajectory, NTK, alignment, τ.",
-                "Gaussian init u ~ N(0,σ_u²), W ~ N(0,σ_W²), x = e₁, or the notes/004.md golden instance (--golden).",
+            description = {"Xu & Ziyin 2024 solvable model f = κ uᵀWx: closed-form trajectory, NTK, alignment, τ.",
+                "Gaussian init u ~ N(0,σ_u²), W ~ N(0,σ_W²), x = e₁, or a fixed reference instance (--golden).",
                 "Example: ntk4j theory solvable --width 100 --kappa 0.01 --eta 100 --t-max 2"})
     static final class Solvable implements Runnable {
         @ParentCommand
         TheoryCommand parent;
 
-        @Option(names = "--golden", description = "use the notes/004.md §4.1 golden instance")
+        @Option(names = "--golden", description = "use a fixed reference instance"
+                + " (d=3, d0=2, x=(1, 0.5), y=1, κ=1, η_u=1, η_W=0.5)")
         boolean golden;
 
         @Option(names = "--width", defaultValue = "100", description = "width d (default ${DEFAULT-VALUE})")
@@ -593,7 +598,7 @@ public final class TheoryCommand implements Runnable {
     }
 
     @Command(name = "phase", mixinStandardHelpOptions = true,
-            description = {"Seed 004 phase (frozen/unstable/kernel/feature learning) from scaling exponents.",
+            description = {"Xu & Ziyin 2024 phase (frozen/unstable/kernel/feature learning) from scaling exponents.",
                 "Without exponents prints Table 1 (NTK, mean field, Xavier, Kaiming, lazy × plain, Cor. 1–3).",
                 "Example: ntk4j theory phase --cd 1 --ckappa -0.5 --ceta 0 --su 0 --sw 0"})
     static final class Phase implements Runnable {

@@ -145,8 +145,8 @@ public final class Preprocess {
 
     /**
      * ±1 targets. Two classes: one output, class 0 → −1 and class 1 → +1 (the "two-class
-     * regression" encoding of notes/001.md §4; n×1). More classes: one-hot scaled to ±1,
-     * {@code T = 2·onehot − 1} (+1 at the true class, −1 elsewhere; n×K).
+     * regression" of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 1; n×1). More classes: one-hot scaled to
+     * ±1, {@code T = 2·onehot − 1} (+1 at the true class, −1 elsewhere; n×K).
      */
     public static float[] plusMinusOne(int[] labels, int numClasses) {
         if (numClasses == 2) {
@@ -166,7 +166,8 @@ public final class Preprocess {
 
     /**
      * Centred one-hot targets, n×K: {@code T[i][c] = 1[labels[i] == c] − 1/K}, so every row sums to
-     * zero (the class-centred targets of notes/000.md, {@code Ỹ = C·Y}).
+     * zero (the class-centred targets of Lou, Mingard &amp; Hayou, Equilibrium Hypothesis,
+     * {@code Ỹ = C·Y}).
      */
     public static float[] centredOneHot(int[] labels, int numClasses) {
         float[] t = oneHot(labels, numClasses);
@@ -208,7 +209,8 @@ public final class Preprocess {
 
     /**
      * Zero-pads every image by {@code p} pixels on each side: (C, H, W) → (C, H+2p, W+2p), e.g. MNIST
-     * 28×28 → 32×32 for networks with CIFAR-sized inputs (seed 003's VGG on MNIST).
+     * 28×28 → 32×32 for networks with CIFAR-sized inputs (the VGG on MNIST of Seleznova et al., Neural (Tangent Kernel)
+     * Collapse).
      */
     public static Dataset pad(Dataset data, int p) {
         int[] sh = data.sampleShape();

@@ -9,10 +9,9 @@ import org.ntk4j.UserException;
  * <ul>
  *   <li>{@link Mode#PER_FEATURE}: μ_j, σ_j are the mean and population standard deviation of
  *       feature j over the training samples ("each pixel standardized to mean 0, std 1",
- *       notes/002.md §3, Fig. 17).</li>
+ *       Feature Learning as Alignment (anon.), Fig. 17).</li>
  *   <li>{@link Mode#GLOBAL}: one μ and one σ over all training values.</li>
- *   <li>{@link Mode#CENTRE}: per-feature μ_j, σ_j = 1 (centring only, as before whitening,
- *       notes/001.md §7.16).</li>
+ *   <li>{@link Mode#CENTRE}: per-feature μ_j, σ_j = 1 (centring only, as before whitening).</li>
  * </ul>
  * A feature whose training standard deviation is below {@value #MIN_STD} (e.g. MNIST's always-zero
  * corner pixels) is only centred (σ = 1), so it maps to 0 on train instead of dividing by zero.

@@ -11,7 +11,7 @@ import org.ejml.interfaces.decomposition.SingularValueDecomposition_F64;
 import org.ntk4j.UserException;
 
 /**
- * Synthetic data sets of the seed papers, as the engineering notes specify them. Inputs are rows
+ * Synthetic data sets of the reproduced papers (cited per method). Inputs are rows
  * (n×d, row-major float32), targets come as {@link RegressionData}. Every generator takes a seed
  * and is deterministic ({@link SplittableRandom}; Gaussians by its {@code nextGaussian}).
  *
@@ -44,9 +44,10 @@ public final class Synthetic {
     /**
      * n×d Gaussian inputs with covariance Σ = O diag(λ) Oᵀ (d = λ.length): x = O diag(√λ) z with
      * z ~ N(0, I). O is a Haar basis when {@code haarBasis}, else the identity (axis-aligned).
-     * The "Gaussian with spectral decay" of notes/002.md §3 (Apps. D, G) uses a Haar basis with
-     * {@link #inverseOnePlusPowerSpectrum}; the anisotropic data of notes/001.md §7.10 and §7.16
-     * use {@link #geometricSpectrum} and {@link #powerLawSpectrum} (α = 1).
+     * The "Gaussian with spectral decay" of Feature Learning as Alignment (anon.) (Apps. D, G) uses a Haar basis with
+     * {@link #inverseOnePlusPowerSpectrum}; the anisotropic (unwhitened) data of Atanasov, Bordelon &amp; Pehlevan,
+     * Silent Alignment (§3.2, App. B.2) and our ReLU-teacher stand-in for its Figs. 1/6 use {@link #geometricSpectrum}
+     * and {@link #powerLawSpectrum} (α = 1).
      */
     public static float[] gaussian(int n, double[] eigenvalues, boolean haarBasis, long seed) {
         int d = eigenvalues.length;
@@ -79,7 +80,7 @@ public final class Synthetic {
         return x;
     }
 
-    /** Power-law covariance spectrum λ_k = k^{−α}, k = 1..d (notes/001.md §7.16 uses α = 1). */
+    /** Power-law covariance spectrum λ_k = k^{−α}, k = 1..d (the ReLU-teacher stand-in uses α = 1). */
     public static double[] powerLawSpectrum(int d, double alpha) {
         double[] l = new double[d];
         for (int k = 1; k <= d; k++) {
@@ -89,8 +90,8 @@ public final class Synthetic {
     }
 
     /**
-     * Spectrum λ_k = 1/(1 + k^α), k = 1..d (notes/002.md §3 "Gaussian with spectral decay"; the
-     * paper does not say whether k starts at 0 or 1, we start at 1). α = 0 gives λ = 1/2 (isotropic,
+     * Spectrum λ_k = 1/(1 + k^α), k = 1..d (Feature Learning as Alignment (anon.), "Gaussian with spectral
+     * decay"; the paper does not say whether k starts at 0 or 1, we start at 1). α = 0 gives λ = 1/2 (isotropic,
      * Fig. 8 up to scale), α = 1 and 2 are Figs. 9 and 10.
      */
     public static double[] inverseOnePlusPowerSpectrum(int d, double alpha) {
@@ -101,7 +102,8 @@ public final class Synthetic {
         return l;
     }
 
-    /** Geometric spectrum from {@code first} to {@code last} (numpy geomspace; notes/001.md §7.10: 4 → 0.05). */
+    /** Geometric spectrum from {@code first} to {@code last} (numpy geomspace; 4 → 0.05 for the
+     * unwhitened data of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, §3.2). */
     public static double[] geometricSpectrum(int d, double first, double last) {
         if (!(first > 0 && last > 0)) {
             throw new UserException("geometric spectrum: end points " + first + ", " + last + " must be > 0");
@@ -114,7 +116,8 @@ public final class Synthetic {
     }
 
     /**
-     * Exactly whitened inputs (notes/001.md §7 "Shared setup", §4 "Synthetic whitened"): X = √n·U Vᵀ
+     * Exactly whitened inputs (the synthetic whitened data of
+     * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Figs. 4b and B.1a): X = √n·U Vᵀ
      * from the thin SVD of an n×d standard Gaussian matrix G = U S Vᵀ. Then XᵀX/n = I_d for n ≥ d,
      * and the projector onto the row space of X for n &lt; d.
      */
@@ -123,9 +126,9 @@ public final class Synthetic {
     }
 
     /**
-     * n unit-norm pairs with prescribed inner products (notes/003.md §"Statistics and metrics",
-     * off-diagonal/diagonal ratio): for pair i, x and y are independent uniformly random unit
-     * vectors with y made orthogonal to x, and the pair is (x, ρ_i x + √(1−ρ_i²) y), so both have
+     * n unit-norm pairs with prescribed inner products (for the off-diagonal/diagonal NTK
+     * ratio of Seleznova &amp; Kutyniok, Can We Trust NTK Theory?): for pair i, x and y are independent uniformly
+     * random unit vectors with y made orthogonal to x, and the pair is (x, ρ_i x + √(1−ρ_i²) y), so both have
      * norm 1 and inner product ρ_i exactly (up to float32 rounding). Returns a (2·m)×d matrix: rows
      * 2i and 2i+1 are pair i.
      */
@@ -156,11 +159,11 @@ public final class Synthetic {
         return out;
     }
 
-    // ------------------------------------------------------------------ linear teachers (notes/001.md)
+    // ------------------------------------------------------------------ linear teachers (Silent Alignment)
 
     /**
-     * Linear teacher on given inputs: y = s·βᵀx for every row x (notes/001.md §1: y^μ = s β_T·x^μ).
-     * β is d values (one output) or O×d row-major (O outputs).
+     * Linear teacher on given inputs: y = s·βᵀx for every row x (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment,
+     * §3: y^μ = s β_T·x^μ). β is d values (one output) or O×d row-major (O outputs).
      */
     public static RegressionData linearTeacher(String name, float[] x, int n, int d, double[] beta, double s) {
         if (beta.length % d != 0 || beta.length == 0) {
@@ -171,7 +174,7 @@ public final class Synthetic {
     }
 
     /**
-     * Whitened data with a linear teacher (notes/001.md §4 "Synthetic whitened", §7 shared setup):
+     * Whitened data with a linear teacher (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Figs. 4b and B.1a):
      * X = √P·U Vᵀ (see {@link #whitenedGaussian}), β a uniformly random unit vector in the row space
      * of X (all of R^d when P ≥ d), y = s·Xβ. Then Σ = XᵀX/P has all nonzero eigenvalues 1 and
      * Σβ = β, as the paper's formulas assume.
@@ -191,8 +194,8 @@ public final class Synthetic {
     }
 
     /**
-     * Anisotropic Gaussian inputs with a linear teacher (notes/001.md §3.2/§7.10 "unwhitened data",
-     * §2.14 App. E with Σ = diag(λ)): x ~ N(0, O diag(λ) Oᵀ) (see {@link #gaussian(int, double[],
+     * Anisotropic Gaussian inputs with a linear teacher (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, §3.2 and
+     * App. B.2 "unwhitened data", App. E with Σ = diag(λ)): x ~ N(0, O diag(λ) Oᵀ) (see {@link #gaussian(int, double[],
      * boolean, long)}), β a uniformly random unit vector, y = s·βᵀx. With λ = 1 this is App. E's
      * x ~ N(0, I), y = w·x.
      */
@@ -207,8 +210,8 @@ public final class Synthetic {
 
     /**
      * Whitened inputs with a multi-output linear teacher with prescribed singular values
-     * (notes/001.md §2.9 "Multi-output", §7.13; G.1: β = Σ_α s_α z_α v_αᵀ): C = s.length outputs,
-     * z_α the columns of a C×C Haar matrix, v_α orthonormal in the row space of X (needs
+     * (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, eqs. 53–54 and App. G.1: β = Σ_α s_α z_α v_αᵀ): C =
+     * s.length outputs, z_α the columns of a C×C Haar matrix, v_α orthonormal in the row space of X (needs
      * C ≤ min(P, d)), y = Xβᵀ (P×C). The singular values of β are exactly s.
      */
     public static Teacher multiOutputTeacher(int p, int d, double[] singularValues, long seed) {
@@ -238,11 +241,11 @@ public final class Synthetic {
         return new Teacher(linearTeacher("multi-output-teacher", toFloat(w.x), p, d, beta, 1.0), beta, c, d);
     }
 
-    // ------------------------------------------------------------------ polynomial tasks (notes/002.md)
+    // ------------------------------------------------------------- polynomial tasks (Feature Learning as Alignment)
 
     /**
-     * Chain monomial (notes/002.md §3, Eq. 2, 0-based): y(x) = Σ_{i=0}^{r−1} x_i·x_{(i+1) mod r} with
-     * x ~ N(0, I_d), the label vector then divided by its sample standard deviation (App. I: "scaled
+     * Chain monomial (Feature Learning as Alignment (anon.), Eq. 2, 0-based): y(x) = Σ_{i=0}^{r−1} x_i·x_{(i+1) mod r}
+     * with x ~ N(0, I_d), the label vector then divided by its sample standard deviation (App. I: "scaled
      * to std 1"; not centred, its population mean is 0 for r ≥ 2).
      */
     public static RegressionData chainMonomial(int n, int d, int r, long seed) {
@@ -260,8 +263,8 @@ public final class Synthetic {
     }
 
     /**
-     * Analytic EGOP E[∇y ∇yᵀ] of the unscaled chain monomial (notes/002.md §3): y = ½ xᵀA x with A
-     * the symmetric "cycle" matrix (A_{i,i+1 mod r} += 1, A_{i+1 mod r,i} += 1 for each term), so
+     * Analytic EGOP E[∇y ∇yᵀ] of the unscaled chain monomial (Feature Learning as Alignment (anon.), Eq. 2): y = ½ xᵀA
+     * x with A the symmetric "cycle" matrix (A_{i,i+1 mod r} += 1, A_{i+1 mod r,i} += 1 for each term), so
      * ∇y = A x and EGOP = A², zero outside the top-left r×r block (for r = 5: circulant with first
      * row [2,0,1,1,0], eigenvalues {4, 2.618, 2.618, 0.382, 0.382}). For labels scaled by 1/σ_y
      * divide by σ_y² (population σ_y² = r for r ≥ 3). Returns d×d row-major.
@@ -289,7 +292,7 @@ public final class Synthetic {
     }
 
     /**
-     * High-rank polynomial (notes/002.md §3, Fig. 7): y(x) = Σ_{i=1}^{d} (Qx)_i² = ‖Qx‖², Q a d×d
+     * High-rank polynomial (Feature Learning as Alignment (anon.), Fig. 7): y(x) = Σ_{i=1}^{d} (Qx)_i² = ‖Qx‖², Q a d×d
      * matrix of independent N(0,1) entries drawn once, x ~ N(0, I_d); labels divided by their sample
      * standard deviation (App. I; not centred).
      */
@@ -316,7 +319,7 @@ public final class Synthetic {
     }
 
     /**
-     * Alignment-reversing dataset (notes/002.md §1.12, paper §4.2 / App. F), n rows of dimension d:
+     * Alignment-reversing dataset (Feature Learning as Alignment (anon.), §4.2 / App. F), n rows of dimension d:
      * <ol>
      *   <li>n₁ = round(γ·n) rows X⁽¹⁾ ~ N(0, Σ), Σ = 11ᵀ + ε₁I, label 1;</li>
      *   <li>(X⁽¹⁾)ᵀX⁽¹⁾ = U₁ S₁ U₁ᵀ (SVD); V₂ = left singular vectors of a fresh n₂×d sample
@@ -367,11 +370,11 @@ public final class Synthetic {
         return new RegressionData("alignment-reversing", x, n, d, y, 1);
     }
 
-    // ------------------------------------------------------------------ notes/004.md
+    // ------------------------------------------------------------------ Xu & Ziyin's solvable model
 
     /**
-     * Inputs on a 1-D subspace (notes/004.md §1 "Data"): x_i = c_i·u for a fixed uniformly random
-     * unit vector u ∈ R^d, with the given coefficients c and scalar targets y.
+     * Inputs on a 1-D subspace (Xu &amp; Ziyin, When Does Feature Learning Happen?, §2): x_i = c_i·u for a fixed
+     * uniformly random unit vector u ∈ R^d, with the given coefficients c and scalar targets y.
      */
     public static RegressionData oneDimensionalSubspace(double[] c, double[] y, int d, long seed) {
         if (c.length != y.length) {
@@ -388,10 +391,10 @@ public final class Synthetic {
     }
 
     /**
-     * Reduction of a 1-D-subspace data set to one point (notes/004.md §1, exact): with x_i = c_i·u,
-     * MSE training is equivalent to the single point x̄ = √E[c²]·u, ȳ = E[c·y]/√E[c²] (expectations
-     * are sample means; the loss differs by the constant E[y²] − E[cy]²/E[c²]). u is taken as the
-     * normalised first nonzero input; throws if the inputs are not collinear (relative tolerance 1e-4).
+     * Reduction of a 1-D-subspace data set to one point (exact; the paper states the
+     * reduction without proof): with x_i = c_i·u, MSE training is equivalent to the single point x̄ = √E[c²]·u, ȳ =
+     * E[c·y]/√E[c²] (expectations are sample means; the loss differs by the constant E[y²] − E[cy]²/E[c²]). u is taken
+     * as the normalised first nonzero input; throws if the inputs are not collinear (relative tolerance 1e-4).
      */
     public static RegressionData reduceToSinglePoint(RegressionData data) {
         if (data.outputs() != 1) {
@@ -441,8 +444,8 @@ public final class Synthetic {
     }
 
     /**
-     * Random points (notes/004.md §3.2, Fig. 1c/d: "we randomly sample 100 points"; the
-     * distribution is lost from the text, so this is our documented choice): x ~ N(0, I_d/d)
+     * Random points (Xu &amp; Ziyin, When Does Feature Learning Happen?, Fig. 1c/d: "we randomly sample 100 points";
+     * the distribution is lost from the text, so this is our documented choice): x ~ N(0, I_d/d)
      * (E‖x‖² = 1) and independent targets y ~ N(0, 1).
      */
     public static RegressionData randomPoints(int n, int d, long seed) {
@@ -460,11 +463,11 @@ public final class Synthetic {
     }
 
     /**
-     * Anisotropic inputs with ±1 labels from a random ReLU teacher (notes/001.md §7.16, the synthetic
-     * stand-in for Figs. 1/6): x ~ N(0, diag(k^{−α})), k = 1..d (α = 1 there); teacher
-     * f(x) = Σ_{j=1}^{h} a_j·relu(w_j·x) with w_j ~ N(0, I_d/d) and a_j ~ N(0, 1) (h = 4 there; the
-     * weight distributions are our choice, the note does not give them); y = +1 if f(x) is above the
-     * median of f over the n points, else −1, so the classes are balanced (exactly, when no ties).
+     * Anisotropic inputs with ±1 labels from a random ReLU teacher (our synthetic stand-in for
+     * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Figs. 1/6; not the paper's experiment): x ~ N(0,
+     * diag(k^{−α})), k = 1..d (α = 1 there); teacher f(x) = Σ_{j=1}^{h} a_j·relu(w_j·x) with w_j ~ N(0, I_d/d) and a_j
+     * ~ N(0, 1) (h = 4 there; the weight distributions are our choice, the paper does not give them); y = +1 if f(x) is
+     * above the median of f over the n points, else −1, so the classes are balanced (exactly, when no ties).
      * Generate train and test together (n = P_train + P_test) and split with
      * {@link RegressionData#rows}, so both share the teacher and threshold. Centre and (partially)
      * whiten afterwards with {@link Standardizer} and {@link Whitening}.

@@ -9,7 +9,7 @@ import org.ntk4j.UserException;
 
 /**
  * SVD whitening and partial whitening fitted on a training matrix, applicable to new points
- * (notes/001.md §2.11 and §4; paper §5, Fig. 6, App. D.4).
+ * (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, §5, Fig. 6, App. D.4).
  *
  * <p>With the training data as rows, X (n×d) = U S Vᵀ (thin SVD, singular values s_1 ≥ … ≥ s_m),
  * partial whitening with exponent γ is
@@ -25,13 +25,13 @@ import org.ntk4j.UserException;
  * outside the span of those r right singular vectors are mapped to 0 (for γ &lt; 1 they would be
  * amplified by s_k^{γ−1} → ∞). E.g. MNIST's always-zero pixels make rank(X) &lt; 784; the whitened
  * data then live in an r-dimensional subspace and X_0ᵀX_0 = c²·V_r V_rᵀ, a projector
- * (notes/001.md §4, "Note").
+ * (e.g. MNIST, whose always-zero pixels make rank(X) &lt; 784).
  *
  * <p><b>Scale c.</b> {@link Rescale#NONE}: c = 1 (so X_0 has singular values 1 and X_0ᵀX_0 = I
  * at full rank). {@link Rescale#UNIT_MEAN_EIGENVALUE}: c² = n·r / Σ_k s_k^{2γ}, so that
  * ‖X_γ‖_F² = n·r, the retained eigenvalues of X_γᵀX_γ/n average 1, and a fully whitened X has
  * X_0ᵀX_0/n = I (singular values √n, the scale the linear-network formulas assume,
- * notes/001.md §1 and §7 "X = √P U Vᵀ").
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, §3: X = √P U Vᵀ).
  *
  * <p>No centring is done here; centre first with {@link Standardizer} (mode CENTRE) if the data
  * should be zero-mean, as the paper assumes.

@@ -25,17 +25,17 @@ import org.ntk4j.probe.ScheduledProbe;
 import org.ntk4j.train.Trainer;
 
 /**
- * Seed 001, Fig. 4b/c (notes/001.md §7.9): timescales of deep linear networks. An L-layer linear
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 4b/c: timescales of deep linear networks. An L-layer linear
  * network (D → N → … → N → 1, every layer N(0, σ²/fan_in)) is trained by full-batch gradient descent on
  * a whitened linear teacher for several init scales σ. Measured: the half-loss time t½, the time the
  * first layer's weights align with the teacher, cos(W₁ᵀW₁, ββᵀ) = βᵀW₁ᵀW₁β/‖W₁ᵀW₁‖_F ≥ ½ (Fig. 4b's
  * dashed curves), and the NTK's alignment with yyᵀ. Predicted: for L ≥ 3 both times scale as σ^−(L−2)
- * (t½ ~ L/(L−2)·σ^−(L−2) for the balanced flow, notes §7.8–7.9; a log–log slope of −(L−2)), the weights
+ * (t½ ~ L/(L−2)·σ^−(L−2) for the balanced flow, from the corrected eq. 39; a log–log slope of −(L−2)), the weights
  * align before the loss halves, and the final NTK alignment tends to L/√(L² + D − 1) as σ → 0
  * ({@link LinearNetworks#finalAlignment(int, int)}).
  */
 public final class DeepLinearTimescales {
-    /** Settings; {@link #paper()} follows notes/001.md §7.9. */
+    /** Settings; {@link #paper()} follows the paper's Fig. 4b/c setting (L = 3, D = 30). */
     public record Settings(int depth, int d, int hidden, int points, double s, double[] sigmas, double dt, double time,
             int probeEvery, long seed) {
         public static Settings paper() {
@@ -65,7 +65,8 @@ public final class DeepLinearTimescales {
 
         @Override
         public String summary() {
-            return "seed 001 Fig. 4b/c: three-layer linear nets; half-loss time and first-layer alignment time both scale"
+            return "Atanasov et al., Silent Alignment, Fig. 4b/c: three-layer linear nets; half-loss time and"
+                    + " first-layer alignment time both scale"
                     + " as 1/sigma, weights align first, final NTK alignment tends to 3/sqrt(38) (~30 s)";
         }
 
@@ -224,7 +225,8 @@ public final class DeepLinearTimescales {
                     + " alignment %.4f (σ → 0: %.4f)", r.halfLossTime(), r.weightAlignTime(), r.weightAlignTime() / r.halfLossTime(),
                     r.finalAlignment(), r.finalAlignmentTheory()));
         }
-        HtmlReport.write(out, "Seed 001, Fig. 4b/c: timescales of deep linear networks", summary, List.of(String.format(
+        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. 4b/c: timescales of deep linear"
+                + " networks", summary, List.of(String.format(
                 "L = %d layers, D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.0f;"
                         + " one run folder per σ.", set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
     }

@@ -26,7 +26,7 @@ import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Trainer;
 
 /**
- * Seed 001, Fig. D.1b (eqs. 10, 35–37; notes/001.md §7.5): the final NTK of a two-layer linear
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. D.1b (eqs. 10, 35–37): the final NTK of a two-layer linear
  * network x ↦ aᵀWx trained with per-layer learning rates η₁ (W) and η₂ (a) = η₁/ρ from small init on a
  * whitened linear teacher. On whitened inputs (XᵀX = P·I) the nonzero eigenvalues of a kernel
  * K(x, x') = xᵀMx' on the training points, divided by P, are those of M.
@@ -41,7 +41,7 @@ import org.ntk4j.train.Trainer;
  * </ul>
  */
 public final class LayerwiseLearningRates {
-    /** Settings; {@link #paper()} follows notes/001.md §7.5 (with a coarser step). */
+    /** Settings; {@link #paper()} follows the paper's Fig. D.1b setting (with a coarser step). */
     public record Settings(int d, int hidden, int points, double s, double sigma, double[] ratios, double dt, double time,
             long seed) {
         public static Settings paper() {
@@ -69,7 +69,8 @@ public final class LayerwiseLearningRates {
 
         @Override
         public String summary() {
-            return "seed 001 Fig. D.1b: the final NTK of a two-layer linear net trained with per-layer learning rates,"
+            return "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK of a two-layer linear net trained"
+                    + " with per-layer learning rates,"
                     + " eigenvalue ratio 1 + eta1/eta2 and smallest eigenvalue s/sqrt(eta1/eta2), the lr-weighted kernel"
                     + " beside it (~10 s)";
         }
@@ -150,7 +151,8 @@ public final class LayerwiseLearningRates {
                     row.eigenRatio(), row.eigenRatioTheory(), row.smallest(), row.smallestTheory(), row.weightedEigenRatio(),
                     row.weightedSmallest(), row.weightedSmallestTheory(), row.finalLoss()));
         }
-        HtmlReport.write(out, "Seed 001, Fig. D.1b: the final NTK under per-layer learning rates", summary, List.of(
+        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK under per-layer learning"
+                + " rates", summary, List.of(
                 String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, σ = %s, full-batch GD with η₂ = %s"
                         + " for t ≤ %.1f; one run folder per ratio.", set.d(), set.hidden(), set.points(), set.s(), set.sigma(),
                         set.dt(), set.time())));

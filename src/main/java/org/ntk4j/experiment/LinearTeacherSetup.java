@@ -9,8 +9,8 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 
 /**
- * The shared setup of seed 001's linear-network studies (notes/001.md §7, "shared setup"): whitened
- * inputs with a linear teacher, deep linear networks with N(0, σ²/fan_in) weights and no biases, and
+ * The shared setup of the linear-network studies of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment (§3, App. B):
+ * whitened inputs with a linear teacher, deep linear networks with N(0, σ²/fan_in) weights and no biases, and
  * explicit-Euler gradient descent on ℒ = (1/2P)‖f − y‖² with step dt (time t = k·dt).
  */
 final class LinearTeacherSetup {

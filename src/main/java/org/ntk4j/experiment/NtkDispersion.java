@@ -22,18 +22,21 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
 
 /**
- * Seed 003 §3.2, Theorem 3.2 and Fig. 1 (notes/003.md §2.2, §3.3): how much the NTK of a finite-width
- * ReLU network varies across initialisations. For constant width M, input dimension n₀ and depth L
+ * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Theorem 3.2 and Fig. 1: how much the NTK of a
+ * finite-width ReLU network varies across initialisations. For constant width M, input dimension n₀ and depth L
  * (weight layers, standard parameterisation, weights N(0, σ_w²/fan_in), biases initialised at 0 but
  * trained, one output), the diagonal entry Θ(x, x) of a fixed unit-norm input is sampled over many
  * initialisations with ntk4j's kernel engine, and its dispersion r = E[Θ²]/E[Θ]² is estimated with the
- * leave-one-out estimator of App. C.3 as corrected in notes §2.2 (1/N prefactor) and a bootstrap
- * standard error. Predicted: the proof form of Theorem 3.2 (notes §3.3: the printed eq. (13) lacks a
- * factor 2; {@link FiniteWidthNtkMoments}), r growing with depth and with σ_w² — deterministic (r ≈ 1)
+ * leave-one-out estimator of App. C.3 with a 1/N prefactor (the printed 1/(N−2) biases it by N/(N−2)) and a bootstrap
+ * standard error. Predicted: the proof form of Theorem 3.2 (the printed eq. (13) lacks a factor 2
+ * and has the wrong X range; {@link FiniteWidthNtkMoments}), r growing with depth and with σ_w² — deterministic (r ≈ 1)
  * at σ_w² = 1, increasingly random beyond the edge of chaos σ_w² = 2.
  */
 public final class NtkDispersion {
-    /** Settings; {@link #paper()} is notes §3.3's M = 50 oracle table at 2000 initialisations per cell. */
+    /**
+     * Settings; {@link #paper()} is the M = 50 proof-form oracle table (FiniteWidthNtkMomentsTest) at 2000
+     * initialisations per cell.
+     */
     public record Settings(int width, int inputDim, int[] depths, double[] sigmaW2, int initialisations, int bootstrap,
             long seed) {
         public static Settings paper() {
@@ -60,7 +63,8 @@ public final class NtkDispersion {
 
         @Override
         public String summary() {
-            return "seed 003 Thm. 3.2 / Fig. 1: dispersion E[Θ²]/E[Θ]² of the NTK over initialisations of finite-width"
+            return "Seleznova & Kutyniok 2022, Thm. 3.2 / Fig. 1: dispersion E[Θ²]/E[Θ]² of the NTK over"
+                    + " initialisations of finite-width"
                     + " ReLU nets, sampled with the kernel engine against the closed form (~40 s)";
         }
 
@@ -181,10 +185,12 @@ public final class NtkDispersion {
                     + " E[Θ] = %.4g ± %.2g (%.4g)", row.dispersion(), row.dispersionSe(), row.dispersionTheory(), row.mean(),
                     row.meanSe(), row.meanTheory()));
         }
-        HtmlReport.write(out, "Seed 003 Thm. 3.2: NTK dispersion across initialisations", summary, List.of(String.format(
+        HtmlReport.write(out, "Seleznova & Kutyniok 2022, Thm. 3.2: NTK dispersion across"
+                + " initialisations", summary, List.of(String.format(
                 "ReLU MLPs of width M = %d on a unit-norm input of dimension n₀ = %d, standard parameterisation, biases"
                         + " initialised at 0 and trained; Θ(x, x) from ntk4j's kernel engine in float64 for %d initialisations"
-                        + " per cell; r by the leave-one-out estimator (notes 003 §2.2), errors by a %d-resample bootstrap.",
+                        + " per cell; r by the leave-one-out estimator (App. C.3, 1/N prefactor), errors by a"
+                                + " %d-resample bootstrap.",
                 set.width(), set.inputDim(), set.initialisations(), set.bootstrap())));
     }
 }

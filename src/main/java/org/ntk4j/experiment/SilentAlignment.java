@@ -24,26 +24,29 @@ import org.ntk4j.train.Schedule;
 import org.ntk4j.train.Trainer;
 
 /**
- * Seed 001, Fig. 3 (notes/001.md §6, §7.1–7.3): the silent alignment effect in two-layer linear
- * networks. For each init scale σ a network x ↦ aᵀW x (D → N → 1, W ~ N(0, σ²/D), a ~ N(0, σ²/N))
- * is trained by full-batch gradient descent (step dt, time t = k·dt) on a whitened linear teacher
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 3 (with Fig. B.1 and eqs. 27–28): the silent alignment
+ * effect in two-layer linear networks. For each init scale σ a network x ↦ aᵀW x (D → N → 1, W ~ N(0, σ²/D), a ~ N(0,
+ * σ²/N)) is trained by full-batch gradient descent (step dt, time t = k·dt) on a whitened linear teacher
  * y = s·βᵀx (XᵀX/P = I, ‖β‖ = 1), with the NTK of all P training points probed every few steps.
  * Measured against theory:
  * <ul>
  *   <li>the loss ℒ(t) against ½(s − r(t))² with r(t) from eqs. 27–28 (Fig. 3a), from the actual
- *   initial order parameters q₀ = ½(‖a‖² + βᵀWᵀWβ) and r₀ = βᵀWᵀa (App. B.1, notes §2.7);</li>
+ *   initial order parameters q₀ = ½(‖a‖² + βᵀWᵀWβ) and r₀ = βᵀWᵀa (App. B.1);</li>
  *   <li>the half-loss time t½ against (1/2s)·ln((√2 − 1)(s/c₀ − 1)) (Fig. 3b; the paper's own estimate
- *   s⁻¹ln(s/σ²) is a factor 2 off, notes §7.2);</li>
+ *   s⁻¹ln(s/σ²) is a factor 2 off);</li>
  *   <li>the NTK–target alignment's final value against 2/√(D + 3), and the time it gets within 1% of it
  *   against t½ (Fig. 3c: alignment first, independent of σ).</li>
  * </ul>
  * Eqs. 27–28 and c₀ = q₀/2 assume r₀ ≈ 0, but at D = 25 the ratio r₀/q₀ is O(1/√D)·O(1) for a single draw
  * (r₀/q₀ = 0.49 for seed 0), which moves t½ by −ln(1 + r₀/q₀)/2s = −0.2. The early-time system
- * d/dt(q + r) = 2s(q + r) (notes §2.7) says the growing mode starts from q₀ + r₀, so the predictions use
+ * d/dt(q + r) = 2s(q + r) (App. B.1) says the growing mode starts from q₀ + r₀, so the predictions use
  * q₀ + r₀ in place of q₀ (c₀ = (q₀ + r₀)/2); both values are reported.
  */
 public final class SilentAlignment {
-    /** Settings of a reproduction; {@link #paper()} follows notes/001.md §7.1 (with a coarser step). */
+    /**
+     * Settings of a reproduction; {@link #paper()} follows the paper's Fig. B.1 setting (D = 25, s = 1, σ = 1e-3; with
+     * a coarser step).
+     */
     public record Settings(int d, int hidden, int points, double s, double[] sigmas, double dt, double time, int probeEvery,
             long seed) {
         public static Settings paper() {
@@ -71,7 +74,8 @@ public final class SilentAlignment {
 
         @Override
         public String summary() {
-            return "seed 001 Fig. 3: two-layer linear nets from small init; loss vs eqs. 27-28, half-loss time vs its closed"
+            return "Atanasov et al., Silent Alignment, Fig. 3: two-layer linear nets from small init; loss vs eqs."
+                    + " 27-28, half-loss time vs its closed"
                     + " form, NTK alignment reaching 2/sqrt(D+3) before the loss moves (~25 s)";
         }
 
@@ -152,7 +156,10 @@ public final class SilentAlignment {
         return beta;
     }
 
-    /** {q, r} = {½(‖a‖² + βᵀWᵀWβ), βᵀWᵀa} (seed 001 App. B.1, notes §2.7) of a two-layer linear net. */
+    /**
+     * {q, r} = {½(‖a‖² + βᵀWᵀWβ), βᵀWᵀa} (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, App. B.1) of a two-layer
+     * linear net.
+     */
     static double[] orderParameters(Network net, double[] beta) {
         float[] w = net.trainableParams().get(0).value().toFloatArray(); // N × D
         float[] a = net.trainableParams().get(1).value().toFloatArray(); // 1 × N
@@ -221,7 +228,8 @@ public final class SilentAlignment {
                     "q₀ %.3g, r₀ %.3g; t½ %.3f (theory %.3f); alignment %.4f → %.4f (theory %.6f), 99%% at t = %.2f", r.q0(), r.r0(), r.halfLossTime(),
                     r.halfLossTimeTheory(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory(), r.alignTime()));
         }
-        HtmlReport.write(out, "Seed 001, Fig. 3: silent alignment in two-layer linear networks", summary, List.of(
+        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. 3: silent alignment in two-layer linear"
+                + " networks", summary, List.of(
                 String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
                         + " one run folder per σ (sigma-*/).", set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
     }

@@ -140,7 +140,7 @@ public final class Safetensors {
                     if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
                         throw new UserException("reading safetensors needs a little-endian machine");
                     }
-                    // an array created from a Java buffer lives only as long as the buffer (notes/djl.md §8.1): clone it
+                    // an array created from a Java buffer lives only as long as the buffer (DJL 0.35): clone it
                     try (NDArray view = manager.create(data, e.shape, e.type)) {
                         NDArray a = view.duplicate();
                         a.setName(e.name);

@@ -16,7 +16,7 @@ import java.util.Map;
  *     rows), "contraction" (Gram products on the device), "host" (copying blocks into the kernel)
  * @param factorKernels for dense layers, when asked: "&lt;layer&gt;.forward" = A1 A2ᵀ (the activation
  *     Gram of the layer's input) and "&lt;layer&gt;.backward" = Σ_o Δ1_o Δ2_oᵀ (the output-gradient Gram),
- *     the two factors of Θ_l in seed 000 Eq. 7; N1×N2 each
+ *     the two factors of Θ_l in Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7; N1×N2 each
  */
 public record KernelResult(KernelMatrix total, Map<String, KernelMatrix> layers, NtkPlan plan,
         double seconds, boolean symmetric, Map<String, Double> timings, Map<String, KernelMatrix> factorKernels) {

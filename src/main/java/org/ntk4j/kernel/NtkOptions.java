@@ -18,7 +18,8 @@ import java.util.Map;
  * @param onDisk accumulate every kernel in float32 files under {@code spillDir}, whatever the size
  * @param layerWeights η_l per layer name (total = Σ_l η_l Θ_l); absent layers weigh 1
  * @param convPairs force conv contractions: true pairs, false rows, null the cheaper
- * @param factorKernels also return dense layers' forward and backward Grams (seed 000 Eq. 7)
+ * @param factorKernels also return dense layers' forward and backward Grams (Lou, Mingard &amp; Hayou, Equilibrium
+ *     Hypothesis, Eq. 7)
  */
 public record NtkOptions(Mode mode, Method method, boolean perLayer, boolean parts, boolean float64,
         boolean meanNormalised, long memoryBytes, Path spillDir, boolean onDisk, Map<String, Double> layerWeights,

@@ -5,8 +5,8 @@ import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.Mode;
 
 /**
- * Block-structure parameters of a full kernel Θ(x, x') ∈ ℝ^{O×O} (seed 003 §3.3 Def. 3.1 and Assumption 3.2,
- * "Neural (Tangent Kernel) Collapse"; notes/003.md §2.7). Def. 3.1 says Θ has block structure (λ₁, λ₂, λ₃) when
+ * Block-structure parameters of a full kernel Θ(x, x') ∈ ℝ^{O×O} (Seleznova et al., Neural (Tangent Kernel) Collapse,
+ * Def. 3.1 and Assumption 3.2). Def. 3.1 says Θ has block structure (λ₁, λ₂, λ₃) when
  * Θ(x, x) = λ₁I, Θ(x, x') = λ₂I for distinct samples of one class and λ₃I across classes; for the NTK (O = C
  * outputs) these are (γ_d, γ_c, γ_n), for the features kernel Θ^h (O = n features) (κ_d, κ_c, κ_n). Estimates,
  * with N samples and Θ_ks the (k, s) output entry:
@@ -20,7 +20,7 @@ import org.ntk4j.kernel.Mode;
  * classes γ_c and γ_n equal {@link LabelAwareness}'s class-weighted Θ̄_c and Θ̄_n of the traced kernel divided
  * by O. {@link #offDiagonalRatio()} tests Assumption 3.2's premise that the blocks Θ_ks, k ≠ s, vanish.
  *
- * <p>All pairs, not a half-split: the authors' code (notes §11, outside the thesis) splits each class's m
+ * <p>All pairs, not a half-split: the authors' code (github.com/mselezniova/ntk_collapse) splits each class's m
  * samples into halves A and B and averages Θ(A_c, B_c) within classes and Θ(A_c, B_c'), c &lt; c', across them,
  * using m²/4 of the m(m − 1) within-class pairs and a quarter of the cross-class ones. For a symmetric kernel of
  * balanced classes, that estimator averaged over all ways to split each class is exactly the all-pairs mean; as

@@ -4,8 +4,9 @@ import java.util.Arrays;
 import org.ntk4j.UserException;
 
 /**
- * The partition 𝒳 = ∪_k 𝒳_k of N samples by their integer labels (seed 003 §2.5). Labels may come in any
- * order and classes may differ in size; class k is the k-th smallest distinct label value.
+ * The partition 𝒳 = ∪_k 𝒳_k of N samples by their integer labels (Seleznova &amp; Kutyniok, NTK Beyond the
+ * Infinite-Width Limit, eq. (23)). Labels may come in any order and classes may differ in size; class k is the k-th
+ * smallest distinct label value.
  */
 final class ClassPartition {
     private final int[] classOf;

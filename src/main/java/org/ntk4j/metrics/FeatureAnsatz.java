@@ -18,7 +18,7 @@ import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 
 /**
- * The neural feature ansatz of seed 002 (notes/002.md §1.2–1.8) for every dense layer l of a network,
+ * The neural feature ansatz of Feature Learning as Alignment (anon.) (§2–3) for every dense layer l of a network,
  * measured on inputs X = (x_1..x_n):
  * <pre>
  *   NFM   F_l = W_lᵀ W_l                                                         (§1.2, in × in)
@@ -30,13 +30,13 @@ import org.ntk4j.model.Network;
  * a_l is the layer's input (x for the first layer), f the network output with its output scale κ,
  * summed over outputs as §1.3 prescribes for c outputs. The AGOP is taken w.r.t. the layer input
  * x_ℓ as in the seed's main text, not w.r.t. the pre-activation h_ℓ as its glossary writes (erratum,
- * notes/002.md §8 and §1.15: that is K), and F, Ḡ are in × in, K out × out (the seed's dimension
- * labels are off by one layer, §1.15). Biases, absent from the seed (§1.1), do not enter F or Ḡ.
+ * the paper's dimension conventions are inconsistent: that is K), and F, Ḡ are in × in, K out × out (the seed's
+ * dimension labels are off by one layer, §1.15). Biases, absent from the seed (§1.1), do not enter F or Ḡ.
  *
  * <p><b>Weight scale.</b> W_l is the matrix that maps a_l to the pre-activation, h_l = W_l a_l + c_b b:
  * for a layer in NTK parameterisation that is c_w·w with c_w = σ_w/√fan_in ({@link Dense#weightScale()}),
- * w the trained array. With it Prop. 2 holds exactly, Ḡ_l = W_lᵀ K_l W_l (notes/002.md §1.7, §6.B), and
- * F_l has the scale of the function the layer computes. ρ, the C-NFC and the C/UC ratio do not depend
+ * w the trained array. With it Prop. 2 holds exactly, Ḡ_l = W_lᵀ K_l W_l (Feature Learning as Alignment (anon.), Prop.
+ * 2), and F_l has the scale of the function the layer computes. ρ, the C-NFC and the C/UC ratio do not depend
  * on c_w (each is invariant to rescaling W_l); only the absolute F_l, Ḡ_l do. In standard
  * parameterisation c_w = 1.
  *
@@ -54,7 +54,7 @@ public final class FeatureAnsatz {
     private FeatureAnsatz() {}
 
     /**
-     * The centred quantities of one layer (notes/002.md §1.8).
+     * The centred quantities of one layer (Feature Learning as Alignment (anon.), §3).
      *
      * @param nfm   centred NFM W̄ᵀW̄ (in × in)
      * @param agop  centred AGOP W̄ᵀ K W̄ (in × in)
@@ -151,7 +151,7 @@ public final class FeatureAnsatz {
         }
         if (out.isEmpty()) {
             throw new UserException("model " + net.spec().name
-                    + " has no dense layer; the feature ansatz (seed 002) is measured on dense layers only");
+                    + " has no dense layer; the neural feature ansatz is measured on dense layers only");
         }
         return out;
     }

@@ -3,11 +3,11 @@ package org.ntk4j.metrics;
 import org.ejml.data.DMatrixRMaj;
 
 /**
- * The correlation of seed 002 eq. "NFC" (notes/002.md §1.5): the cosine of two matrices as vectors,
+ * The correlation of Feature Learning as Alignment (anon.), eq. "NFC": the cosine of two matrices as vectors,
  * <pre>ρ(A, B) = tr(AᵀB) · tr(AᵀA)^{-1/2} · tr(BᵀB)^{-1/2} = ⟨A, B⟩_F / (‖A‖_F ‖B‖_F).</pre>
  * Uncentred (no mean is subtracted); symmetric; invariant to positive rescaling of either argument;
  * in [0, 1] for positive semi-definite A, B. NaN when either matrix is zero (0/0), e.g. the centred
- * NFM at initialisation (notes/002.md §1.8).
+ * NFM at initialisation (Feature Learning as Alignment (anon.), §3).
  */
 public final class FeatureCorrelation {
     private FeatureCorrelation() {}

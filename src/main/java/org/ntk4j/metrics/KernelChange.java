@@ -5,7 +5,7 @@ import org.ntk4j.UserException;
 /**
  * How far a kernel moved during training, on a fixed probe set:
  * <ul>
- *   <li>relative change ‖K_t − K_0‖_F / ‖K_0‖_F (seed 003 §2.4: "relative change of the NTK", §3.1
+ *   <li>relative change ‖K_t − K_0‖_F / ‖K_0‖_F (Seleznova, NTK thesis §2.4: "relative change of the NTK", §3.1
  *   Figs 3, 4, 8–11) — scale-sensitive;</li>
  *   <li>kernel distance S(K_1, K_2) = 1 − ⟨K_1, K_2⟩_F / (‖K_1‖_F ‖K_2‖_F) (Fort et al. 2020, eq. 4) —
  *   insensitive to the kernel's scale, 0 for proportional kernels;</li>

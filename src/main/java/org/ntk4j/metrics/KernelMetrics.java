@@ -84,9 +84,9 @@ public final class KernelMetrics {
     }
 
     /**
-     * Label awareness Θ̄_c/Θ̄_d and Θ̄_n/Θ̄_d (seed 003 eq. (23), {@link LabelAwareness}); with
-     * {@code means} also Θ̄_d, Θ̄_c, Θ̄_n. Throws {@link UserException} where it is not defined (a class
-     * with one sample).
+     * Label awareness Θ̄_c/Θ̄_d and Θ̄_n/Θ̄_d (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23),
+     * {@link LabelAwareness}); with {@code means} also Θ̄_d, Θ̄_c, Θ̄_n. Throws {@link UserException} where it is not
+     * defined (a class with one sample).
      */
     public static void labelAwareness(Map<String, Object> r, double[][] traced, int[] labels, boolean means) {
         LabelAwareness la = LabelAwareness.of(traced, labels);
@@ -99,7 +99,10 @@ public final class KernelMetrics {
         r.put(THETA_N_OVER_D, la.nOverD());
     }
 
-    /** The block-structure parameters (γ_d, γ_c, γ_n) of a full kernel and its off-diagonal ratio (seed 003 Def. 3.1). */
+    /**
+     * The block-structure parameters (γ_d, γ_c, γ_n) of a full kernel and its off-diagonal ratio (Seleznova et al.,
+     * Neural (Tangent Kernel) Collapse, Def. 3.1).
+     */
     public static void blockStructure(Map<String, Object> r, KernelMatrix full, int[] labels) {
         BlockStructure bs = BlockStructure.of(full, labels);
         r.put("gamma_d", bs.gammaD());

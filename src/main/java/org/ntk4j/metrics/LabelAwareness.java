@@ -5,8 +5,8 @@ import org.ntk4j.kernel.KernelMatrix;
 
 /**
  * Label-awareness of a traced kernel Θ (N × N) over a dataset split into K classes 𝒳 = ∪_k 𝒳_k: the mean
- * diagonal, within-class and between-class values of seed 003 §2.5, eq. (23) ("NTK Beyond the Infinite-Width
- * Limit", §3.2 L1582–1586; notes/003.md §2.5). Each class weighs 1/K whatever its size, as printed.
+ * diagonal, within-class and between-class values of Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq.
+ * (23). Each class weighs 1/K whatever its size, as printed.
  *
  * @param thetaD Θ̄_d = |𝒳|⁻¹ Σ_x Θ(x, x)
  * @param thetaC Θ̄_c = K⁻¹ Σ_k (|𝒳_k|(|𝒳_k| − 1))⁻¹ Σ_{x_i ≠ x_j ∈ 𝒳_k} Θ(x_i, x_j) (ordered distinct pairs)
@@ -66,12 +66,18 @@ public record LabelAwareness(double thetaD, double thetaC, double thetaN) {
         return of(kernel.traced(), labels);
     }
 
-    /** Θ̄_c/Θ̄_d, as reported in seed 003 §3.2 Fig. 4; 1 − Θ̄_c/Θ̄_d "may characterize overfitting". */
+    /**
+     * Θ̄_c/Θ̄_d, as reported in Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Fig. 4; 1 − Θ̄_c/Θ̄_d
+     * "may characterize overfitting".
+     */
     public double cOverD() {
         return thetaC / thetaD;
     }
 
-    /** Θ̄_n/Θ̄_d, as reported in seed 003 §3.2 Fig. 4; its gap to Θ̄_c/Θ̄_d "may be related to better performance". */
+    /**
+     * Θ̄_n/Θ̄_d, as reported in Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Fig. 4; its gap to
+     * Θ̄_c/Θ̄_d "may be related to better performance".
+     */
     public double nOverD() {
         return thetaN / thetaD;
     }

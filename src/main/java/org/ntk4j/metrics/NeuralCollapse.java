@@ -6,16 +6,16 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ntk4j.UserException;
 
 /**
- * Neural-collapse statistics of penultimate features (seed 003 §2.8, "Neural (Tangent Kernel) Collapse" §2.1 and
- * Fig. 2; notes/003.md §2.8, and §11 for the forms the authors' code measures; Papyan, Han &amp; Donoho, PNAS 2020).
- * All are 0 at perfect collapse and grow away from it.
+ * Neural-collapse statistics of penultimate features (Seleznova et al., Neural (Tangent Kernel) Collapse, §2.1 and
+ * Fig. 2, in the forms the authors' code (github.com/mselezniova/ntk_collapse) measures; Papyan, Han &amp; Donoho, PNAS
+ * 2020). All are 0 at perfect collapse and grow away from it.
  *
  * <p>Shapes: features H: [N, n] (row i is h(x_i)); labels: [N], C ≥ 2 classes in any order; classifier
  * W: [C, n] and bias b: [C], logits W h + b. Notation:
  * <pre>
  *   ⟨h⟩_c = |𝒳_c|⁻¹ Σ_{x∈𝒳_c} h(x)           class mean
  *   ⟨h⟩   = C⁻¹ Σ_c ⟨h⟩_c                     global mean, the mean of the class means
- *   M     = [⟨h⟩_1 − ⟨h⟩, …, ⟨h⟩_C − ⟨h⟩]    n × C, centred, columns not normalised (notes §11)
+ *   M     = [⟨h⟩_1 − ⟨h⟩, …, ⟨h⟩_C − ⟨h⟩]    n × C, centred, columns not normalised (as in the authors' code)
  * </pre>
  * <b>Unbalanced classes</b> are handled through per-class means: every class weighs the same, whatever its size.
  * The global mean is the mean of the class means (not of the samples), and NC1 and Σ_W average within each
@@ -23,21 +23,23 @@ import org.ntk4j.UserException;
  * ones it keeps a simplex ETF of class means at NC2 = 0 (centring by the sample mean would tilt it toward the
  * largest class).
  *
- * @param nc1 NC1 as measured by the authors (Fig. 2 "std of h(x^c_i) averaged over classes"; code in notes §11):
+ * @param nc1 NC1 as measured by the authors (Fig. 2 "std of h(x^c_i) averaged over classes"; as in the authors' code):
  *     C⁻¹ n⁻¹ Σ_c Σ_p sd_c,p with sd_c,p = (|𝒳_c|⁻¹ Σ_{x∈𝒳_c} (h_p(x) − ⟨h⟩_c,p)²)^½, the population standard
  *     deviation of feature p within class c. A class with one sample contributes 0.
  * @param nc1Papyan NC1 of Papyan et al. 2020: tr(Σ_W Σ_B⁺)/C, with Σ_W = C⁻¹ Σ_c |𝒳_c|⁻¹ Σ_{x∈𝒳_c}
  *     (h − ⟨h⟩_c)(h − ⟨h⟩_c)ᵀ, Σ_B = C⁻¹ M Mᵀ and ⁺ the Moore–Penrose pseudo-inverse (EJML SVD; singular values
  *     below ε·n·σ_max count as zero, as in numpy and torch). Scale-free, unlike {@code nc1}.
- * @param nc2 NC2, distance to a simplex equiangular tight frame, as the authors' code measures it (notes §11;
- *     seed 003 Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F (the target has unit Frobenius norm).
- *     NaN if all class means coincide.
- * @param equinorm the equal-norm part of NC2 (seed 003 §2.8 as corrected in notes §10.19; Papyan et al. 2020
+ * @param nc2 NC2, distance to a simplex equiangular tight frame, as the authors' code measures it
+ *     (Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2): ‖MᵀM/‖MᵀM‖_F − (I_C − 11ᵀ/C)/√(C−1)‖_F
+ *     (the target has unit Frobenius norm). NaN if all class means coincide.
+ * @param equinorm the equal-norm part of NC2 (corrected form of Seleznova et al., Neural (Tangent Kernel) Collapse
+ *     §2.1, which prints ‖⟨h⟩_c − ⟨h⟩_c'‖ → 0 where equal norms are meant; Papyan et al. 2020
  *     Fig. 2): std_c ‖⟨h⟩_c − ⟨h⟩‖ / mean_c ‖⟨h⟩_c − ⟨h⟩‖, population standard deviation over the C classes.
- * @param nc3 NC3, self-duality (seed 003 §2.8; notes §11): ‖M/‖M‖_F − Wᵀ/‖W‖_F‖_F. NaN without W.
- * @param nc4 NC4, nearest class centre (seed 003 §2.8; measured as a disagreement rate as in Papyan et al. 2020):
- *     the fraction of the N samples with argmax_c (W h + b)_c ≠ argmin_c ‖h − ⟨h⟩_c‖₂ (ties go to the lower
- *     class index). NaN without W.
+ * @param nc3 NC3, self-duality (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1, as the authors' code measures
+ *     it): ‖M/‖M‖_F − Wᵀ/‖W‖_F‖_F. NaN without W.
+ * @param nc4 NC4, nearest class centre (Seleznova et al., Neural (Tangent Kernel) Collapse §2.1; measured as a
+ *     disagreement rate as in Papyan et al. 2020): the fraction of the N samples with argmax_c (W h + b)_c ≠ argmin_c
+ *     ‖h − ⟨h⟩_c‖₂ (ties go to the lower class index). NaN without W.
  */
 public record NeuralCollapse(double nc1, double nc1Papyan, double nc2, double equinorm, double nc3, double nc4) {
 

@@ -21,11 +21,11 @@ import org.ntk4j.model.TangentLayer;
 import org.ntk4j.model.TangentProbe;
 
 /**
- * The PTK feature covariance of seed 002 §2.2 (notes/002.md §1.6) for dense layers, summed over the
+ * The PTK feature covariance of Feature Learning as Alignment (anon.), §2.2 for dense layers, summed over the
  * network's outputs (§1.3):
  * <pre>K_l = (1/n) Σ_α Σ_o δ_{α,o} δ_{α,o}ᵀ,   δ_{α,o} = ∂f_o(x_α)/∂h_l   (out_l × out_l),</pre>
  * with h_l the layer's pre-activation output and f the network output (output scale κ included).
- * The 1/n is the one notes/002.md §1.6 [AMBIG] says Prop. 2 needs: AGOP_l = W_lᵀ K_l W_l exactly.
+ * The 1/n (left implicit in the paper) is the one its Prop. 2 needs: AGOP_l = W_lᵀ K_l W_l exactly.
  *
  * <p>One probe pass for all layers (as {@code kernel.TangentFactors} does for the NTK): one forward in
  * probe mode that adds a zero leaf to every dense output, then one backward per output o with seed

@@ -10,7 +10,7 @@ import org.ntk4j.UserException;
 
 /** Pointwise nonlinearity φ; parameter-free. */
 public final class Activation extends Module {
-    /** The activations the seeds use. */
+    /** The activations the reproduced papers use. */
     public enum Kind {
         RELU, TANH, ERF, LINEAR, QUADRATIC;
 

@@ -10,7 +10,8 @@ import ai.djl.ndarray.types.Shape;
  *
  * <p>Scalars come from {@link #scalar(double)}: a native 0-d array kept alive until the pass's
  * scope closes. {@code NDArray.mul(Number)} must not be used on a differentiable path: its
- * temporary scalar's Java buffer can be freed before backward (notes/djl.md §4.2).
+ * temporary scalar's Java buffer can be freed before backward (DJL 0.35: a scalar created from a Java value aliases
+ * that buffer).
  */
 public final class Forward {
     private final boolean training;

@@ -9,7 +9,7 @@ import java.util.Random;
 /**
  * Global average pooling to a flat vector: (N, C, H, W) → (N, C), y[n,c] = (1/HW)·Σ_{i,j} x[n,c,i,j].
  * Parameter-free. Implemented as a reshape to (N, C, H·W) and a mean over the last axis (PtNDArray's
- * mean accepts one axis only, notes/djl.md §8.3).
+ * mean accepts one axis only in DJL 0.35).
  */
 public final class GlobalAvgPool extends Module {
     public GlobalAvgPool(String name) {

@@ -7,8 +7,8 @@ import java.util.Random;
 import org.ntk4j.UserException;
 
 /**
- * Special initialisations the linear-network theory needs (seed 001 eqs. 10, 35–36; notes/001.md
- * §3 "Balanced form" and §7.8): the aligned, balanced rank-one initialisation
+ * Special initialisations the linear-network theory needs (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, eqs.
+ * 10, 35–36; §3 "Balanced form" and §7.8): the aligned, balanced rank-one initialisation
  * <pre>W^l = √(η_l/η_L) · u₀ · r_{l+1} r_lᵀ  (l = 1..L),   r_1 = the given direction (e.g. the teacher β),</pre>
  * with r_2..r_L random unit vectors and r_{L+1} a random unit vector of the output space (1 for a
  * scalar output). For equal learning rates the layers are exactly balanced, W^{l+1}ᵀW^{l+1} = W^l W^lᵀ,

@@ -47,7 +47,8 @@ public final class LayerNorm extends Module implements TangentLayer {
         int[] last = {x.getShape().dimension() - 1};
         NDArray centred = x.sub(x.mean(last, true));
         NDArray var = centred.mul(centred).mean(last, true);
-        // ε as a native scalar: NDArray.add(Number) must not be used on a differentiable path (notes/djl.md §4.2)
+        // ε as a native scalar: NDArray.add(Number) must not be used on a differentiable path (DJL 0.35: it aliases a
+        // Java buffer)
         NDArray xhat = centred.div(var.add(ctx.scalar(EPS, var)).sqrt());
         NDArray y = xhat.mul(gamma.value()).add(beta.value());
         return ctx.probe() == null ? y : ctx.probe().tap(this, xhat, y);

@@ -285,9 +285,9 @@ public final class Models {
 
     /**
      * Wide ResNet WRN-d-k as in neural-tangents' README / Novak et al. 2020 (after Zagoruyko &amp;
-     * Komodakis 2016), the network of seed 001: stem Conv3×3(16) (σ_w = firstSigmaW); three groups of
-     * b = (d−4)/6 pre-activation blocks with 16k, 32k, 64k channels (strides 1, 2, 2); block
-     * y = main(x) + shortcut(x), main = [BN →] φ → Conv3×3(stride) → [BN →] φ → Conv3×3, shortcut a
+     * Komodakis 2016), the network of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment: stem Conv3×3(16) (σ_w =
+     * firstSigmaW); three groups of b = (d−4)/6 pre-activation blocks with 16k, 32k, 64k channels (strides 1, 2, 2);
+     * block y = main(x) + shortcut(x), main = [BN →] φ → Conv3×3(stride) → [BN →] φ → Conv3×3, shortcut a
      * Conv3×3(stride) in the first block of each group (neural-tangents' channel_mismatch) and the
      * identity otherwise; then [BN → φ →] global average pool (neural-tangents' AvgPool 8×8 on
      * 32×32 inputs) → Dense(outputs). No batch-norm unless asked; convs have a bias only if

@@ -66,7 +66,10 @@ public abstract class Module {
         return n;
     }
 
-    /** Helper: an array from Java values, cloned natively so no Java buffer stays aliased (notes/djl.md §8.1). */
+    /**
+     * Helper: an array from Java values, cloned natively so no Java buffer stays aliased (DJL 0.35: arrays created from
+     * Java buffers live only as long as the buffer).
+     */
     protected static NDArray create(NDManager m, DataType type, float[] values, Shape shape) {
         try (NDArray tmp = m.create(values, shape)) {
             return tmp.toType(type, false).duplicate();

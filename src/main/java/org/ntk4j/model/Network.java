@@ -143,8 +143,8 @@ public final class Network implements AutoCloseable {
     /**
      * The penultimate features h(x) — the input of the final dense classifier — as a network of its
      * own that shares this one's modules and parameters (closing it frees nothing). Its NTK is the
-     * last-layer-features kernel Θ^h of seed 003 §3.3: gradients of h w.r.t. every parameter before
-     * the classifier.
+     * last-layer-features kernel Θ^h of Seleznova et al., Neural (Tangent Kernel) Collapse: gradients of h w.r.t. every
+     * parameter before the classifier.
      */
     public Network features() {
         if (!(root instanceof Sequential seq) || seq.children().isEmpty()

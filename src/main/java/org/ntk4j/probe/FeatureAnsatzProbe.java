@@ -19,8 +19,8 @@ import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Schedule;
 
 /**
- * Training probe: the neural feature ansatz per dense layer (seed 002) on a fixed, class-balanced
- * probe set of training images — the NFC ρ(W_lᵀW_l, AGOP_l) (§1.5) and the centred C-NFC
+ * Training probe: the neural feature ansatz per dense layer (Feature Learning as Alignment (anon.)) on a fixed,
+ * class-balanced probe set of training images — the NFC ρ(W_lᵀW_l, AGOP_l) (§1.5) and the centred C-NFC
  * ρ(W̄ᵀW̄, W̄ᵀK W̄), W̄ = W − W(0) (§1.8), which the paper finds ≥ the uncentred one early in
  * training. W(0) is rebuilt from the run's spec and seed (initialisation is a pure function of
  * them), so a resumed run centres on the same weights.
@@ -61,7 +61,10 @@ public final class FeatureAnsatzProbe extends ScheduledProbe {
         return FeatureAnsatzProbe::featureAnsatz;
     }
 
-    /** NFC and C-NFC per dense layer against the step (seed 002 Fig. 2), when the nfa probe ran. */
+    /**
+     * NFC and C-NFC per dense layer against the step (Feature Learning as Alignment (anon.), Fig. 2), when the nfa
+     * probe ran.
+     */
     private static void featureAnsatz(RunFolder run, List<JsonObject> nfa, Map<String, String> summary) {
         double[] x = nfa.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
         Map<String, double[]> s = new LinkedHashMap<>();

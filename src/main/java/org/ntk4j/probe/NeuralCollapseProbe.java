@@ -23,10 +23,10 @@ import org.ntk4j.train.Schedule;
 
 /**
  * Training probe: {@link NeuralCollapse} statistics of the penultimate features h(x) of a fixed,
- * class-balanced probe set drawn from the training data (seed 003 §3.3 measures them on training
- * batches), with the classifier's effective weights c_w·W and bias c_b·b (seed 003 §2.8: logits
- * W h + b; the output scale κ multiplies both and changes no statistic). Features are computed in
- * eval mode (batch-norm running statistics), in batches.
+ * class-balanced probe set drawn from the training data (Seleznova et al., Neural (Tangent Kernel) Collapse measures
+ * them on training batches), with the classifier's effective weights c_w·W and bias c_b·b (Seleznova et al., Neural
+ * (Tangent Kernel) Collapse §2.1: logits W h + b; the output scale κ multiplies both and changes no statistic).
+ * Features are computed in eval mode (batch-norm running statistics), in batches.
  */
 public final class NeuralCollapseProbe extends ScheduledProbe {
     private static final int BATCH = 256;
@@ -61,7 +61,10 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
         return NeuralCollapseProbe::neuralCollapse;
     }
 
-    /** NC1–NC4 against the step (seed 003 Fig. 2 panes), when the nc probe ran. */
+    /**
+     * NC1–NC4 against the step (Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2 panes), when the nc probe
+     * ran.
+     */
     private static void neuralCollapse(RunFolder run, List<JsonObject> nc, Map<String, String> summary) {
         double[] x = nc.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
         Map<String, double[]> s = new LinkedHashMap<>();

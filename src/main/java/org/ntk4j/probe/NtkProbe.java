@@ -29,8 +29,8 @@ import org.ntk4j.train.Arrays2;
  * and kernel distance from the first probe, kernel velocity since the previous probe per step
  ({@code KernelChange}); its spectrum — leading eigenvalues, effective rank and the fraction of
  * the targets in the top-C eigenvectors ({@code KernelSpectrum}); and its label awareness Θ̄_c/Θ̄_d,
- * Θ̄_n/Θ̄_d ({@code LabelAwareness}, seed 003 eq. (23)). Keeps each kernel as
- * {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
+ * Θ̄_n/Θ̄_d ({@code LabelAwareness}, Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23)). Keeps
+ * each kernel as {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
  * from there, so the change and velocity series continue unbroken.
  *
  * <p>So that every kernel can be recomputed outside ntk4j, the run folder also holds
@@ -243,8 +243,8 @@ public final class NtkProbe extends ScheduledProbe {
             Map<String, double[]> la = new LinkedHashMap<>();
             la.put("Θc/Θd (same class)", column(probes, "theta_c_over_d"));
             la.put("Θn/Θd (different class)", column(probes, "theta_n_over_d"));
-            Plots.lines(run.file("label-awareness.png"), "NTK label awareness (seed 003 eq. 23, probe set)", "step",
-                    "mean off-diagonal / mean diagonal", x, la, false);
+            Plots.lines(run.file("label-awareness.png"), "NTK label awareness (Seleznova & Kutyniok 2022, eq. 23)",
+                    "step", "mean off-diagonal / mean diagonal", x, la, false);
         }
         List<JsonObject> moving = probes.stream().filter(r -> r.has("kernel_velocity")).toList();
         if (!moving.isEmpty()) {

@@ -5,19 +5,19 @@ import java.util.function.DoubleUnaryOperator;
 
 /**
  * A pointwise nonlinearity φ together with the two Gaussian expectations that drive every
- * infinite-width recursion (seed 003 eqs. (2.27)–(2.31), notes/003.md §2.10; seed 000 App. A.1):
+ * infinite-width recursion (Seleznova, NTK thesis, eqs. (2.27)–(2.31); Lou, Mingard &amp; Hayou, Equilibrium
+ * Hypothesis, App. A.1):
  *
  * <pre>
  *   V(q11,q12,q22) = E[φ(u) φ(v)],    V'(q11,q12,q22) = E[φ'(u) φ'(v)],
  *   (u,v) ~ N(0, [[q11, q12], [q12, q22]]).
  * </pre>
  *
- * Closed forms: ReLU (arc-cosine kernels of degree 1 and 0), erf (Williams 1997; notes/003.md §2.10
- * "erf closed forms", the a = variance, b = covariance form), identity. Any other φ (tanh included) uses
- * error-controlled adaptive Gauss–Kronrod quadrature on the conditional form of the bivariate Gaussian
- * ({@link GaussianExpectation}; absolute error ≲ 1e-12). A fixed Gauss–Hermite rule is still available as
- * {@link #gaussHermite} for comparisons, but it is not accurate for tanh at large variance (issue #15: a
- * 64-point rule put the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
+ * Closed forms: ReLU (arc-cosine kernels of degree 1 and 0), erf (Williams 1997, in the a = variance,
+ * b = covariance form), identity. Any other φ (tanh included) uses error-controlled adaptive Gauss–Kronrod quadrature
+ * on the conditional form of the bivariate Gaussian ({@link GaussianExpectation}; absolute error ≲ 1e-12). A fixed
+ * Gauss–Hermite rule is still available as {@link #gaussHermite} for comparisons, but it is not accurate for tanh at
+ * large variance (issue #15: a 64-point rule put the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
  */
 public abstract class Activation {
     private final String name;
@@ -55,7 +55,7 @@ public abstract class Activation {
         return name;
     }
 
-    /** Rectified linear unit; arc-cosine closed forms (Cho &amp; Saul 2009; notes/003.md §3.1 pseudo-code). */
+    /** Rectified linear unit; arc-cosine closed forms (Cho &amp; Saul 2009). */
     public static final Activation RELU = new Activation("relu") {
         @Override
         public double apply(double x) {
@@ -95,7 +95,7 @@ public abstract class Activation {
         }
     };
 
-    /** φ = erf (the unscaled error function); closed forms of Williams (1997), notes/003.md §2.10. */
+    /** φ = erf (the unscaled error function); closed forms of Williams (1997). */
     public static final Activation ERF = new Activation("erf") {
         @Override
         public double apply(double x) {

@@ -4,8 +4,8 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 
 /**
- * Block-structured NTK of seed 003 §3.3 ("Neural (Tangent Kernel) Collapse", Def. 3.1, Table 1,
- * eqs. (8)–(15), (19), (25), (26); notes/003.md §3.7–3.8). C balanced classes of m samples, N = Cm, samples
+ * Block-structured NTK of Seleznova et al., Neural (Tangent Kernel) Collapse (Def. 3.1, Table 1,
+ * eqs. (8)–(15), (19), (25), (26)). C balanced classes of m samples, N = Cm, samples
  * ordered by class:
  * <pre>
  *   K = γ_d I + γ_c (YᵀY − I) + γ_n (11ᵀ − YᵀY)
@@ -23,7 +23,7 @@ import org.ejml.dense.row.CommonOps_DDRM;
  *   Ḣ₁ = −Wᵀ R₁ (μ_class I + κ_n m 11ᵀ),  Ḣ₂ = −μ_single WᵀW H₂,  Ẇ = −m(R₁H₁ᵀ + W H₂H₂ᵀ),  ḃ = −m R₁ 1
  *   μ_single = κ_d − κ_c,  μ_class = μ_single + m(κ_c − κ_n),  α = κ_n m/(μ_class + Cκ_n m)
  * </pre>
- * with "+" inside Ẇ as in eq. (25) (the appendix's (40) prints "−", notes/003.md §10.14), and the invariant
+ * with "+" inside Ẇ as in eq. (25) (the appendix's eq. (40) prints "−"; (25) conserves E), and the invariant
  * (eq. (26)) E = (1/m)WᵀW − (1/μ_class) H₁(I − α11ᵀ)H₁ᵀ − (1/μ_single) H₂H₂ᵀ, Ė = 0.
  */
 public final class BlockNtk {

@@ -1,9 +1,9 @@
 package org.ntk4j.theory;
 
 /**
- * Seed 000 (Lou, Mingard, Hayou, "The Equilibrium Hypothesis"): forward and backward information in an
- * infinitely wide bias-free ReLU network at the edge of chaos (σ_w² = 2), and the predicted most-aligned
- * layer. Formulas as in notes/000.md §1.7–1.8 and §6(e)–(g):
+ * Lou, Mingard &amp; Hayou, "The Equilibrium Hypothesis: Rethinking implicit regularization in Deep
+ * Neural Networks": forward and backward information in an infinitely wide bias-free ReLU network at the edge of chaos
+ * (σ_w² = 2), and the predicted most-aligned layer. Formulas from the paper's App. A.1, A.3 and Thms 3–4, Cor. 5:
  * <pre>
  *   g(c)  = (c·arcsin c + √(1−c²))/π + c/2          (App. A eq. 3, correlation map of He-initialised ReLU)
  *   g'(c) = 1/2 + arcsin(c)/π
@@ -11,11 +11,11 @@ package org.ntk4j.theory;
  *   forward deficit  D_f(l)   = (1 − c_l)/2 at c_1 = −1     (|I_f^l − 1/2| of Thm 3, unit-variance convention)
  *   backward product D_b(l,L) = Π_{k=l}^{L−1} g'(c_k)      (App. A eq. 4: q̃_l/q̃_L = ζ_L/ζ_l)
  *   ζ_m = Π_{k=1}^{m−1} g'(c_k)
- *   l_eq(L) = first l with D_f(l) ≤ C·D_b(l,L) at c_1 = 1 − ε    (notes/000.md §6(g) operationalisation)
+ *   l_eq(L) = first l with D_f(l) ≤ C·D_b(l,L) at c_1 = 1 − ε    (our operationalisation of Cor. 5)
  *   Cor. 5: l* = Θ(L^{3/5})
  * </pre>
- * The index typos of the seed (q_l written with l instead of l−1, notes/000.md §8.4) are corrected here.
- * Near c = 1 the map is evaluated in e = 1 − c form to avoid the float64 cancellation noted in §6(e):
+ * The paper's index typo (q_l(x,x') written with q^l instead of q_{l−1}, App. A) is corrected here.
+ * Near c = 1 the map is evaluated in e = 1 − c form to avoid the float64 cancellation:
  * 1 − g(1−e) = e − (√(e(2−e)) − (1−e)·arccos(1−e))/π with arccos(1−e) = 2 arcsin(√(e/2)).
  */
 public final class EquilibriumHypothesis {
@@ -67,7 +67,7 @@ public final class EquilibriumHypothesis {
 
     /**
      * Forward information I_f^l(x,x') = c_l/2 in the unit-variance convention of the Thm 3 proof (q_l(x,x) = 1;
-     * with the He-initialised first layer the limit is c_l itself, notes/000.md §8.1), from c_1.
+     * with the He-initialised first layer the limit is c_l itself, not the proof's 1/2), from c_1.
      */
     public static double forwardInformation(double c1, int l) {
         return (1 - deficits(c1, l)[l]) / 2;
@@ -100,7 +100,7 @@ public final class EquilibriumHypothesis {
 
     /**
      * Equilibrium layer l_eq(L): the first l in 1..L with D_f(l) ≤ C·D_b(l, L), D_b at c_1 = 1 − ε
-     * (notes/000.md §6(g); an operationalisation of Cor. 5, which fixes l* only up to Θ). Returns L if none.
+     * (our operationalisation of Cor. 5, which fixes l* only up to Θ). Returns L if none.
      */
     public static int equilibriumLayer(int depth, double epsilon, double constant) {
         double[] ef = deficits(-1, depth);

@@ -2,8 +2,8 @@ package org.ntk4j.theory;
 
 /**
  * Finite-width moments of the NTK diagonal Θ(x,x) of a ReLU network at initialisation, standard
- * parameterisation, σ_b = 0 with trainable biases, scalar linear output (seed 003 §3.2, Seleznova &amp;
- * Kutyniok 2022, Thm 3.2 eqs. (11)–(15) and Lemmas A.1–A.7; notes/003.md §3.2–3.5).
+ * parameterisation, σ_b = 0 with trainable biases, scalar linear output (Seleznova &amp; Kutyniok, NTK Beyond the
+ * Infinite-Width Limit, ICML 2022, Thm 3.2 eqs. (11)–(15) and Lemmas A.1–A.7).
  *
  * <p>With a = σ_w²/2, hidden widths n_1..n_{L−1}, input dimension n_0,
  * X_(i,j) = Π_{k=i}^{j−1}(1 + 5/n_k), C_(i,j) = Π_{k=i}^{j−1}(1 + 1/n_k) (O(M^{−3/2}) terms dropped):
@@ -18,12 +18,12 @@ package org.ntk4j.theory;
  *   dispersion r = E[Θ²]/E[Θ]²
  * </pre>
  * <b>Erratum:</b> the second moment of Θ_W is the form derived in the proofs (Lemmas A.5–A.7), NOT the printed
- * eq. (13), which lacks the factor 2 and has the wrong X range (notes/003.md §3.3 and §10.8; the proof form
- * matches Monte Carlo, the printed one does not).
+ * eq. (13), which lacks the factor 2 and has the wrong X range (the proof form matches Monte Carlo, the printed one
+ * does not).
  *
- * <p>Also: the infinite-depth-and-width limits λ = L/M of Thm 3.1 (eqs. (8), (9), (40), (41); notes/003.md
- * §3.4, with "e^{δλ}" read as e^{5λ}, §10.9), and the ordered-phase off-diagonal estimate eq. (18) with the
- * names g and r as in the main text (notes/003.md §3.5, §10.10).
+ * <p>Also: the infinite-depth-and-width limits λ = L/M of Thm 3.1 (eqs. (8), (9), (40), (41),
+ * with the printed "e^{δλ}" read as e^{5λ}), and the ordered-phase off-diagonal estimate eq. (18) with the
+ * names g and r as in the main text (eq. (18) swaps them relative to App. A.2).
  */
 public final class FiniteWidthNtkMoments {
     private final int[] n;
@@ -255,7 +255,7 @@ public final class FiniteWidthNtkMoments {
     /**
      * Leave-one-out estimator (1/N) Σ_i θ_i² / μ̂²_{1,(−i)} with the unbiased
      * μ̂²_{1,(−i)} = [(Σ_{j≠i}θ_j)² − Σ_{j≠i}θ_j²]/((N−1)(N−2)); the thesis prints a 1/(N−2) prefactor,
-     * which biases it by N/(N−2) (notes/003.md §2.2 and §10.11).
+     * which biases it by N/(N−2) (App. C.3).
      */
     public static double dispersionLeaveOneOut(double[] samples) {
         int nn = samples.length;

@@ -7,8 +7,9 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 
 /**
  * Infinite-width (linearised) training dynamics under gradient flow on the squared loss
- * ℒ = ½ Σ_i ‖f(x_i) − y_i‖², learning rate η (seed 003 eqs. (2.59)–(2.61) and §3.1 eq. (10), with the
- * normalisation made explicit per notes/003.md §3.1 ERRATUM 4; seed 001 eq. (1)):
+ * ℒ = ½ Σ_i ‖f(x_i) − y_i‖², learning rate η (Seleznova, NTK thesis, eqs. (2.59)–(2.61), and
+ * Seleznova &amp; Kutyniok, Can We Trust NTK Theory?, eq. (10), with the normalisation made explicit: the thesis's
+ * (2.60) drops the 1/N of (2.59); Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, eq. (1)):
  * <pre>
  *   ḟ(X) = −η Θ(X,X) (f(X) − Y)
  *   f_t(X)  = Y + e^{−ηΘt} (f₀(X) − Y)

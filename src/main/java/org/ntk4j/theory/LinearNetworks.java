@@ -3,24 +3,27 @@ package org.ntk4j.theory;
 import org.ejml.data.DMatrixRMaj;
 
 /**
- * Closed forms for gradient flow in linear networks on whitened data (seed 001, Atanasov, Bordelon &amp;
- * Pehlevan, "the silent alignment effect"), corrected per notes/001.md. Setting: f(x) = w^Lᵀ W^{L−1}⋯W¹x,
- * loss ℒ = (1/2P) Σ_μ (f(x^μ) − y^μ)², y = s βᵀx with ‖β‖ = 1, data whitened so X Xᵀ/P = I on span(X),
- * gradient flow with η = 1 unless per-layer rates η_l are given (notes/001.md §1).
+ * Closed forms for gradient flow in linear networks on whitened data (Atanasov, Bordelon &amp;
+ * Pehlevan, "Neural networks as kernel learners: the silent alignment effect", ICLR 2022), with the errata
+ * below corrected. Setting: f(x) = w^Lᵀ W^{L−1}⋯W¹x, loss ℒ = (1/2P) Σ_μ (f(x^μ) − y^μ)², y = s βᵀx with ‖β‖ = 1, data
+ * whitened so X Xᵀ/P = I on span(X), gradient flow with η = 1 unless per-layer rates η_l are given (the paper's §3 and
+ * App. D.1).
  *
  * <ul>
  *   <li>Two-layer scale (B.3): c = u², ċ = 2c(s − c), c(t) = s e^{2st}/(e^{2st} − 1 + s/c₀).</li>
  *   <li>Two-layer order parameters (eqs. 27–28, r₀ ≈ 0): q(t) = 2s cosh(2st)/((e^{2st} − 1) + 2s/q₀),
  *       r(t) = 2s sinh(2st)/((e^{2st} − 1) + 2s/q₀), with q = ½(‖a‖² + βᵀWᵀWβ), r = βᵀWᵀa.</li>
- *   <li>Half-loss time (derived in notes/001.md §2.8): t½ = ln((√2 − 1)(s/c₀ − 1))/(2s), c₀ = q₀/2
- *       (the paper's "s⁻¹ log(s/σ²)" is off by a factor 2, ERRATUM 2).</li>
- *   <li>Deep scale, balanced (eq. 39 <b>corrected</b>: the factor L is missing in the seed, notes/001.md §2.8
- *       ERRATUM 5): c = u^L, ċ = L c^{2−2/L}(s − c), equivalently u̇ = u^{L−1}(s − u^L) (D.1).</li>
+ *   <li>Half-loss time (derived from eqs. 27–28; not printed in the paper):
+ *       t½ = ln((√2 − 1)(s/c₀ − 1))/(2s), c₀ = q₀/2 (the paper's "s⁻¹ log(s/σ²)" is off by a factor 2).</li>
+ *   <li>Deep scale, balanced (eq. 39 <b>corrected</b>: the printed equation drops the factor L;
+ *       the paper's own B.3 has 2c(s − c) at L = 2): c = u^L, ċ = L c^{2−2/L}(s − c),
+ *       equivalently u̇ = u^{L−1}(s − u^L) (D.1).</li>
  *   <li>Small-c blow-up time (eq. 40 with the corrected ODE): t* = c₀^{−(L−2)/L}/((L − 2)s).</li>
- *   <li>Final NTK (eq. 42 <b>corrected</b>, ERRATUM 7): K_∞(x,x') = u*^{2L−2} xᵀ[Aββᵀ + B I]x' with
- *       u*^L Π_{l&lt;L} √(η_l/η_L) = s, A = Σ_{l=2}^L Π_{l'≠l} η_{l'}/η_L, B = Π_{l≠1} η_l/η_L (eqs. 10, 35–36);
+ *   <li>Final NTK (eq. 42 <b>corrected</b>: the printed prefactor is s^{2L−2}):
+ *       K_∞(x,x') = u*^{2L−2} xᵀ[Aββᵀ + B I]x' with u*^L Π_{l&lt;L} √(η_l/η_L) = s,
+ *       A = Σ_{l=2}^L Π_{l'≠l} η_{l'}/η_L, B = Π_{l≠1} η_l/η_L (eqs. 10, 35–36);
  *       for equal rates u*^{2L−2} = s^{2(L−1)/L}, not s^{2L−2}.</li>
- *   <li>Final (uncentred) alignment for rank-r whitened data (notes/001.md §2.3):
+ *   <li>Final (uncentred) alignment for rank-r whitened data (the paper's §2 with rank r, as for MNIST):
  *       A_final = (A + B)/√((A + B)² + (r − 1)B²) = L/√(L² + r − 1) for equal rates.</li>
  *   <li>Expected initial q₀ (eq. 17, exact for ‖β‖ = 1): E[q₀] = (σ²/2)(1 + N/D).</li>
  * </ul>
@@ -139,7 +142,9 @@ public final class LinearNetworks {
         return depth / Math.sqrt((double) depth * depth + rank - 1);
     }
 
-    /** Uncentred kernel–target alignment yᵀKy/(‖K‖_F ‖y‖²) (seed 001 §2; notes/001.md §2.3). */
+    /**
+     * Uncentred kernel–target alignment yᵀKy/(‖K‖_F ‖y‖²) (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, §2).
+     */
     public static double alignment(DMatrixRMaj k, double[] y) {
         int n = y.length;
         double num = 0;

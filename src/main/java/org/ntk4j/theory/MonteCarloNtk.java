@@ -7,11 +7,12 @@ import java.util.SplittableRandom;
  * empirical NTK, for Monte Carlo checks of the infinite-width and finite-width theory. Not a training
  * engine: the DJL kernel engine is the production path; this class is its independent oracle.
  *
- * <p>Network (seed 003 §3.2 eq. (3), notes/003.md §1.1): x⁰ = x, h^l = W^l x^{l−1} + b^l, x^l = φ(h^l) for
- * l &lt; L, f = h^L (scalar, linear readout). Weights W^l = (σ_w/√n_{l−1}) w^l and b^l = σ_b β^l with
+ * <p>Network (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (3)): x⁰ = x, h^l = W^l x^{l−1} + b^l,
+ * x^l = φ(h^l) for l &lt; L, f = h^L (scalar, linear readout). Weights W^l = (σ_w/√n_{l−1}) w^l and b^l = σ_b β^l with
  * w, β ~ N(0,1) — the same forward law for both parameterisations.
  *
- * <p>NTK by the backprop identity (seed 003 eq. (19), Thm A.9; seed 000 eq. (7)):
+ * <p>NTK by the backprop identity (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (19), Thm A.9;
+ * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7):
  * <pre>
  *   Θ(x,x') = Σ_l ⟨δ^l, δ'^l⟩ · (a_l ⟨x^{l−1}, x'^{l−1}⟩ + b_l),   δ^l = ∂f/∂h^l,
  *   NTK param: a_l = σ_w²/n_{l−1}, b_l = σ_b²;   standard param: a_l = 1, b_l = 1 (0 if biases are frozen).

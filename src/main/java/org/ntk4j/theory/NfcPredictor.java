@@ -5,8 +5,8 @@ import org.ejml.dense.row.CommonOps_DDRM;
 
 /**
  * Free-probability prediction of the initial centred neural feature correlation (C-NFC) of a one-hidden-
- * layer quadratic network f(x) = aᵀ(Wx)² (seed 002 §4.2 and App. E, eqs. (6), (18), (20), (26);
- * notes/002.md §1.9–1.10, §6.G).
+ * layer quadratic network f(x) = aᵀ(Wx)² (Feature Learning as Alignment (anon.), §4.2 and App. E,
+ * eqs. (6), (18), (20), (26)).
  *
  * <p>The prediction is ρ(Ẇ_0ᵀẆ_0, Ẇ_0ᵀKẆ_0) = N/√(D₁D₂) of eq. (6), with data matrices A = (XᵀYX)²,
  * B = XᵀX (Y = diag(y)), the network's F_a = Wᵀdiag(a²)W and its normalised moments m_j = tr[F_a^j]
@@ -17,10 +17,10 @@ import org.ejml.dense.row.CommonOps_DDRM;
  *   D₂ = m₁⁴ tr((ĀB̄)²) + 2m₁²(m₂ − m₁²)(tr ĀB̄)² + 2m₁²m₂(b tr(Ā²B̄) + a tr(ĀB̄²))
  *        + 4ab m₃m₁ tr(ĀB̄) + a²b² m₄ + a² tr(B̄²) m₂² + <b>b² tr(Ā²) m₂²</b>                       (eq. 26, corrected)
  * </pre>
- * <b>Erratum:</b> the seed prints the last term of eq. (26) as tr[Ā]² tr[B²] tr[R²]², which vanishes
- * identically (tr Ā = 0); the corrected term b² tr(Ā²) m₂² is notes/002.md §1.10's re-derivation, and only
- * it matches observed correlations (§6.G). Isotropic data (B = I): ρ = (a²m₃ + v m₁m₂)/√((v m₁² + a²m₂)(v m₂² + a²m₄)),
- * v = tr(Ā²). For a ~ N(0, I), W ~ N(0, 1/k), d = k → ∞ the moments are (1, 4, 25, 202) (notes/002.md §6.G).
+ * <b>Erratum:</b> the paper prints the last term of eq. (26) as tr[Ā]² tr[B²] tr[R²]², which vanishes
+ * identically (tr Ā = 0); the corrected term b² tr(Ā²) m₂² is our re-derivation (expanding all 16 terms),
+ * and only it matches observed correlations. Isotropic data (B = I): ρ = (a²m₃ + v m₁m₂)/√((v m₁² + a²m₂)(v m₂² +
+ * a²m₄)), v = tr(Ā²). For a ~ N(0, I), W ~ N(0, 1/k), d = k → ∞ the moments are (1, 4, 25, 202).
  */
 public final class NfcPredictor {
     /** Limit moments m₁..m₄ of F_a for a ~ N(0,1), W ~ N(0,1/k), d = k → ∞. */
@@ -29,7 +29,7 @@ public final class NfcPredictor {
     private NfcPredictor() {
     }
 
-    /** ρ(A, B) = tr(AᵀB)/√(tr(AᵀA) tr(BᵀB)) (seed 002 eq. "NFC"). */
+    /** ρ(A, B) = tr(AᵀB)/√(tr(AᵀA) tr(BᵀB)) (Feature Learning as Alignment (anon.), eq. "NFC"). */
     public static double correlation(DMatrixRMaj a, DMatrixRMaj b) {
         return inner(a, b) / Math.sqrt(inner(a, a) * inner(b, b));
     }

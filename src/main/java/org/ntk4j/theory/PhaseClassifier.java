@@ -1,9 +1,9 @@
 package org.ntk4j.theory;
 
 /**
- * Phase of the seed 004 model when every hyperparameter scales as a power of γ → ∞ (seed 004 §3, Def. 1,
- * Thm 2, eqs. (27)–(30), Corollaries 1–3, Table 1; rule reconstructed in notes/004.md §2.2, which reproduces
- * all 20 phase labels of Table 1):
+ * Phase of the model of Xu &amp; Ziyin, When Does Feature Learning Happen? when every hyperparameter scales as a power
+ * of γ → ∞ (§3, Def. 1, Thm 2, eqs. (27)–(30), Corollaries 1–3, Table 1; rule reconstructed from eq. (28) and Thm 2; it
+ * reproduces all 20 phase labels of Table 1):
  * <pre>
  *   t1 = 2c_κ + c_u + c_W                                   (target-driven term of τ⁻², feature learning)
  *   t2 = 4c_κ + 2c_d + 2·max(c_W + s_u, c_u + s_W)           (initialisation-driven term, kernel)

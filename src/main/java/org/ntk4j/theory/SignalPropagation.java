@@ -2,8 +2,8 @@ package org.ntk4j.theory;
 
 /**
  * Mean-field signal propagation through a deep random network at infinite width (Poole et al. 2016,
- * Schoenholz et al. 2017; seed 003 §2.2.4 and §3.1 eqs. (5)–(9), notes/003.md §2.10; seed 000 App. A.1,
- * notes/000.md §1.7). With W ~ N(0, σ_w²/n), b ~ N(0, σ_b²):
+ * Schoenholz et al. 2017; Seleznova, NTK thesis §2.2.4; Seleznova &amp; Kutyniok, Can We Trust NTK Theory?, eqs.
+ * (5)–(9); Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A.1). With W ~ N(0, σ_w²/n), b ~ N(0, σ_b²):
  * <pre>
  *   length map       q_l = σ_w² E_z[φ(√q_{l−1} z)²] + σ_b²
  *   correlation map  c_l = (σ_w² E[φ(u)φ(v)] + σ_b²)/q*,   (u,v) unit correlation c_{l−1}, variance q*
@@ -189,7 +189,8 @@ public final class SignalPropagation {
      * Gradient-norm ratios E‖∂f/∂h_l‖² / ‖∂f/∂h_L‖² for l = 1..L (index l−1) of a depth-L network with a
      * linear readout h_L, from the first-layer variance q₁: Π_{k=l}^{L−1} χ₁(q_k), because
      * δ_l = φ'(h_l) ⊙ W_{l+1}ᵀδ_{l+1} gives E‖δ_l‖² = χ₁(q_l) E‖δ_{l+1}‖² under gradient independence
-     * (seed 003 §3.1 eq. (8) with constant width, p^l = p^{l+1}χ₁^l; seed 000 App. A.3).
+     * (Seleznova &amp; Kutyniok, Can We Trust NTK Theory?, eq. (8) with constant width,
+     * p^l = p^{l+1}χ₁^l; Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A.3).
      */
     public double[] gradientNormRatios(double q1, int depth) {
         double[] q = lengths(q1, depth - 1);

@@ -1,11 +1,12 @@
 package org.ntk4j.theory;
 
 /**
- * The exactly solvable two-layer linear model of seed 004 (Xu &amp; Ziyin, arXiv:2401.07085 v1, Thm 1
- * eqs. (6)–(12), (17), (18), (21)), as reconstructed and verified in notes/004.md §1.3–1.6 and §4.3 (the seed
- * text lost its equations; the note's reconstruction is the one implemented).
+ * The exactly solvable two-layer linear model of Xu &amp; Ziyin, "When Does Feature Learning Happen?
+ * Perspective from an Analytically Solvable Model" (arXiv:2401.07085 v1, Thm 1 eqs. (6)–(12), (17), (18), (21)),
+ * re-derived from the paper's definitions and checked against RK4 gradient flow (the text of the paper we
+ * worked from had lost its displayed equations; this re-derivation is the one implemented).
  *
- * <p>f(x) = κ uᵀW x, one data point (x, y) (any data on a line reduces to it, notes/004.md §1.1), loss
+ * <p>f(x) = κ uᵀW x, one data point (x, y) (any data on a line reduces to it, as the paper notes), loss
  * (f − y)² (no ½: with ½ halve both rates), gradient flow u̇ = −η_u ∂ℒ/∂u, Ẇ = −η_W ∂ℒ/∂W. With
  * a = √η_W‖x‖u, b = √η_u Wx, p = a + b, q = a − b, P = ‖p₀‖², Q = ‖q₀‖², C = p₀·q₀, c = 2κ√(η_uη_W)‖x‖,
  * k = κ/(4√(η_uη_W)‖x‖):
@@ -20,7 +21,8 @@ package org.ntk4j.theory;
  * </pre>
  * Degenerate initialisations (Prop. 1): Q = 0 gives z = z_eq + (1 − z_eq)e^{−2cyt}, z_eq = κ²P/(2cy)
  * (z = 1 + κ²Pt when y = 0); P = 0 gives 1/z = −κ²Q/(2cy) + (1 + κ²Q/(2cy))e^{2cyt}.
- * Exact discrete GD (notes/004.md §4.3): with s_k = c(f_k − y), p_{k+1} = (1 − s_k)p_k, q_{k+1} = (1 + s_k)q_k.
+ * Exact discrete GD (derived here, not in the paper): with s_k = c(f_k − y), p_{k+1} = (1 − s_k)p_k, q_{k+1} = (1 +
+ * s_k)q_k.
  */
 public final class SolvableModel {
     private final double[] u0;
@@ -217,7 +219,9 @@ public final class SolvableModel {
         return ntkOfOutput(y) / ntkOfOutput(initialOutput()) - 1;
     }
 
-    /** {‖u‖², ‖Wx‖²} as functions of the output (notes/004.md §1.6). */
+    /**
+     * {‖u‖², ‖Wx‖²} as functions of the output (Xu &amp; Ziyin, When Does Feature Learning Happen?, eqs. (25)–(26)).
+     */
     public double[] norms(double f) {
         double th = ntkOfOutput(f) / (kappa * kappa);
         return new double[] {(th + bigC) / (2 * etaW * xNorm * xNorm), (th - bigC) / (2 * etaU)};

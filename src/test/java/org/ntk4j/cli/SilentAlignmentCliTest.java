@@ -14,17 +14,17 @@ import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.theory.LinearNetworks;
 
 /**
- * Seed 001's silent alignment, end to end through the CLI: a two-layer linear network (D = 30,
- * N = 100 hidden, small init) trained by full-batch gradient descent on the whitened linear-teacher
- * set {@code datasets/whitened-linear-d30} (P = 100), with the NTK of all training points probed at
+ * The silent alignment of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, end to end through the CLI: a two-layer
+ * linear network (D = 30, N = 100 hidden, small init) trained by full-batch gradient descent on the whitened
+ * linear-teacher set {@code datasets/whitened-linear-d30} (P = 100), with the NTK of all training points probed at
  * every step.
  * <ul>
- *   <li>The NTK's alignment with yyᵀ converges to the closed form L/√(L² + D − 1) = 2/√33 (notes/001.md
- *   §7.3, §7.6, theory.LinearNetworks.finalAlignment). At finite init σ the early kernel still carries
+ *   <li>The NTK's alignment with yyᵀ converges to the closed form L/√(L² + D − 1) = 2/√33 (Fig. D.3b,
+ *   theory.LinearNetworks.finalAlignment). At finite init σ the early kernel still carries
  *   an O(σ²) share of the initial kernel; with σ_w = 0.01 the gap measured is 1.6e-4, so 1e-3 is a
  *   bound that a wrong kernel (e.g. the layer-1 kernel alone, ≈ 0.18) or a wrong target misses by far.</li>
  *   <li>Silence: the alignment is within 1% of its final value while the loss is still above 90% of
- *   its initial value (notes/001.md §10 T3: alignment precedes the loss drop).</li>
+ *   its initial value (the paper's Fig. 3c: alignment precedes the loss drop).</li>
  * </ul>
  */
 class SilentAlignmentCliTest {

@@ -189,7 +189,7 @@ class SyntheticTest {
         double s = 2.0;
         double[] lambda = Synthetic.geometricSpectrum(8, 4, 0.05);
         Synthetic.Teacher t = Synthetic.anisotropicLinearTeacher(p, lambda, false, s, 8);
-        double expected = 0; // E[y²] = s² βᵀΣβ (notes/001.md §1), Σ = diag(λ)
+        double expected = 0; // E[y²] = s² βᵀΣβ (y = s βᵀx), Σ = diag(λ)
         for (int k = 0; k < 8; k++) {
             expected += s * s * lambda[k] * t.weights()[k] * t.weights()[k];
         }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 001 Fig. 4c at quick settings (L = 3, σ = 0.1, 0.05), against notes/001.md §7.9 and §10 T8:
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 4c, at quick settings (L = 3, σ = 0.1, 0.05):
  * the log–log slope of t½ against σ lies in [−1.15, −0.85] (theory −(L − 2) = −1; measured −1.08), the
  * first layer aligns with the teacher (cos ≥ ½) before the loss halves, and the final NTK alignment
  * approaches L/√(L² + D − 1) from below with a gap of O(σ²) (measured 0.35σ² at every σ from 0.2 to

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 001 Fig. D.1b at quick settings (η₁/η₂ = 1, 4): the final NTK's eigenvalue ratio is 1 + η₁/η₂
- * and its smallest eigenvalue s/√(η₁/η₂) (notes/001.md §7.5, T4: 1%); the lr-weighted kernel's are 2
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. D.1b, at quick settings (η₁/η₂ = 1, 4): the final NTK's
+ * eigenvalue ratio is 1 + η₁/η₂ and its smallest eigenvalue s/√(η₁/η₂) (eqs. 10, 35–37); the lr-weighted kernel's are 2
  * and s√(η₁/η₂) (derived in {@link LayerwiseLearningRates}). Measured relative errors are ≤ 4e-6: the
  * O(σ²) = 1e-6 share of the initial kernel and float32 arithmetic; 1e-4 leaves room for neither a
  * wrong kernel (the two differ by a factor 5/2 at ρ = 4) nor a lost learning rate.

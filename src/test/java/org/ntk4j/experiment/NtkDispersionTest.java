@@ -11,11 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 003 Thm. 3.2 at quick settings (width 50; L = 2, 5; σ_w² = 1, 2; 500 initialisations per cell):
- * the sampled dispersion and mean of Θ(x, x) agree with the closed form within 4 bootstrap standard
- * errors (a false alarm has probability ~1e-4 per cell; the seeds are fixed, so the test is
+ * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Thm. 3.2, at quick settings (width 50; L = 2, 5; σ_w²
+ * = 1, 2; 500 initialisations per cell): the sampled dispersion and mean of Θ(x, x) agree with the closed form within 4
+ * bootstrap standard errors (a false alarm has probability ~1e-4 per cell; the seeds are fixed, so the test is
  * deterministic), the dispersion grows with depth beyond the edge of chaos, and stays near 1 at
- * σ_w² = 1 (the "deterministic" zone of seed 003 Fig. 1).
+ * σ_w² = 1 (the "deterministic" zone of its Fig. 1).
  */
 class NtkDispersionTest {
     @Test

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 001 Fig. 3 reproduced at quick settings (σ = 1e-3, 1e-4; dt = 0.01), against notes/001.md §10's
- * acceptance tests T2 and T3:
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 3, reproduced at quick settings (σ = 1e-3, 1e-4;
+ * dt = 0.01):
  * <ul>
  *   <li>t½ within 0.1 of (1/2s) ln((√2−1)(s/c₀−1)) with c₀ = (q₀ + r₀)/2 (measured 0.03–0.04 at dt = 0.01;
  *   Euler's O(dt) shift and the O(σ²) corrections stay well below 0.1);</li>

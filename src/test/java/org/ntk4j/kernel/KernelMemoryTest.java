@@ -18,8 +18,8 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.train.Schedule;
 
 /**
- * Repeated kernels and probes leave no arrays behind in the model's manager (notes/style.md: "resource
- * counts stay flat"). Ops on parameters (a transposed weight, a batch-norm scale) attach their results to
+ * Repeated kernels and probes leave no arrays behind in the model's manager (resource counts stay
+ * flat). Ops on parameters (a transposed weight, a batch-norm scale) attach their results to
  * the parameters' manager, so a forward pass outside a scope used to leave ~250 handles per ResNet kernel.
  */
 class KernelMemoryTest {

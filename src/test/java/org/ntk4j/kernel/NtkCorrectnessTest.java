@@ -142,7 +142,10 @@ class NtkCorrectnessTest {
         }
     }
 
-    /** Seed 000 Eq. 7: the traced Θ_l of a dense layer is (c_w²·A1A2ᵀ + c_b²) ⊙ Σ_o Δ1_oΔ2_oᵀ. */
+    /**
+     * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7: the traced Θ_l of a dense layer is (c_w²·A1A2ᵀ + c_b²) ⊙
+     * Σ_o Δ1_oΔ2_oᵀ.
+     */
     @Test
     void denseLayerKernelIsForwardTimesBackwardFactor() {
         try (Network net = net("tanh", "ntk", true, 0.4)) {
@@ -166,7 +169,10 @@ class NtkCorrectnessTest {
         }
     }
 
-    /** Seed 003 §3.3's Θ^h: the NTK of the penultimate features h, through the parameters before the classifier. */
+    /**
+     * The Θ^h of Seleznova et al., Neural (Tangent Kernel) Collapse: the NTK of the penultimate features h, through the
+     * parameters before the classifier.
+     */
     @Test
     void lastLayerFeaturesKernel() {
         try (Network net = net("tanh", "standard", true, 0.5)) {

@@ -32,7 +32,7 @@ import org.ntk4j.testing.FiniteDifferences;
 import org.ntk4j.theory.NfcPredictor;
 
 /**
- * The feature ansatz of seed 002 (notes/002.md §1.2–1.8) against its definitions and closed forms, in
+ * The feature ansatz of Feature Learning as Alignment (anon.) (§2–3) against its definitions and closed forms, in
  * float64.
  *
  * <p>Tolerances. Finite differences (step 1e-5) on smooth nets: truncation ~h²|f'''| ≈ 1e-10 and
@@ -170,7 +170,7 @@ class FeatureAnsatzTest {
     @Test
     void readoutLayerSatisfiesTheAnsatzExactly() {
         // Readout: ∂f_o/∂h = κ e_o for every sample, so K = κ²I and Ḡ = κ²·F: the NFC is 1 whatever the
-        // weights (notes/002.md §1.7: "trivially 1 if K ∝ I"; §6.A). Hidden layers have K ≠ cI.
+        // weights (Prop. 2 of Feature Learning as Alignment: "trivially 1 if K ∝ I"). Hidden layers have K ≠ cI.
         try (Network net = deep("relu", "standard", true)) {
             List<FeatureAnsatz.Layer> layers = FeatureAnsatz.measure(net, gaussian(3, 6, 2, 3));
             FeatureAnsatz.Layer readout = layers.get(2);
@@ -189,8 +189,8 @@ class FeatureAnsatzTest {
     }
 
     /**
-     * Prop. 3 / eq. (6) (notes/002.md §1.9, §6.D) on f(x) = aᵀ(Wx)²: one gradient-descent step of size η
-     * on W from W(0) makes the C-NFC of the first layer ρ(ẆᵀẆ, ẆᵀKẆ) + O(η) with Ẇ = JᵀL̇X, which for
+     * Prop. 3 / eq. (6) (Feature Learning as Alignment (anon.), §3.1) on f(x) = aᵀ(Wx)²: one gradient-descent step of
+     * size η on W from W(0) makes the C-NFC of the first layer ρ(ẆᵀẆ, ẆᵀKẆ) + O(η) with Ẇ = JᵀL̇X, which for
      * this network is ρ(P F_a P, P F_a B F_a P), P = Xᵀdiag(r)X, B = XᵀX, F_a = Wᵀdiag(a²)W, r the
      * residuals at W(0) (§1.10; the same ρ_obs that NfcPredictorTest compares with the free-probability
      * prediction). The step uses the finite-difference gradient of L = ½Σ r², independent of the closed form.

@@ -68,7 +68,7 @@ class ModelZooTest {
      * (≈ 1.0M, Huang et al. Table 2).</li>
      * <li>densenet100-bc (k = 12, 16 bottleneck layers per block, θ = 0.5): a layer on c channels
      * has 2c + 48c + 96 + 5184; total 769,162 (≈ 0.8M, Huang et al. Table 2); densenet40-bc
-     * (6 layers per block, seed 003): 176,122.</li>
+     * (6 layers per block, as in Seleznova et al., Neural (Tangent Kernel) Collapse): 176,122.</li>
      * <li>wrn-10-4 (neural-tangents WideResnet(1, 4), no biases): 432 + (9216 + 36,864 + 9216)
      * + (73,728 + 147,456 + 73,728) + (294,912 + 589,824 + 294,912) + 256 = 1,530,544.</li>
      * <li>vgg11-bn-mnist (1×32×32 input, head [256]): vgg11-bn − 3·64·9 + 64·9 − 5130 + (512·256 + 256)

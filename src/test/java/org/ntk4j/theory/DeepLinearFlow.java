@@ -120,7 +120,10 @@ final class DeepLinearFlow {
         return 0.5 * l;
     }
 
-    /** Unweighted NTK matrix M (D×D): K(x,x') = xᵀMx' = Σ_l ‖v_l‖² (P_{l−1}x)·(P_{l−1}x') (seed 001 eq. 34). */
+    /**
+     * Unweighted NTK matrix M (D×D): K(x,x') = xᵀMx' = Σ_l ‖v_l‖² (P_{l−1}x)·(P_{l−1}x') (Atanasov, Bordelon &amp;
+     * Pehlevan, Silent Alignment, eq. 34).
+     */
     double[][] ntkMatrix(double[] th) {
         int d = n[0];
         double[][] m = new double[d][d];

@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Seed 000 recursions: closed forms vs Monte Carlo (Gaussian and finite-width networks), plus note values. */
+/**
+ * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A recursions: closed forms vs Monte Carlo (Gaussian and
+ * finite-width networks), plus reference values computed independently from the paper's recursions (numpy / 40-digit
+ * mpmath).
+ */
 class EquilibriumHypothesisTest {
 
     @Test
@@ -33,7 +37,7 @@ class EquilibriumHypothesisTest {
 
     @Test
     void correlationRecursionMatchesNoteValues() {
-        // notes/000.md §6(e), printed to 6 decimals
+        // independent reference values of the App. A eq. 3 recursion, printed to 6 decimals
         double[] c = EquilibriumHypothesis.correlations(-1, 20);
         assertEquals(0.0, c[2], 1e-15);
         assertEquals(1 / Math.PI, c[3], 1e-12);
@@ -49,8 +53,8 @@ class EquilibriumHypothesisTest {
 
     @Test
     void forwardRateTheorem3() {
-        // l²(1 − c_l) from c_1 = −1: notes/000.md §6(e) table (40-digit mpmath), printed to 2 decimals;
-        // the limit 9π²/2 is approached from below.
+        // l²(1 − c_l) from c_1 = −1: reference table (40-digit mpmath), printed to 2 decimals
+        // (Thm 3); the limit 9π²/2 is approached from below.
         double[] e = EquilibriumHypothesis.deficits(-1, 10_000);
         assertEquals(16.56, 100 * e[10], 0.005);
         assertEquals(37.11, 1e4 * e[100], 0.005);
@@ -61,7 +65,7 @@ class EquilibriumHypothesisTest {
 
     @Test
     void backwardRateTheorem4() {
-        // notes/000.md §6(f): l(1 − g'(c_l)) → 3 and ζ_m m³ converge, c_1 = 0
+        // Thm 4 (reference values computed independently): l(1 − g'(c_l)) → 3 and ζ_m m³ converge, c_1 = 0
         double[] e = EquilibriumHypothesis.deficits(0, 10_000);
         assertEquals(1.737, 10 * EquilibriumHypothesis.oneMinusGPrime(e[10]), 5e-4);
         assertEquals(2.718, 100 * EquilibriumHypothesis.oneMinusGPrime(e[100]), 5e-4);
@@ -85,7 +89,7 @@ class EquilibriumHypothesisTest {
 
     @Test
     void equilibriumLayerAndThreeFifthsSlope() {
-        // notes/000.md §6(g): ε = 0.1, C = 1 gives these layers for L = 10..100; the slope tends to 3/5
+        // Cor. 5, our operationalisation: ε = 0.1, C = 1 gives these layers for L = 10..100; the slope tends to 3/5
         int[] expected = {3, 5, 7, 9, 11, 13, 14, 16, 18, 19};
         int[] got = new int[10];
         for (int i = 0; i < 10; i++) {
@@ -98,7 +102,7 @@ class EquilibriumHypothesisTest {
 
     @Test
     void forwardAndBackwardKernelsOfFiniteNetworksMatchRecursion() {
-        // notes/000.md §6(h): He init (σ_w² = 2, no bias), ‖x‖² = d, scalar output. For l ≤ L−1:
+        // App. A.1/A.3 at finite width: He init (σ_w² = 2, no bias), ‖x‖² = d, scalar output. For l ≤ L−1:
         // corr(z_l(x), z_l(x')) → c_l and E[∂f/∂z_l(x)·∂f/∂z_l(x')] = Π_{k=l}^{L−1} g'(c_k).
         // Tolerance: 4 standard errors over the seeds + 3/N for the O(1/N) finite-width bias.
         int d = 64;

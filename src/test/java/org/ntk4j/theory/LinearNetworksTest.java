@@ -9,7 +9,10 @@ import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.junit.jupiter.api.Test;
 
-/** Seed 001 closed forms (corrected per notes/001.md) vs RK4 gradient flow of the actual linear networks. */
+/**
+ * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment: closed forms (with the errata corrected) vs RK4 gradient flow of
+ * the actual linear networks.
+ */
 class LinearNetworksTest {
 
     static double[] unit(int d, long seed) {
@@ -35,9 +38,9 @@ class LinearNetworksTest {
 
     @Test
     void twoLayerOrderParametersAndHalfLossTime() {
-        // D = 25, N = 10, s = 1, σ = 1e-3 (notes/001.md §7.1–7.2). Eqs. 27–28 are exact only up to O(σ²) and
-        // the initial r₀/q₀ and off-β components; the note measured max|r − r_th| = 0.019 s here, so the
-        // approximation tolerance is 0.05 s. RK4 at dt = 0.01 contributes < 1e-8. t½ tolerance 0.1 (note §7.2).
+        // D = 25, N = 10, s = 1, σ = 1e-3 (the paper's Fig. B.1a setting). Eqs. 27–28 are exact only up to O(σ²) and
+        // the initial r₀/q₀ and off-β components; an independent run measured max|r − r_th| = 0.019 s here, so the
+        // approximation tolerance is 0.05 s. RK4 at dt = 0.01 contributes < 1e-8. t½ tolerance 0.1.
         int d = 25;
         int n = 10;
         double s = 1;
@@ -134,7 +137,7 @@ class LinearNetworksTest {
         return y;
     }
 
-    /** Balanced, aligned init W^l = u₀ r_{l+1} r_lᵀ with r_1 = β (notes/001.md §7.8). */
+    /** Balanced, aligned init W^l = u₀ r_{l+1} r_lᵀ with r_1 = β (the balanced init of the paper's App. D.1). */
     static double[] balancedInit(DeepLinearFlow net, double u0) {
         double[] th = new double[net.size()];
         int depth = net.depth();
@@ -198,7 +201,7 @@ class LinearNetworksTest {
     @Test
     void finalNtkWithLayerwiseRatesAndPrefactor() {
         // L = 3, small random init σ = 0.02 trained to convergence; final NTK vs u*^{2L−2}(Aββᵀ + B I).
-        // Residual O(σ²) terms (≈ 4e-4 relative) and incomplete convergence: tolerance 1% (notes/001.md §7.5
+        // Residual O(σ²) terms (≈ 4e-4 relative) and incomplete convergence: tolerance 1% (an independent run
         // measured ≤ 0.5% at σ = 0.05).
         int d = 6;
         double s = 2.0;

@@ -99,7 +99,7 @@ class MlpKernelTest {
 
     @Test
     void reluRecursionMatchesNotes003PseudoCode() {
-        // notes/003.md §3.1 writes the ReLU recursion in its own closed form (arcsin variant); this must agree
+        // The ReLU recursion in an independent closed form (arcsin variant of Seleznova's Thm 2.6); this must agree
         // with the generic recursion using the arc-cosine expectations.
         double sw2 = 2.5;
         double sb2 = 0.3;

@@ -8,7 +8,10 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.junit.jupiter.api.Test;
 
-/** Seed 002 free-probability NFC predictor (corrected eq. 26) vs sampled quadratic networks. */
+/**
+ * Feature Learning as Alignment (anon.): free-probability NFC predictor (corrected eq. 26) vs sampled quadratic
+ * networks.
+ */
 class NfcPredictorTest {
 
     static DMatrixRMaj randn(int r, int c, double sd, SplittableRandom g) {
@@ -29,7 +32,7 @@ class NfcPredictorTest {
 
     @Test
     void specialCasesOfTheClosedForm() {
-        // A = B = I: ρ = m₃/√(m₂m₄) = 25/√808 (notes/002.md §6.G), and the general formula reduces to it
+        // A = B = I: ρ = m₃/√(m₂m₄) = 25/√808 (free-probability limit moments), and the general formula reduces to it
         assertEquals(25 / Math.sqrt(808), NfcPredictor.predictIsotropic(1, 0, NfcPredictor.LIMIT_MOMENTS), 1e-15);
         assertEquals(0.87950, NfcPredictor.predictIsotropic(1, 0, NfcPredictor.LIMIT_MOMENTS), 5e-6);
         assertEquals(0.87838, NfcPredictor.predictIsotropic(1, 1, NfcPredictor.LIMIT_MOMENTS), 5e-6);
@@ -53,7 +56,7 @@ class NfcPredictorTest {
     @Test
     void momentsApproachFreePoissonLimit() {
         // d = k = 256 over 4 seeds: m₁, m₂ have O(1/√(dk)) fluctuations (< 1%), m₃ a few %, m₄ is heavy-tailed
-        // (notes/002.md §6.G: ≈ 5% at 1024); tolerances 2%, 3%, 6%, 12% of the limits.
+        // (≈ 5% at 1024 in independent runs); tolerances 2%, 3%, 6%, 12% of the limits.
         int d = 256;
         double[] mean = new double[4];
         int seeds = 4;
@@ -74,7 +77,7 @@ class NfcPredictorTest {
     @Test
     void correctedPredictionMatchesObservedCorrelation() {
         // Isotropic Gaussian X (n = d = k = 256), Gaussian y; m_j from 3 network seeds; observed ρ of one
-        // network. notes/002.md §6.G: corrected eq. (26) within 0.028 at N = 256 (max over its runs), suggested
+        // network. Independent runs: corrected eq. (26) within 0.028 at N = 256 (max over its runs), suggested
         // tolerance 0.04; the printed eq. (26) misses by 0.06–0.08, so it must be farther off than the corrected.
         int d = 256;
         SplittableRandom g = new SplittableRandom(77);

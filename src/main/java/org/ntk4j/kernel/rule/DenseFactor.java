@@ -9,8 +9,8 @@ import org.ntk4j.kernel.Mode;
 
 /**
  * Tangent factors of a dense layer y = c_w·W a + c_b·b on a tile: the inputs A (n × in) and the
- * output gradients D (n × O × out), D[i,o,:] = ∂f_o(x_i)/∂y. Then (seed 000 Eq. 7, the
- * forward∘backward factorisation; seed 003 Eq. 19)
+ * output gradients D (n × O × out), D[i,o,:] = ∂f_o(x_i)/∂y. Then (Lou, Mingard &amp; Hayou, Equilibrium Hypothesis,
+ * Eq. 7, the forward∘backward factorisation; Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Eq. (19))
  * <pre>Θ_W[(i,o),(j,p)] = c_w² (a_i·a_j)(δ_io·δ_jp),   Θ_b[(i,o),(j,p)] = c_b² (δ_io·δ_jp),</pre>
  * at cost N1·N2·(in + O²·out) and no per-sample gradient ever formed.
  */
@@ -84,13 +84,13 @@ final class DenseFactor implements HadamardFactor {
         }
     }
 
-    /** The forward (activation) Gram A1 A2ᵀ of seed 000 Eq. 7. */
+    /** The forward (activation) Gram A1 A2ᵀ of Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7. */
     @Override
     public NDArray forwardGram(LayerFactor other) {
         return a.matMul(((DenseFactor) other).a.transpose());
     }
 
-    /** The backward Gram Σ_o δ_io·δ_jo of seed 000 Eq. 7. */
+    /** The backward Gram Σ_o δ_io·δ_jo of Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7. */
     @Override
     public NDArray backwardGram(LayerFactor other) {
         return Grams.outputGram(d, ((DenseFactor) other).d, Mode.TRACE);

@@ -9,11 +9,11 @@ import org.ntk4j.model.TangentLayer;
  * A dense layer y = c_w·W a + c_b·b, W (out × in), a flat: with A (n × in) the inputs and
  * Δ (n × O × out) the output gradients,
  * <pre>Θ_l[(i,o),(j,p)] = (c_w²·a_i·a_j + c_b²)·(δ_io·δ_jp)</pre>
- * — the forward∘backward factorisation of seed 000 Eq. 7 and the backprop identity of seed 003
- * Eq. 19; the Kronecker structure of a dense layer's Jacobian in Novak et al. 2022, "Fast Finite
- * Width Neural Tangent Kernel", §3.3. Cost 2·N1·N2·(in + O'·out) (O' = O² for FULL, O otherwise),
- * no per-sample gradient ever formed. Any {@link TangentLayer} whose weight is a matrix and whose
- * input is flat fits this rule (ntk4j's {@code Dense}, a wrapped DJL {@code Linear}).
+ * — the forward∘backward factorisation of Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7 and the backprop
+ * identity of Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit Eq. 19; the Kronecker structure of a dense
+ * layer's Jacobian in Novak et al. 2022, "Fast Finite Width Neural Tangent Kernel", §3.3. Cost 2·N1·N2·(in + O'·out)
+ * (O' = O² for FULL, O otherwise), no per-sample gradient ever formed. Any {@link TangentLayer} whose weight is a
+ * matrix and whose input is flat fits this rule (ntk4j's {@code Dense}, a wrapped DJL {@code Linear}).
  */
 public final class DenseRule implements TangentRule<TangentLayer> {
     @Override

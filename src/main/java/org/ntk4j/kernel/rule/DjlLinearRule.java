@@ -6,8 +6,9 @@ import org.ntk4j.kernel.FactorBuilder;
 import org.ntk4j.model.DjlLinear;
 
 /**
- * DJL's {@code ai.djl.nn.core.Linear}, y = x Wᵀ + b: the {@link DenseRule} (seed 000 Eq. 7; Novak et
- * al. 2022, "Fast Finite Width Neural Tangent Kernel", §3.3) with c_w = c_b = 1, for vector inputs.
+ * DJL's {@code ai.djl.nn.core.Linear}, y = x Wᵀ + b: the {@link DenseRule} (Lou, Mingard &amp; Hayou, Equilibrium
+ * Hypothesis, Eq. 7; Novak et al. 2022, "Fast Finite Width Neural Tangent Kernel", §3.3) with c_w = c_b = 1, for vector
+ * inputs.
  */
 public final class DjlLinearRule implements TangentRule<DjlLinear> {
     private final DenseRule dense = new DenseRule();
