@@ -42,7 +42,7 @@ public record LayerPlan(String name, Module layer, TangentRule<TangentLayer> rul
             return String.format("jacobian (%.3g GFLOP; %s)", jacobianFlops / 1e9, reason);
         }
         String how = variant().isEmpty() ? "" : " " + variant();
-        return String.format("%s (structured%s %.3g GFLOP, jacobian rows %.3g GFLOP; %s)",
+        return String.format("%s (structured%s %.3g GFLOP, jacobian rows' Gram %.3g GFLOP; %s)",
                 structured() ? "structured" + how : "jacobian", how, structuredFlops / 1e9, jacobianFlops / 1e9, reason);
     }
 }

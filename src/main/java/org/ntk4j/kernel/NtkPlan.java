@@ -26,9 +26,15 @@ import org.ntk4j.model.TangentLayer;
  */
 public final class NtkPlan {
     private final List<LayerPlan> layers;
+    private final int n1;
+    private final int n2;
+    private final int outputs;
 
-    private NtkPlan(List<LayerPlan> layers) {
+    private NtkPlan(List<LayerPlan> layers, int n1, int n2, int outputs) {
         this.layers = Collections.unmodifiableList(layers);
+        this.n1 = n1;
+        this.n2 = n2;
+        this.outputs = outputs;
     }
 
     /** Plans {@code net}'s layers for an N1×N2 kernel under {@code options}. */
@@ -70,7 +76,7 @@ public final class NtkPlan {
                     jac.flops(), (structured ? est.keptPerSample() : jac.keptPerSample()) * bytes,
                     structured ? est.transientPerSample() * bytes : 0, why));
         }
-        return new NtkPlan(out);
+        return new NtkPlan(out, n1, n2, net.outputs());
     }
 
     /** Every parameterised layer's plan, in forward order. */
@@ -115,11 +121,30 @@ public final class NtkPlan {
         lines().forEach(action);
     }
 
-    /** What {@code --explain} prints: one "name: line" per layer. */
+    /**
+     * What {@code --explain} prints: one "name: line" per layer, then the backward passes each method
+     * pays besides its contractions. The per-layer FLOPs count only the contractions (the Gram of
+     * per-sample rows, or the structured factors' contraction); the passes that produce the factors are
+     * a cost of the whole network, not of one layer, so they are stated once: the structured path runs O
+     * batched backward passes per tile, the Jacobian path one backward pass per sample and output.
+     */
     public String explain() {
         StringBuilder sb = new StringBuilder();
         forEach((k, v) -> sb.append(k).append(": ").append(v).append('\n'));
+        sb.append(passes()).append('\n');
         return sb.toString();
+    }
+
+    /** The backward passes behind the factors, by method (see {@link #explain()}). */
+    public String passes() {
+        String s = String.format("backward passes (besides the contractions above): structured %d batched passes per tile"
+                + " of samples; jacobian one per-sample pass per sample and output (%d for X1 alone, N1 = %d, N2 = %d)",
+                outputs, (long) n1 * outputs, n1, n2);
+        boolean anyStructured = layers.stream().anyMatch(LayerPlan::structured);
+        boolean anyJacobian = layers.stream().anyMatch(l -> !l.structured());
+        String chosen = anyStructured && anyJacobian ? "this plan pays both"
+                : anyStructured ? "this plan pays the structured passes only" : "this plan pays the jacobian passes only";
+        return s + "; " + chosen;
     }
 
     @Override

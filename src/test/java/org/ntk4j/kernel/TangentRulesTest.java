@@ -165,4 +165,19 @@ class TangentRulesTest {
             assertEquals(b.methods(), a.methods());
         }
     }
+
+    /** --explain states the backward passes each method pays, not only the contractions (issue: an incomplete cost). */
+    @Test
+    void explainStatesTheBackwardPassesOfBothMethods() {
+        try (NDManager m = NDManager.newBaseManager(); Network net = net(m)) {
+            String auto = Ntk.of(net).plan(7, 7).explain();
+            int o = net.outputs();
+            assertTrue(auto.contains("structured " + o + " batched passes per tile"), auto);
+            assertTrue(auto.contains("(" + 7 * o + " for X1 alone"), auto);
+            // "scale" has no rule, so AUTO pays the per-sample passes and keeps the dense layers structured
+            assertTrue(auto.contains("this plan pays both"), auto);
+            String jac = Ntk.of(net).method(Method.JACOBIAN).plan(7, 7).explain();
+            assertTrue(jac.contains("this plan pays the jacobian passes only"), jac);
+        }
+    }
 }
