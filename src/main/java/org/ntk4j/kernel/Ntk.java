@@ -413,11 +413,16 @@ public final class Ntk {
         long perSample = plan.bytesPerSample();
         long transientPerSample = plan.transientBytesPerSample();
         long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
-        // native blocks alive at once (until the tile pair is summed): one per layer and each partial
-        // sum, the factor Grams; then a scaled copy, its float64 copy and the host double[] of one block
-        long blocks = 2L * Math.max(plan.layers().size(), layerMatrices) + denseFactors + 3;
+        // bytes per kernel entry of a tile pair (t·t·inner), alive until the pair is added to the host:
+        // per layer the contraction's intermediates (output Gram, broadcast input Gram, weight part,
+        // bias part, their sum: 5) and the running sum, in the network's dtype; then the total's scaled
+        // copy, its float64 copy (native) and host double[] (heap), with room for two more double[] of
+        // earlier pairs the garbage collector has not reclaimed yet (measured: issue #11)
+        long nb = net.dataType().getNumOfBytes();
+        int layers = Math.max(plan.layers().size(), layerMatrices);
+        long perEntry = layers * 6L * nb + nb + 8 + 8 + 16 + denseFactors * 2L * nb;
         java.util.function.IntToLongFunction need = t -> 2 * perSample * t + transientPerSample * t
-                + blocks * inner * t * (long) t * 8 + (denseFactors > 0 ? 2L * t * t * 8 : 0);
+                + perEntry * inner * t * (long) t;
         long min = need.applyAsLong(1);
         int t = Math.min(n, 4096);
         while (t > 1 && need.applyAsLong(t) > tileBudget) {
