@@ -95,9 +95,10 @@ public final class KernelJob {
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
             Network target = c.features() ? net.features() : net;
             // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native, NPZ copy)
-            long extras = 3L * x1.size() * 4 + 2L * net.parameterCount() * 4 + 16L * n * n
-                    + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4 + 16L * test * n);
-            Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method()).memory(Math.max(1, c.memory() - extras));
+            // and the metrics' N×N float64 matrices (traced kernel, centred copy, spectrum: about 6)
+            long extras = 3L * x1.size() * 4 + 2L * net.parameterCount() * 4 + 48L * n * n
+                    + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
+            Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method());
             ntk.spillDir(files.spillDir());
             if (c.perLayer()) {
                 ntk.perLayer();
@@ -116,7 +117,8 @@ public final class KernelJob {
                 // the output does not fit the budget: with --spill-dir it is accumulated on disk instead
                 ntk.onDisk(files.spillDir());
             }
-            long testBudget = preflight(ntk, n, test, extras);
+            long[] tileBudgets = preflight(ntk, n, test, extras);
+            ntk.memory(tileBudgets[0]);
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
             }
@@ -128,7 +130,7 @@ public final class KernelJob {
                 x2 = Arrays2.fromFloats(m, testSet.features(), shape(net, test), dt);
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
                 // the train kernel is held meanwhile: the test kernel's tiles get what is left of the budget
-                kt = ntk.memory(testBudget).onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
+                kt = ntk.memory(tileBudgets[1]).onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
             }
             Npz npz = new Npz().put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
@@ -200,33 +202,33 @@ public final class KernelJob {
      * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
      * and parameters), or saying that the output alone exceeds it and must go to disk.
      */
-    long preflight(Ntk ntk, int n, int test, long extras) {
+    long[] preflight(Ntk ntk, int n, int test, long extras) {
         long budget = c.memory();
-        Ntk.MemoryEstimate a = ntk.estimate(n, n);
-        long aHeld = a.outputsOnDisk() ? 0 : a.outputBytes();
-        long testBudget = Math.max(1, budget - extras - aHeld);
-        Ntk.MemoryEstimate b = null;
-        if (test > 0) {
-            long before = ntk.toOptions().memoryBytes();
-            b = ntk.memory(testBudget).estimate(test, n);
-            ntk.memory(before);
-        }
-        long bHeld = b == null || b.outputsOnDisk() ? 0 : b.outputBytes();
-        boolean fits = extras < budget && a.tile() > 0 && (b == null || b.tile() > 0 && aHeld + bHeld + extras < budget);
+        long base = budget - extras;
+        Ntk.MemoryEstimate a0 = ntk.memory(Math.max(1, base)).estimate(n, n);
+        Ntk.MemoryEstimate b0 = test > 0 ? ntk.estimate(test, n) : null;
+        long aHeld = a0.heldOutputBytes();
+        long bHeld = b0 == null ? 0 : b0.heldOutputBytes();
+        // the train kernel's tiles get what its output leaves; the test kernel's what both outputs leave
+        long trainTiles = base - aHeld;
+        long testTiles = base - aHeld - bHeld;
+        Ntk.MemoryEstimate a = ntk.memory(Math.max(1, trainTiles)).estimate(n, n);
+        Ntk.MemoryEstimate b = test > 0 ? ntk.memory(Math.max(1, testTiles)).estimate(test, n) : null;
+        boolean fits = trainTiles >= a.minWorkingBytes() && (b == null || testTiles >= b.minWorkingBytes());
         if (fits) {
-            return testBudget;
+            return new long[] {trainTiles, testTiles};
         }
         long output = aHeld + bHeld;
         long tiles = Math.max(a.minWorkingBytes(), b == null ? 0 : b.minWorkingBytes());
         long smallest = output + tiles + extras;
         if (output > budget) {
-            throw new UserException("the output kernels alone need " + Ntk.bytes(output) + ", more than --memory "
-                    + Ntk.bytes(budget) + ": raise --memory to at least " + Ntk.bytes(smallest)
+            throw new UserException("the output kernels alone need " + Ntk.bytes(output) + ", more than the memory budget (--memory "
+                    + Ntk.bytes(budget) + "): raise --memory to at least " + Ntk.bytes(smallest)
                     + (c.dtype() == DataType.FLOAT64 ? " (float64 is heap-only)" : ", or accumulate them on disk with --spill-dir DIR (float32)"));
         }
-        throw new UserException("--memory " + Ntk.bytes(budget) + " is too small for this kernel: it needs at least " + Ntk.bytes(smallest)
-                + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles " + Ntk.bytes(tiles) + ", inputs and parameters "
-                + Ntk.bytes(extras) + ")");
+        throw new UserException("memory budget " + Ntk.bytes(budget) + " (--memory) is too small for this kernel: it needs at least "
+                + Ntk.bytes(smallest) + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles " + Ntk.bytes(tiles)
+                + ", inputs and parameters " + Ntk.bytes(extras) + ")");
     }
 
     private static void release(KernelResult r) {

@@ -89,7 +89,7 @@ public final class Ntk {
         return this;
     }
 
-    /** Memory budget for the tiles' factors and blocks. */
+    /** Memory budget for the tiles' factors and blocks ({@link #estimate(int, int)} says what a computation holds). */
     public Ntk memory(long bytes) {
         opts = opts.toBuilder().memory(bytes).build();
         return this;
@@ -332,42 +332,35 @@ public final class Ntk {
      * What a computation of Θ(X1, X2) holds at its peak, estimated before any work: the output kernels
      * (total, per layer, factor kernels) on the heap unless they go to disk, and the tiles' working set
      * (factors of two tiles, the probe pass's transient factors, the native blocks and their float64
-     * host copies). The output counts against the memory budget; tiles get what is left.
+     * host copies). The memory budget of {@link #memory(long)} bounds the tiles; a caller that bounds
+     * the whole computation (the kernel job) passes what is left after the output kernels.
      *
      * @param outputBytes bytes of all output kernels
      * @param outputsOnDisk whether they are accumulated in float32 files in the spill directory
      * @param workingBytes the tiles' working set at the chosen tile size
      * @param minWorkingBytes the working set with one-sample tiles (the least that works)
-     * @param tile samples per tile, 0 when nothing fits
-     * @param budget the memory budget
+     * @param tile samples per tile, 0 when not even one sample's factors fit
+     * @param budget the tiles' memory budget
      * @param float64 float64 accumulation (heap only)
      */
     public record MemoryEstimate(long outputBytes, boolean outputsOnDisk, long workingBytes, long minWorkingBytes, int tile,
             long budget, boolean float64) {
-        /** Peak bytes counted against the budget. */
+        /** Peak bytes: the output kernels held in memory and the tiles' working set. */
         public long peakBytes() {
-            return (outputsOnDisk ? 0 : outputBytes) + workingBytes;
+            return heldOutputBytes() + workingBytes;
         }
 
-        /** The smallest budget with which this computation runs. */
-        public long smallestBudget() {
-            return (outputsOnDisk ? 0 : outputBytes) + minWorkingBytes;
+        /** Bytes of output kernels held in memory (0 when they go to disk). */
+        public long heldOutputBytes() {
+            return outputsOnDisk ? 0 : outputBytes;
         }
 
-        /** Throws a one-line {@link UserException} when the computation cannot run within the budget. */
+        /** Throws a one-line {@link UserException} when even one-sample tiles exceed the budget. */
         public void check() {
-            if (tile > 0) {
-                return;
+            if (tile == 0) {
+                throw new UserException("memory budget " + bytes(budget) + " is too small for the tiles: it needs at least "
+                        + bytes(minWorkingBytes) + " (one-sample tiles); raise --memory");
             }
-            if (!outputsOnDisk && outputBytes > budget) {
-                throw new UserException("the output kernels alone need " + bytes(outputBytes) + ", more than the memory budget "
-                        + bytes(budget) + ": raise --memory to at least " + bytes(smallestBudget())
-                        + (float64 ? " (float64 is heap-only)" : ", or accumulate them on disk with --spill-dir DIR"));
-            }
-            throw new UserException("memory budget " + bytes(budget) + " is too small: it needs at least " + bytes(smallestBudget())
-                    + (outputsOnDisk ? " (one-sample tiles; the output goes to disk)"
-                            : " (output kernels " + bytes(outputBytes) + " + one-sample tiles " + bytes(minWorkingBytes) + ")")
-                    + "; raise --memory");
         }
     }
 
@@ -408,7 +401,7 @@ public final class Ntk {
                     + " (streamed to disk) or raise -Xmx in JAVA_OPTS");
         }
         long budget = opts.memoryBytes();
-        long tileBudget = budget - (onDisk ? 0 : hostBytes);
+        long tileBudget = budget;
         int n = Math.max(n1, n2);
         long perSample = plan.bytesPerSample();
         long transientPerSample = plan.transientBytesPerSample();
@@ -428,8 +421,8 @@ public final class Ntk {
         while (t > 1 && need.applyAsLong(t) > tileBudget) {
             t /= 2;
         }
-        if (need.applyAsLong(t) > tileBudget) {
-            t = 0;
+        if (t == 1 && 2 * perSample + transientPerSample > tileBudget) {
+            t = 0; // not even one sample's factors fit (one-sample blocks over the budget are let through, as before)
         }
         return new MemoryEstimate(hostBytes, onDisk, t == 0 ? min : need.applyAsLong(t), min, t, budget, float64);
     }

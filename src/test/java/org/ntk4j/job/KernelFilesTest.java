@@ -168,9 +168,9 @@ class KernelFilesTest {
     void tooSmallBudgetNamesTheSmallestThatWorksInSensibleUnits(@TempDir Path dir) {
         Path out = dir.resolve("K.npz");
         Run r = kernel(out, "--memory", "1k");
-        assertOneLineError(r, "needs at least");
+        assertOneLineError(r, "memory budget");
         assertFalse(r.err().contains(" 0 MiB"), r.err());
-        assertTrue(r.err().matches("(?s).*needs at least [0-9.]+ (KiB|MiB).*"), r.err());
+        assertTrue(r.err().matches("(?s).*at least [0-9.]+ (KiB|MiB).*"), r.err());
         // the full kernel of 2000 images (1.5 GiB float32) does not fit 256m, whatever the tiles
         Run full = run("kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "2000", "--mode", "full",
                 "--memory", "256m", "--out", out.toString());
