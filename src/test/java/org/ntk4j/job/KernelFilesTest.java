@@ -178,4 +178,39 @@ class KernelFilesTest {
         assertTrue(full.err().contains("--spill-dir"), full.err());
         assertFalse(Files.exists(out));
     }
+
+    @Test
+    void sigtermRemovesSpillAndTemporaries(@TempDir Path dir) throws Exception {
+        Path spill = dir.resolve("spill");
+        Path out = dir.resolve("out");
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
+                "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "1000", "--mode", "full",
+                "--memory", "96m", "--spill-dir", spill.toString(), "--out", out.resolve("K.npz").toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("log").toFile()).start();
+        try {
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            boolean spilling = false;
+            while (!spilling && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                if (Files.isDirectory(spill)) {
+                    try (var s = Files.walk(spill)) {
+                        spilling = s.anyMatch(f -> f.getFileName().toString().endsWith(".f32"));
+                    }
+                }
+            }
+            assertTrue(spilling, "the kernel spills: " + Files.readString(dir.resolve("log")));
+            p.destroy(); // SIGTERM
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            p.destroyForcibly();
+        }
+        try (var s = Files.list(spill)) {
+            assertEquals(List.of(), s.toList(), "spill directory emptied on SIGTERM");
+        }
+        try (var s = Files.list(out)) {
+            assertEquals(List.of(), s.toList(), "no output, no temporaries");
+        }
+    }
 }
