@@ -70,8 +70,18 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--normalisation", defaultValue = "sum", description = "sum (default) or mean: mean divides a --mode trace kernel by the number of outputs O (neural-tangents); full and diagonal kernels are never divided, and their sidecar records sum")
     String normalisation;
 
-    @Option(names = "--memory", defaultValue = "4g", description = "memory budget for tiles, e.g. 512m, 4g (default ${DEFAULT-VALUE})")
+    @Option(names = "--memory", defaultValue = "4g", description = "memory budget of the kernel job: output kernels held in"
+            + " memory, tiles, inputs and parameters, e.g. 512m, 4g; checked before any work (default ${DEFAULT-VALUE})")
     String memory;
+
+    @Option(names = "--spill-dir", paramLabel = "DIR", description = "directory for kernels accumulated on disk (float32,"
+            + " removed on exit); given, output kernels larger than --memory go there instead of being refused"
+            + " (default: beside --out, used only for kernels larger than half the Java heap)")
+    Path spillDir;
+
+    @Option(names = "--force", description = "replace an existing --out and its <stem>.json kernel sidecar"
+            + " (a <stem>.json that is not a kernel sidecar is never replaced)")
+    boolean force;
 
     @Option(names = "--explain", description = "print the method chosen per layer with its FLOP estimates")
     boolean explain;
@@ -103,8 +113,8 @@ public final class KernelCommand implements Callable<Integer> {
         }
         long budget = parseBytes(memory);
         KernelJobConfig config = new KernelJobConfig(model, weights, seed, dataset, n, perClass, test, pad, md, mt, dt,
-                "mean".equals(normalisation), budget, perLayer, features, factorKernels, explain, out, runtime.dataDir(),
-                Npz.Format.parse(format), compress);
+                "mean".equals(normalisation), budget, perLayer, features, factorKernels, explain, out, runtime.dataDir(), force,
+                spillDir, Npz.Format.parse(format), compress);
         try (NDManager m = runtime.manager()) {
             new KernelJob(config).run(m, System.out::println);
         }
@@ -136,8 +146,8 @@ public final class KernelCommand implements Callable<Integer> {
             if (v <= 0) {
                 throw new NumberFormatException();
             }
-            return v * mult;
-        } catch (NumberFormatException e) {
+            return Math.multiplyExact(v, mult);
+        } catch (NumberFormatException | ArithmeticException e) {
             throw new UserException("--memory must be a size like 512m or 4g (got " + s + ")");
         }
     }

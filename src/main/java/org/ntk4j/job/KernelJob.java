@@ -47,13 +47,19 @@ public final class KernelJob {
 
     /** Runs the job on a manager the caller owns; {@code print} receives the summary (and --explain) lines. */
     public Result run(NDManager m, Consumer<String> print) {
+        KernelFiles files = KernelFiles.prepare(c.out(), c.force(), c.spillDir(), c.format() == Npz.Format.NPY);
+        try {
+            return run(m, print, files);
+        } finally {
+            files.close();
+        }
+    }
+
+    private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
         ModelSpec spec = ModelSpec.resolve(c.model());
         int n = c.n();
         Dataset train = Datasets.load(c.dataset(), Split.TRAIN, c.dataDir());
         if (c.perClass() != null) {
-            if (c.perClass() < 1) {
-                throw new UserException("--per-class must be >= 1 (got " + c.perClass() + ")");
-            }
             train = byClass(Preprocess.balancedSample(train, c.perClass(), c.seed()));
             n = train.size();
         } else {
@@ -88,7 +94,12 @@ public final class KernelJob {
             checkShape(net, train);
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
             Network target = c.features() ? net.features() : net;
-            Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method()).memory(c.memory());
+            // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native, NPZ copy)
+            // and the metrics' N×N float64 matrices (traced kernel, centred copy, spectrum: about 6)
+            long extras = 3L * x1.size() * 4 + 2L * net.parameterCount() * 4 + 48L * n * n
+                    + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
+            Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method());
+            ntk.spillDir(files.spillDir());
             if (c.perLayer()) {
                 ntk.perLayer();
             }
@@ -101,6 +112,13 @@ public final class KernelJob {
             if (c.meanNormalised()) {
                 ntk.meanNormalised();
             }
+            if (c.spillDir() != null && dt == DataType.FLOAT32 && !ntk.estimate(n, n).outputsOnDisk()
+                    && ntk.estimate(n, n).outputBytes() + (test > 0 ? ntk.estimate(test, n).outputBytes() : 0) + extras > c.memory()) {
+                // the output does not fit the budget: with --spill-dir it is accumulated on disk instead
+                ntk.onDisk(files.spillDir());
+            }
+            long[] tileBudgets = preflight(ntk, n, test, extras);
+            ntk.memory(tileBudgets[0]);
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
             }
@@ -111,7 +129,8 @@ public final class KernelJob {
             if (testSet != null) {
                 x2 = Arrays2.fromFloats(m, testSet.features(), shape(net, test), dt);
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
-                kt = ntk.onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
+                // the train kernel is held meanwhile: the test kernel's tiles get what is left of the budget
+                kt = ntk.memory(tileBudgets[1]).onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
             }
             Npz npz = new Npz().format(c.format()).compress(c.compress()).put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
@@ -129,9 +148,9 @@ public final class KernelJob {
             for (Param p : net.params()) {
                 npz.put(p.name(), p.value());
             }
-            npz.write(out);
             String mode = c.mode().name().toLowerCase(Locale.ROOT);
             Map<String, Object> side = new LinkedHashMap<>();
+            side.put("format", KernelFiles.FORMAT);
             side.put("model", spec);
             side.put("seed", c.seed());
             side.put("kernel", c.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk");
@@ -148,18 +167,39 @@ public final class KernelJob {
             side.put("dtype", dt.toString());
             side.put("device", m.getDevice().toString());
             side.put("parameters", net.parameterCount());
+            side.put("memory_budget_bytes", c.memory());
             side.put("methods", k.methods());
             side.put("seconds_train_kernel", k.seconds());
             side.put("phases_train_kernel", k.timings());
             side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
-            side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
             Map<String, Object> metrics = KernelMetrics.of(k, train, n);
             side.put("metrics", metrics);
+            side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
-            String name = out.getFileName().toString();
-            Files2.writeString(out.resolveSibling((name.endsWith(".npz") ? name.substring(0, name.length() - 4) : name) + ".json"),
-                    Specs.toJson(side) + "\n");
+            // the sidecar inside the NPZ too (entry meta.json, UTF-8 bytes as uint8), so the NPZ alone says what it holds
+            byte[] meta = (Specs.toJson(side) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            try (NDManager mm = m.newSubManager()) {
+                npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
+                if (c.format() == Npz.Format.NPY) {
+                    files.publishDirectory(() -> npz.write(out), () -> {
+                        side.put("npy_dir", out.getFileName().toString());
+                        side.put("npy_sha256", KernelFiles.sha256Dir(out));
+                        return Specs.toJson(side) + "\n";
+                    });
+                } else {
+                    Path npzTmp = files.npzTemp();
+                    npz.write(npzTmp);
+                    side.put("npz", out.getFileName().toString());
+                    side.put("npz_sha256", KernelFiles.sha256(npzTmp));
+                    Path jsonTmp = files.sidecarTemp();
+                    Files2.writeString(jsonTmp, Specs.toJson(side) + "\n");
+                    files.publish(npzTmp, jsonTmp);
+                }
+            } finally {
+                release(k);
+                release(kt);
+            }
             print.accept(String.format("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s", mode, n,
                     c.dataset(), spec.name, net.parameterCount(), k.seconds(), out));
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {
@@ -167,6 +207,49 @@ public final class KernelJob {
             }
             return new Result(metrics, side);
         }
+    }
+
+    /**
+     * Refuses, before any work, a kernel that cannot run within the memory budget: one line naming the
+     * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
+     * and parameters), or saying that the output alone exceeds it and must go to disk.
+     */
+    long[] preflight(Ntk ntk, int n, int test, long extras) {
+        long budget = c.memory();
+        long base = budget - extras;
+        Ntk.MemoryEstimate a0 = ntk.memory(Math.max(1, base)).estimate(n, n);
+        Ntk.MemoryEstimate b0 = test > 0 ? ntk.estimate(test, n) : null;
+        long aHeld = a0.heldOutputBytes();
+        long bHeld = b0 == null ? 0 : b0.heldOutputBytes();
+        // the train kernel's tiles get what its output leaves; the test kernel's what both outputs leave
+        long trainTiles = base - aHeld;
+        long testTiles = base - aHeld - bHeld;
+        Ntk.MemoryEstimate a = ntk.memory(Math.max(1, trainTiles)).estimate(n, n);
+        Ntk.MemoryEstimate b = test > 0 ? ntk.memory(Math.max(1, testTiles)).estimate(test, n) : null;
+        boolean fits = trainTiles >= a.minWorkingBytes() && (b == null || testTiles >= b.minWorkingBytes());
+        if (fits) {
+            return new long[] {trainTiles, testTiles};
+        }
+        long output = aHeld + bHeld;
+        long tiles = Math.max(a.minWorkingBytes(), b == null ? 0 : b.minWorkingBytes());
+        long smallest = output + tiles + extras;
+        if (output > budget) {
+            throw new UserException("the output kernels alone need " + Ntk.bytes(output) + ", more than the memory budget (--memory "
+                    + Ntk.bytes(budget) + "): raise --memory to at least " + Ntk.bytes(smallest)
+                    + (c.dtype() == DataType.FLOAT64 ? " (float64 is heap-only)" : ", or accumulate them on disk with --spill-dir DIR (float32)"));
+        }
+        throw new UserException("memory budget " + Ntk.bytes(budget) + " (--memory) is too small for this kernel: it needs at least "
+                + Ntk.bytes(smallest) + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles " + Ntk.bytes(tiles)
+                + ", inputs and parameters " + Ntk.bytes(extras) + ")");
+    }
+
+    private static void release(KernelResult r) {
+        if (r == null) {
+            return;
+        }
+        r.total().release();
+        r.layers().values().forEach(org.ntk4j.kernel.KernelMatrix::release);
+        r.factorKernels().values().forEach(org.ntk4j.kernel.KernelMatrix::release);
     }
 
     /** The one-line metrics summary printed after the kernel. */

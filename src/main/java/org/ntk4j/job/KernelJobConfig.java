@@ -30,18 +30,23 @@ import org.ntk4j.report.Npz;
  * @param explain report the method chosen per layer with its FLOP estimates
  * @param out the output .npz file; the sidecar is the same name with .json
  * @param dataDir the data directory
+ * @param force replace an existing output (and the kernel sidecar it wrote); without it an existing
+ *     file is an error. A {@code <stem>.json} that is not an ntk4j kernel sidecar is never replaced.
+ * @param spillDir where kernels too large for the heap are accumulated as float32 files; null =
+ *     beside the output
  * @param format NPZ (one zip, entries stored) or NPY (a directory of .npy files; the sidecar is DIR.json)
  * @param compress deflate the NPZ entries (smaller, ~25 MB/s instead of disk speed)
  */
 public record KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
         Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
-        boolean factorKernels, boolean explain, Path out, Path dataDir, Npz.Format format, boolean compress) {
-    /** A configuration that writes one NPZ with stored (uncompressed) entries. */
+        boolean factorKernels, boolean explain, Path out, Path dataDir, boolean force, Path spillDir, Npz.Format format,
+        boolean compress) {
+    /** Without --force, spilling beside the output, one NPZ with stored (uncompressed) entries. */
     public KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
             Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
             boolean factorKernels, boolean explain, Path out, Path dataDir) {
-        this(model, weights, seed, dataset, n, perClass, test, pad, mode, method, dtype, meanNormalised, memory, perLayer, features,
-                factorKernels, explain, out, dataDir, Npz.Format.NPZ, false);
+        this(model, weights, seed, dataset, n, perClass, test, pad, mode, method, dtype, meanNormalised, memory, perLayer,
+                features, factorKernels, explain, out, dataDir, false, null, Npz.Format.NPZ, false);
     }
 
     public KernelJobConfig {
@@ -53,6 +58,18 @@ public record KernelJobConfig(String model, Path weights, long seed, String data
         }
         if (n < 1) {
             throw new UserException("--n must be >= 1 (got " + n + ")");
+        }
+        if (test < 0) {
+            throw new UserException("--test must be >= 0 (got " + test + ")");
+        }
+        if (perClass != null && perClass < 1) {
+            throw new UserException("--per-class must be >= 1 (got " + perClass + ")");
+        }
+        if (pad != null && pad < 0) {
+            throw new UserException("--pad must be >= 0 (got " + pad + ")");
+        }
+        if (model == null || dataset == null || mode == null || method == null || out == null) {
+            throw new UserException("--model, --dataset, --mode, --method and --out are required");
         }
         if (format == null) {
             format = Npz.Format.NPZ;

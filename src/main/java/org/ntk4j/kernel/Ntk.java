@@ -88,7 +88,7 @@ public final class Ntk {
         return this;
     }
 
-    /** Memory budget for the tiles' factors and blocks. */
+    /** Memory budget for the tiles' factors and blocks ({@link #estimate(int, int)} says what a computation holds). */
     public Ntk memory(long bytes) {
         opts = opts.toBuilder().memory(bytes).build();
         return this;
@@ -175,18 +175,10 @@ public final class Ntk {
         boolean float64 = opts.float64();
         NtkPlan plan = plan(n1, n2);
         int o = net.outputs();
-        int tile = tileSize(Math.max(n1, n2), plan);
-        int matrices = 1 + (perLayer ? (parts ? net.trainableParams().size() : net.parameterLayers().size()) : 0);
-        long hostBytes = matrices * KernelMatrix.bytes(n1, n2, mode, o, float64);
-        long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
-        java.nio.file.Path spillDir = opts.spillDir();
-        java.nio.file.Path spill = opts.onDisk() || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8
-                ? (spillDir != null ? spillDir : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))) : null;
-        if (spill != null && float64) {
-            throw new UserException("the kernels need " + (hostBytes >> 20) + " MiB, more than half the Java heap ("
-                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): float64 accumulation is heap-only; use float32"
-                    + " (streamed to disk) or raise -Xmx in JAVA_OPTS");
-        }
+        MemoryEstimate est = estimate(plan, n1, n2);
+        est.check();
+        int tile = est.tile();
+        java.nio.file.Path spill = est.outputsOnDisk() ? spillDirOrTemp() : null;
         KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64, spill);
         Map<String, KernelMatrix> layers = new LinkedHashMap<>();
         Map<String, KernelMatrix> factors = new LinkedHashMap<>();
@@ -347,28 +339,107 @@ public final class Ntk {
         }
     }
 
-    /** Largest tile whose factors (two tiles) and kernel blocks fit the memory budget. */
-    private int tileSize(int n, NtkPlan plan) {
+    /**
+     * What a computation of Θ(X1, X2) holds at its peak, estimated before any work: the output kernels
+     * (total, per layer, factor kernels) on the heap unless they go to disk, and the tiles' working set
+     * (factors of two tiles, the probe pass's transient factors, the native blocks and their float64
+     * host copies). The memory budget of {@link #memory(long)} bounds the tiles; a caller that bounds
+     * the whole computation (the kernel job) passes what is left after the output kernels.
+     *
+     * @param outputBytes bytes of all output kernels
+     * @param outputsOnDisk whether they are accumulated in float32 files in the spill directory
+     * @param workingBytes the tiles' working set at the chosen tile size
+     * @param minWorkingBytes the working set with one-sample tiles (the least that works)
+     * @param tile samples per tile, 0 when not even one sample's factors fit
+     * @param budget the tiles' memory budget
+     * @param float64 float64 accumulation (heap only)
+     */
+    public record MemoryEstimate(long outputBytes, boolean outputsOnDisk, long workingBytes, long minWorkingBytes, int tile,
+            long budget, boolean float64) {
+        /** Peak bytes: the output kernels held in memory and the tiles' working set. */
+        public long peakBytes() {
+            return heldOutputBytes() + workingBytes;
+        }
+
+        /** Bytes of output kernels held in memory (0 when they go to disk). */
+        public long heldOutputBytes() {
+            return outputsOnDisk ? 0 : outputBytes;
+        }
+
+        /** Throws a one-line {@link UserException} when even one-sample tiles exceed the budget. */
+        public void check() {
+            if (tile == 0) {
+                throw new UserException("memory budget " + bytes(budget) + " is too small for the tiles: it needs at least "
+                        + bytes(minWorkingBytes) + " (one-sample tiles); raise --memory");
+            }
+        }
+    }
+
+    /** A size with a sensible unit: 512 B, 3.2 KiB, 14.0 MiB, 9.31 GiB. */
+    public static String bytes(long b) {
+        if (b < 1024) {
+            return b + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+        double v = b;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(java.util.Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
+    }
+
+    /** The memory estimate of Θ(X1, X2) with N1 and N2 samples (N2 = N1 for X1×X1), before any work. */
+    public MemoryEstimate estimate(int n1, int n2) {
+        return estimate(plan(n1, n2), n1, n2);
+    }
+
+    private MemoryEstimate estimate(NtkPlan plan, int n1, int n2) {
         Mode mode = opts.mode();
-        long memoryBytes = opts.memoryBytes();
+        int o = net.outputs();
+        boolean float64 = opts.float64();
+        int denseFactors = opts.factorKernels() && !opts.parts()
+                ? 2 * (int) plan.layers().stream().filter(l -> l.structured() && "dense".equals(l.ruleName())).count() : 0;
+        int layerMatrices = opts.perLayer() ? (opts.parts() ? net.trainableParams().size() : net.parameterLayers().size()) : 0;
+        long hostBytes = (1 + layerMatrices) * KernelMatrix.bytes(n1, n2, mode, o, float64)
+                + denseFactors * KernelMatrix.bytes(n1, n2, Mode.TRACE, o, float64);
+        long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
+        boolean onDisk = opts.onDisk() || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8;
+        if (onDisk && float64) {
+            throw new UserException("the kernels need " + bytes(hostBytes) + (opts.onDisk() ? "" : ", more than half the Java heap ("
+                    + bytes(Runtime.getRuntime().maxMemory()) + ")") + ": float64 accumulation is heap-only; use float32"
+                    + " (streamed to disk) or raise -Xmx in JAVA_OPTS");
+        }
+        long budget = opts.memoryBytes();
+        long tileBudget = budget;
+        int n = Math.max(n1, n2);
         long perSample = plan.bytesPerSample();
         long transientPerSample = plan.transientBytesPerSample();
-        int o = net.outputs();
         long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
-        // blocks: one per layer when per-layer, plus the sum and the float64 host copy
-        long blocks = (opts.perLayer() ? net.parameterLayers().size() : 1) + 3;
+        // bytes per kernel entry of a tile pair (t·t·inner), alive until the pair is added to the host:
+        // per layer the contraction's intermediates (output Gram, broadcast input Gram, weight part,
+        // bias part, their sum: 5) and the running sum, in the network's dtype; then the total's scaled
+        // copy, its float64 copy (native) and host double[] (heap), with room for two more double[] of
+        // earlier pairs the garbage collector has not reclaimed yet (measured: issue #11)
+        long nb = net.dataType().getNumOfBytes();
+        int layers = Math.max(plan.layers().size(), layerMatrices);
+        long perEntry = layers * 6L * nb + nb + 8 + 8 + 16 + denseFactors * 2L * nb;
+        java.util.function.IntToLongFunction need = t -> 2 * perSample * t + transientPerSample * t
+                + perEntry * inner * t * (long) t;
+        long min = need.applyAsLong(1);
         int t = Math.min(n, 4096);
-        while (t > 1) {
-            long need = 2 * perSample * t + transientPerSample * t + blocks * inner * t * (long) t * 8;
-            if (need <= memoryBytes) {
-                break;
-            }
+        while (t > 1 && need.applyAsLong(t) > tileBudget) {
             t /= 2;
         }
-        if (t == 1 && 2 * perSample + transientPerSample > memoryBytes) {
-            throw new UserException("memory budget " + (memoryBytes >> 20) + " MiB is too small: one sample's tangent factors need "
-                    + (2 * perSample + transientPerSample >> 20) + " MiB; raise --memory");
+        if (t == 1 && 2 * perSample + transientPerSample > tileBudget) {
+            t = 0; // not even one sample's factors fit (one-sample blocks over the budget are let through, as before)
         }
-        return Math.max(1, t);
+        return new MemoryEstimate(hostBytes, onDisk, t == 0 ? min : need.applyAsLong(t), min, t, budget, float64);
+    }
+
+    private java.nio.file.Path spillDirOrTemp() {
+        java.nio.file.Path d = opts.spillDir();
+        return d != null ? d : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
     }
 }
