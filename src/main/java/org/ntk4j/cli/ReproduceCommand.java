@@ -13,15 +13,19 @@ import picocli.CommandLine.Parameters;
 
 /** {@code ntk4j reproduce STUDY}: one command per reproduced figure set, a report with theory beside. */
 @Command(name = "reproduce", mixinStandardHelpOptions = true,
-        description = {"Reproduce a study of the seed papers and write its report (plots, results.json, report.html,"
+        description = {"Reproduce a study of the cited papers and write its report (plots, results.json, report.html,"
                 + " one run folder per setting), with the closed-form predictions beside the measurements.",
-            "Studies: %n  silent-alignment: seed 001 Fig. 3 (two-layer linear nets from small init; loss vs eqs. 27-28,"
+            "Studies: %n  silent-alignment: Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 3"
+                + " (two-layer linear nets from small init; loss vs eqs. 27-28,"
                 + " half-loss time vs its closed form, NTK alignment reaching 2/sqrt(D+3) before the loss moves; ~25 s)"
-                + "%n  layerwise-lr: seed 001 Fig. D.1b (final NTK under per-layer learning rates: eigenvalue ratio"
+                + "%n  layerwise-lr: Atanasov et al., Silent Alignment, Fig. D.1b"
+                + " (final NTK under per-layer learning rates: eigenvalue ratio"
                 + " 1 + eta1/eta2, smallest eigenvalue s/sqrt(eta1/eta2); ~10 s)"
-                + "%n  deep-linear: seed 001 Fig. 4b/c (three-layer linear nets: t_half and the first layer's alignment time"
+                + "%n  deep-linear: Atanasov et al., Silent Alignment, Fig. 4b/c"
+                + " (three-layer linear nets: t_half and the first layer's alignment time"
                 + " scale as 1/sigma, weights align first; ~30 s)"
-                + "%n  ntk-dispersion: seed 003 Thm. 3.2 / Fig. 1 (E[Θ²]/E[Θ]² of the NTK over initialisations of width-50"
+                + "%n  ntk-dispersion: Seleznova & Kutyniok, NTK Beyond the Infinite-Width Limit, Thm. 3.2 / Fig. 1"
+                + " (E[Θ²]/E[Θ]² of the NTK over initialisations of width-50"
                 + " ReLU nets, sampled with the kernel engine against the closed form; ~40 s)"})
 public final class ReproduceCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STUDY", description = "silent-alignment, layerwise-lr, deep-linear or ntk-dispersion")

@@ -85,7 +85,8 @@ public final class TrainCommand implements Callable<Integer> {
                     + " change and kernel distance from init, kernel velocity, effective rank and leading eigenvalues (kernels kept"
                     + " as ntk-step<k>.npz); nc = neural-collapse statistics NC1-NC4 of the penultimate features of a training-set"
                     + " probe set; nfa = the neural feature ansatz per dense layer, NFC rho(W'W, AGOP) and the centred C-NFC"
-                    + " (seed 002) on training images. All are logged to metrics.jsonl and plotted in report.html")
+                    + " (Feature Learning as Alignment (anon.), eq. NFC and §3) on training images. All are logged to metrics.jsonl"
+                    + " and plotted in report.html")
     String probe;
 
     @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",

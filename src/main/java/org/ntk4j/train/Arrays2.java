@@ -5,7 +5,11 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 
-/** Host → device arrays that own native memory (no Java buffer left aliased; notes/djl.md §8.1). */
+/**
+ * Host → device arrays that own native memory (no Java buffer left aliased: in DJL 0.35 an array from
+ * {@code NDManager.create(float[])} lives in a Java direct buffer, and {@code toType(sameType, true)} aliases it
+ * rather than copying, so only {@code duplicate()} gives a tensor that survives the buffer being collected).
+ */
 public final class Arrays2 {
     private Arrays2() {}
 

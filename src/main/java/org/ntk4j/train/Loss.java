@@ -4,8 +4,9 @@ import ai.djl.ndarray.NDArray;
 import org.ntk4j.model.Forward;
 
 /**
- * Training losses, written with native scalars (never {@code NDArray.mul(Number)} on the graph,
- * notes/djl.md §4.2; DJL's {@code Loss.l2Loss()} is avoided for that reason).
+ * Training losses, written with native scalars (never {@code NDArray.mul(Number)} on the graph: in DJL 0.35 it
+ * wraps the number in a Java direct buffer that the autograd node keeps but the garbage collector may free before
+ * backward, silently corrupting gradients; DJL's {@code Loss.l2Loss()} is avoided for that reason).
  */
 public enum Loss {
     /** L = (1/N) Σ_i ½‖f(x_i) − y_i‖², the squared loss of the NTK papers (targets y as float rows). */

@@ -12,9 +12,9 @@ import org.ntk4j.spec.TrainSpec;
 
 /**
  * SGD (momentum, Nesterov, decoupled-from-nothing L2 weight decay as in torch.optim.SGD) and Adam,
- * applied in place with grad mode off, then the gradients are zeroed (JniUtils.zeroGrad; DJL's
- * zeroGradients() is slow and leaks, notes/djl.md §1.2). Per-parameter learning-rate multipliers
- * give per-layer learning rates.
+ * applied in place with grad mode off, then the gradients are zeroed (JniUtils.zeroGrad; DJL 0.35's
+ * zeroGradients() walks every array under the system manager, leaks two wrappers per array and never clears NaN
+ * gradients). Per-parameter learning-rate multipliers give per-layer learning rates.
  *
  * <p>SGD (PyTorch convention): g ← ∇θ + λθ; v ← μv + g; θ ← θ − η·(Nesterov ? g + μv : v).
  * Adam: m ← β1 m + (1−β1) g; v ← β2 v + (1−β2) g²; θ ← θ − η m̂/(√v̂ + ε).
