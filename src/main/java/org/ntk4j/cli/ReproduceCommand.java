@@ -24,8 +24,12 @@ import picocli.CommandLine.Parameters;
                 + "%n  ntk-dispersion: seed 003 Thm. 3.2 / Fig. 1 (E[Θ²]/E[Θ]² of the NTK over initialisations of width-50"
                 + " ReLU nets, sampled with the kernel engine against the closed form; ~40 s)"})
 public final class ReproduceCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "STUDY", description = "silent-alignment, layerwise-lr, deep-linear or ntk-dispersion")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "STUDY",
+            description = "silent-alignment, layerwise-lr, deep-linear or ntk-dispersion (--list shows every study)")
     String study;
+
+    @Option(names = "--list", description = "list every study of the five seed papers with its claim, figures and status")
+    boolean list;
 
     @Option(names = "--out", paramLabel = "DIR", description = "output folder (default runs/<study>)")
     Path out;
@@ -38,6 +42,13 @@ public final class ReproduceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (list) {
+            System.out.print(org.ntk4j.experiment.StudyCatalog.list());
+            return 0;
+        }
+        if (study == null) {
+            throw new UserException("name a study (ntk4j reproduce --list shows them)");
+        }
         Study s = Study.all().stream().filter(x -> x.name().equals(study)).findFirst()
                 .orElseThrow(() -> new UserException("unknown study '" + study + "'; expected one of "
                         + Study.all().stream().map(Study::name).collect(Collectors.joining(", "))));
