@@ -131,7 +131,7 @@ public final class NfaChainMonomial {
         t.epochs = set.steps();
         t.seed = set.seed();
         t.validate("nfa-chain-monomial");
-        RunFolder run = new RunFolder(out.resolve("run"));
+        RunFolder run = new RunFolder(EquilibriumSetup.fresh(out.resolve("run")));
         List<double[]> trace = new ArrayList<>(); // step, NFC layer 1, NFC layer 2, C-NFC layer 1
         List<FeatureAnsatz.Layer> fin;
         double[] egop = Synthetic.chainMonomialEgop(set.d(), set.r());
