@@ -42,7 +42,15 @@ final class EquilibriumSetup {
 
     /** A split flattened to d features and scaled per sample to ‖x‖² = d. */
     static Dataset load(String name, Split split) {
+        return load(name, split, true);
+    }
+
+    /** A split flattened to d features: pixels in [0, 1] as read, or scaled per sample to ‖x‖² = d (Assumption 1). */
+    static Dataset load(String name, Split split, boolean unitSphere) {
         Dataset d = Preprocess.flatten(Datasets.load(name, split));
+        if (!unitSphere) {
+            return d;
+        }
         int dim = d.featureDim();
         float[] f = d.features().clone();
         for (int i = 0; i < d.size(); i++) {

@@ -14,10 +14,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The alignment hierarchy of "The Equilibrium Hypothesis" at quick settings: depth-10 width-100 FFNN on the
  * bundled MNIST subset, lr 0.003 and 0.05, 4 epochs, Eq. 5 on 100 class-balanced training images. The
  * checks are the notes' robust small-scale ones (notes 000 §9: every A_l rises from init, the peak is
- * interior, the last layers lowest) plus the front-loaded rise. Quick-run values measured: A_l at the end
- * 0.08–0.12 for layers 1–4 falling to 0.02 at layer 10, peak layer 3, traced-centred peak layer 7, 71% of
- * the rise by epoch 2, test accuracy 0.886 (lr 0.003) and 0.54 (lr 0.05). The bounds leave room for
- * thread-count rounding; a traced or per-output centring, or test images, would not give these values.
+ * interior, the last layers lowest). Quick-run values measured: A_l at the end 0.064, 0.076, 0.072, …, 0.017
+ * (peak layer 2), traced-centred peak layer 7, 56% of the 4-epoch rise by epoch 2, test accuracy 0.856
+ * (lr 0.003) and 0.696 (lr 0.05). Four epochs are too few to show the plateau (the full run does), so the
+ * rise is only checked to be no slower than linear (≥ 45%: a margin for thread-count rounding). A traced or
+ * per-output centring, or test images, would not give these values.
  */
 class AlignmentHierarchyTest {
     @Test
@@ -38,7 +39,7 @@ class AlignmentHierarchyTest {
             assertTrue(r.peakLayer() > 1 && r.peakLayer() < 6, "interior, early-middle peak: " + r.peakLayer());
             double peak = r.finalCka()[r.peakLayer() - 1];
             assertTrue(r.finalCka()[layers - 1] < 0.5 * peak, "last layer lowest");
-            assertTrue(r.riseByEpoch2() > 0.5, "front-loaded rise " + r.riseByEpoch2());
+            assertTrue(r.riseByEpoch2() > 0.45, "rise by the half-way point " + r.riseByEpoch2());
             assertTrue(r.tracedPeak() > r.peakLayer() + 1, "the traced-centred variant on test images peaks deeper: "
                     + r.tracedPeak());
             assertTrue(r.testAccuracy() > 0.8, "trains: " + r.testAccuracy());
