@@ -52,7 +52,7 @@ import org.ntk4j.train.Trainer;
  * reported beside Eq. 5 at the end, to show that the two pick different layers.
  *
  * <p>Scale: the default is the CPU scale (the bundled 2000-image MNIST subset, plus MNIST, Fashion-MNIST and
- * CIFAR-10 when fetched; 20 epochs). The paper's scale — full datasets, width 256, ~100 epochs — needs a GPU
+ * CIFAR-10 when fetched, trained on a class-balanced 1000 images per class; 20 epochs). The paper's scale — full datasets, width 256, ~100 epochs — needs a GPU
  * and is not offered by this command; the setting is the {@link Settings} record (width, epochs, datasets).
  *
  * <p>Inputs: pixels in [0, 1] as read (the paper does not state its preprocessing). With the theory's
@@ -62,16 +62,16 @@ import org.ntk4j.train.Trainer;
 public final class AlignmentHierarchy {
     /** Settings: datasets, network, the lr sweep, epochs, the CKA sample (per class) and probe density. */
     public record Settings(List<String> datasets, int depth, int width, double[] lrs, int batch, int epochs, int perClass,
-            int probesPerEpochEarly, boolean unitSphere, long seed) {
+            int probesPerEpochEarly, boolean unitSphere, int trainPerClass, long seed) {
         public static Settings paper() {
             return new Settings(EquilibriumSetup.availableDatasets(), 10, 100, new double[] {0.0005, 0.003, 0.05}, 32, 20, 10,
-                    6, false, 0);
+                    6, false, 1000, 0);
         }
 
         /** The MNIST subset, lr 0.003 and 0.05, 4 epochs, CKA at each epoch end: the same checks in seconds (the tests). */
         public static Settings quick() {
             return new Settings(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET), 10, 100, new double[] {0.003, 0.05}, 32, 4,
-                    10, 1, false, 0);
+                    10, 1, false, 1000, 0);
         }
     }
 
@@ -131,7 +131,8 @@ public final class AlignmentHierarchy {
     public static List<Row> run(Settings set, Path out, NDManager manager) {
         List<Row> rows = new ArrayList<>();
         for (String ds : set.datasets()) {
-            Dataset train = EquilibriumSetup.load(ds, Split.TRAIN, set.unitSphere());
+            Dataset train = EquilibriumSetup.cap(EquilibriumSetup.load(ds, Split.TRAIN, set.unitSphere()), set.trainPerClass(),
+                    set.seed());
             Dataset test = EquilibriumSetup.load(ds, Split.TEST, set.unitSphere());
             Dataset ckaSet = Preprocess.balancedSample(train, set.perClass(), set.seed());
             Dataset tracedSet = Preprocess.balancedSample(test, set.perClass(), set.seed());
@@ -336,9 +337,9 @@ public final class AlignmentHierarchy {
                 Locale.ROOT, "Depth-%d bias-free ReLU FFNN, width %d, He init, inputs %s; SGD momentum 0.9, weight"
                         + " decay 5e-4, batch %d, %d epochs, lr %s. Eq. 5 on %d class-balanced training images (full per-layer"
                         + " kernels, global centring), at %d points per epoch in epochs 1–2 then each epoch end; traced-centred"
-                        + " alignment on as many test images. Datasets: %s. CPU scale: the paper trains width 256 on the full"
+                        + " alignment on as many test images. Datasets: %s (fetched ones on %d training images per class). CPU scale: the paper trains width 256 on the full"
                         + " datasets (GPU).", set.depth(), set.width(), set.unitSphere() ? "scaled to ‖x‖² = d" : "pixels in [0, 1]", set.batch(), set.epochs(), Arrays.toString(set.lrs()),
-                set.perClass() * 10, set.probesPerEpochEarly(), String.join(", ", set.datasets()))));
+                set.perClass() * 10, set.probesPerEpochEarly(), String.join(", ", set.datasets()), set.trainPerClass())));
         Verdicts.addToReport(out, verdicts(rows));
     }
 }

@@ -66,6 +66,15 @@ final class EquilibriumSetup {
         return d.withFeatures(f, new int[] {dim});
     }
 
+    /**
+     * The CPU-scale training set: a class-balanced {@code perClass} sample when every class has more than that
+     * (the fetched 60 000-image sets), else the whole set (the bundled 2000-image MNIST subset).
+     */
+    static Dataset cap(Dataset train, int perClass, long seed) {
+        int min = java.util.Arrays.stream(train.classCounts()).min().orElse(0);
+        return perClass > 0 && min > perClass ? Preprocess.balancedSample(train, perClass, seed) : train;
+    }
+
     /** Depth-L (weight layers) bias-free ReLU FFNN of width N, He init (σ_w² = 2), standard parameterisation. */
     static ModelSpec ffnn(int inputDim, int depth, int width, int classes) {
         StringBuilder w = new StringBuilder();
