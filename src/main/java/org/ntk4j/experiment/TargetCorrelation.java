@@ -70,7 +70,7 @@ public final class TargetCorrelation {
         @Override
         public String summary() {
             return "Equilibrium Hypothesis Figs 3, 6, Approx. 1: -corr(Y~, w_t) of the centred labels and the CE output"
-                    + " gradient stays ~1 during the first epoch (depth-10 FFNN; ~10 s on the MNIST subset, ~80 s with MNIST and Fashion-MNIST fetched)";
+                    + " gradient stays ~1 during the first epoch (depth-10 FFNN; ~10 s on the MNIST subset, 20-80 s with MNIST and Fashion-MNIST fetched)";
         }
 
         @Override
