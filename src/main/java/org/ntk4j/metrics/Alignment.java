@@ -6,6 +6,10 @@ package org.ntk4j.metrics;
  * <pre>A(K, Y) = ⟨K, YYᵀ⟩_F / (‖K‖_F · ‖YYᵀ‖_F)</pre>
  * and its centred form (Cortes et al. 2012) A(HKH, HYYᵀH) with H = I − 11ᵀ/n, which removes the
  * constant mode that dominates kernels of networks with biases. Y is n × O (e.g. one-hot rows).
+ *
+ * <p>The centred form on a traced n×n kernel is the <b>traced-centred alignment</b>: it is not the layer
+ * CKA of Lou, Mingard and Hayou (Eq. 5 of "The Equilibrium Hypothesis"), which is defined on the full
+ * (n·O)×(n·O) kernel of training points with one global centring; that one is {@link LayerCka}.
  */
 public final class Alignment {
     private Alignment() {}
