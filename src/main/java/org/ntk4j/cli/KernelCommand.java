@@ -39,7 +39,7 @@ public final class KernelCommand implements Callable<Integer> {
     int n;
 
     @Option(names = "--per-class", paramLabel = "M", description = "instead of the first N: M training images of every"
-            + " class, a seeded class-balanced sample ordered by class (seed 003 measures kernels on m per class)")
+            + " class, a seeded class-balanced sample ordered by class (Seleznova et al., Neural (Tangent Kernel) Collapse, measure kernels on m per class)")
     Integer perClass;
 
     @Option(names = "--test", defaultValue = "0", description = "number of test images for the test×train kernel (default 0)")
@@ -54,11 +54,11 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--per-layer", description = "also write Θ_l for each parameterised layer")
     boolean perLayer;
 
-    @Option(names = "--features", description = "the last-layer-features kernel Θ^h instead (seed 003 §3.3): the NTK of the"
+    @Option(names = "--features", description = "the last-layer-features kernel Θ^h instead (Seleznova et al., Neural (Tangent Kernel) Collapse, §3): the NTK of the"
             + " penultimate features w.r.t. the parameters before the classifier")
     boolean features;
 
-    @Option(names = "--factor-kernels", description = "also write each dense layer's forward (A1A2ᵀ) and backward (Σ_o Δ1Δ2ᵀ) kernels (seed 000 Eq. 7)")
+    @Option(names = "--factor-kernels", description = "also write each dense layer's forward (A1A2ᵀ) and backward (Σ_o Δ1Δ2ᵀ) kernels (Lou, Mingard & Hayou, Equilibrium Hypothesis, Eq. 7)")
     boolean factorKernels;
 
     @Option(names = "--method", defaultValue = "auto", description = "auto, structured or jacobian (default ${DEFAULT-VALUE})")

@@ -102,7 +102,7 @@ public final class NfaChainMonomial {
 
         @Override
         public String summary() {
-            return "seed 002 Fig. 1: first-layer NFC rho(W^TW, AGOP) on the chain monomial (0.93), the random-eigenvector"
+            return "Feature Learning as Alignment (anon.), Fig. 1: first-layer NFC rho(W^TW, AGOP) on the chain monomial (0.93), the random-eigenvector"
                     + " corruption (0.53), K's eigenvalue std/mean (5.9), rho against the EGOP (8-16 s)";
         }
 

@@ -25,8 +25,8 @@ import org.ntk4j.report.Npz;
  * @param meanNormalised mean instead of sum over traced outputs (neural-tangents' convention)
  * @param memory memory budget for tiles, in bytes
  * @param perLayer also write Θ_l for each parameterised layer
- * @param features the last-layer-features kernel Θ^h instead (seed 003 §3.3)
- * @param factorKernels also write each dense layer's forward and backward kernels (seed 000 Eq. 7)
+ * @param features the last-layer-features kernel Θ^h instead (Seleznova et al., Neural (Tangent Kernel) Collapse, §3: the kernel of the penultimate features)
+ * @param factorKernels also write each dense layer's forward and backward kernels (Lou, Mingard & Hayou, Equilibrium Hypothesis, Eq. 7)
  * @param explain report the method chosen per layer with its FLOP estimates
  * @param out the output .npz file; the sidecar is the same name with .json
  * @param dataDir the data directory

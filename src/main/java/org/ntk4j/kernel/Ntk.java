@@ -23,7 +23,7 @@ import org.ntk4j.model.Param;
  * With x2 = null the kernel is X1×X1 and only its upper triangle of tiles is computed. A traced
  * kernel sums over outputs by default (torch.func's convention); {@link #meanNormalised()} averages
  * over the traced outputs instead, like neural-tangents' {@code empirical_ntk_fn(trace_axes=(-1,))}
- * (notes/anchors.md §1.2).
+ * (Novak et al. 2020, Neural Tangents, {@code empirical_ntk_fn(trace_axes=(-1,))}).
  */
 public final class Ntk {
     private final Network net;
@@ -112,7 +112,7 @@ public final class Ntk {
 
     /**
      * Weights η_l per layer name: the total becomes the learning-rate-weighted NTK Σ_l η_l Θ_l, the
-     * kernel that governs gradient descent with per-layer learning rates (seed 001 §2, seed 004 §2);
+     * kernel that governs gradient descent with per-layer learning rates (Atanasov, Bordelon & Pehlevan, Silent Alignment, §2; Xu & Ziyin, When Does Feature Learning Happen?, §2);
      * layers not named keep weight 1. Per-layer kernels are returned unweighted.
      */
     public Ntk layerWeights(Map<String, Double> weights) {
@@ -131,7 +131,7 @@ public final class Ntk {
 
     /**
      * Also return, for each dense layer (structured path), its forward kernel A1 A2ᵀ and backward
-     * kernel Σ_o Δ1_o Δ2_oᵀ (seed 000 Eq. 7: Θ_l = forward ⊙ backward per output pair).
+     * kernel Σ_o Δ1_o Δ2_oᵀ (Lou, Mingard & Hayou, Equilibrium Hypothesis, Eq. 7: Θ_l = forward ⊙ backward per output pair).
      */
     public Ntk factorKernels() {
         opts = opts.toBuilder().factorKernels(true).build();

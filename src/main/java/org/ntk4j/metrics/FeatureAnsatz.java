@@ -21,17 +21,17 @@ import org.ntk4j.model.Network;
  * The neural feature ansatz of Feature Learning as Alignment (anon.) (§2–3) for every dense layer l of a network,
  * measured on inputs X = (x_1..x_n):
  * <pre>
- *   NFM   F_l = W_lᵀ W_l                                                         (§1.2, in × in)
- *   AGOP  Ḡ_l = (1/n) Σ_α Σ_o ∂f_o(x_α)/∂a_l · ∂f_o(x_α)/∂a_lᵀ                  (§1.3, in × in)
- *   NFC   ρ(F_l, Ḡ_l) = ⟨F_l, Ḡ_l⟩_F / (‖F_l‖_F ‖Ḡ_l‖_F)                        (§1.5)
- *   C-NFC ρ(W̄_lᵀW̄_l, W̄_lᵀK_lW̄_l),  W̄_l = W_l − W_l(0)                         (§1.8)
- *   C/UC  tr(W̄ᵀW̄ W̄ᵀKW̄) / tr(WᵀW WᵀKW)                                          (§1.8)
+ *   NFM   F_l = W_lᵀ W_l                                                         (§2.1, in × in)
+ *   AGOP  Ḡ_l = (1/n) Σ_α Σ_o ∂f_o(x_α)/∂a_l · ∂f_o(x_α)/∂a_lᵀ                  (§2.1, in × in)
+ *   NFC   ρ(F_l, Ḡ_l) = ⟨F_l, Ḡ_l⟩_F / (‖F_l‖_F ‖Ḡ_l‖_F)                        (eq. "NFC")
+ *   C-NFC ρ(W̄_lᵀW̄_l, W̄_lᵀK_lW̄_l),  W̄_l = W_l − W_l(0)                         (§3)
+ *   C/UC  tr(W̄ᵀW̄ W̄ᵀKW̄) / tr(WᵀW WᵀKW)                                          (§3)
  * </pre>
  * a_l is the layer's input (x for the first layer), f the network output with its output scale κ,
- * summed over outputs as §1.3 prescribes for c outputs. The AGOP is taken w.r.t. the layer input
- * x_ℓ as in the seed's main text, not w.r.t. the pre-activation h_ℓ as its glossary writes (erratum,
- * the paper's dimension conventions are inconsistent: that is K), and F, Ḡ are in × in, K out × out (the seed's
- * dimension labels are off by one layer, §1.15). Biases, absent from the seed (§1.1), do not enter F or Ḡ.
+ * summed over outputs as the paper prescribes (§2.1) for c outputs. The AGOP is taken w.r.t. the layer input
+ * x_ℓ as in the paper's main text, not w.r.t. the pre-activation h_ℓ as its glossary writes (erratum,
+ * the paper's dimension conventions are inconsistent: that is K), and F, Ḡ are in × in, K out × out (the paper's
+ * dimension labels are off by one layer). Biases, absent from the paper (§2.1), do not enter F or Ḡ.
  *
  * <p><b>Weight scale.</b> W_l is the matrix that maps a_l to the pre-activation, h_l = W_l a_l + c_b b:
  * for a layer in NTK parameterisation that is c_w·w with c_w = σ_w/√fan_in ({@link Dense#weightScale()}),
@@ -47,7 +47,7 @@ import org.ntk4j.model.Network;
  * instead of the O(n·O·in²) of forming per-sample input gradients. This equals the gradient w.r.t.
  * the layer's input array in every ntk4j architecture, where a dense layer's input feeds only that
  * layer (MLPs, classifier heads); the finite-difference test checks it against perturbing a_l.
- * The C-NFC uses K_l of the current network, K_t in the seed's notation (§1.8); it is NaN (0/0) while
+ * The C-NFC uses K_l of the current network, K_t in the paper's notation (§3); it is NaN (0/0) while
  * W_l = W_l(0).
  */
 public final class FeatureAnsatz {
