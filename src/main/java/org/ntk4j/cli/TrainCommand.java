@@ -113,8 +113,7 @@ public final class TrainCommand implements Callable<Integer> {
             }
             ModelSpec spec = ModelSpec.resolve(model);
             if (outputs != null) {
-                spec.outputs = outputs;
-                spec.validate("--outputs");
+                spec = spec.toBuilder().outputs(outputs).validate("--outputs");
             }
             TrainSpec ts = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
             ts.seed = seed;
@@ -140,7 +139,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (resume != null && t.epochs != epochsBefore) {
             extensionAllowed(t, epochsBefore);
         }
-        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name + "-" + args.dataset());
+        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name() + "-" + args.dataset());
         if (resume == null && RunFolder.hasContent(dir) && !force) {
             throw new UserException(dir + " is not empty" + (Files.exists(dir.resolve("args.json")) ? " (it holds a run)" : "")
                     + "; use --resume " + dir + " to continue it, --force to replace it, or another --out");
@@ -215,14 +214,14 @@ public final class TrainCommand implements Callable<Integer> {
         if (model != null) {
             ModelSpec asked = ModelSpec.resolve(model);
             if (!asked.toJson().equals(a.model().toJson())) {
-                bad.add("--model " + model + " (run: " + a.model().name + ")");
+                bad.add("--model " + model + " (run: " + a.model().name() + ")");
             }
         }
         differs(bad, "--dataset", dataset, a.dataset());
         differs(bad, "--n", perClass, a.perClass());
         differs(bad, "--test", testPerClass, a.testPerClass());
         differs(bad, "--pad", pad, a.pad());
-        differs(bad, "--outputs", outputs, a.model().outputs);
+        differs(bad, "--outputs", outputs, a.model().outputs());
         differs(bad, "--probe", probe, a.probe());
         differs(bad, "--optimizer", optimizer, t.optimizer);
         differs(bad, "--lr", lr, t.lr);

@@ -111,7 +111,7 @@ public final class LayerwiseLearningRates {
                 KernelResult kw = Ntk.of(net).mode(Mode.TRACE).layerWeights(Map.of("dense1", rho)).float64().compute(x);
                 wev = KernelSpectrum.of(kw.total().traced()).eigenvalues();
             }
-            RunReport.write(run, spec.name + " with η₁/η₂ = " + rho);
+            RunReport.write(run, spec.name() + " with η₁/η₂ = " + rho);
             double[] m = new double[shown];
             for (int i = 0; i < shown; i++) {
                 m[i] = ev[i] / set.points(); // eig(K)/P = eig(M) on whitened inputs

@@ -119,7 +119,7 @@ public final class TrainJob {
             test = null; // a synthetic set generated without test points
         }
         try (Network net = Network.build(args.model(), args.train().seed, m)) {
-            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model().name, net.parameterCount(),
+            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model().name(), net.parameterCount(),
                     args.dataset(), train.size(), test == null ? 0 : test.size(), args.train().optimizer, m.getDevice());
             Trainer trainer = new Trainer(net, args.train(), train, test, run).quiet(quiet);
             Schedule when = Schedule.parse(args.probeEvery());
@@ -148,7 +148,7 @@ public final class TrainJob {
             }
             trainer.addListener(probes);
             Trainer.Result r = trainer.fit(resume);
-            RunReport.write(run, args.model().name + " on " + args.dataset(), reportOrder(probes));
+            RunReport.write(run, args.model().name() + " on " + args.dataset(), reportOrder(probes));
             return r;
         }
     }

@@ -62,7 +62,7 @@ public final class Trainer {
         }
         int need = train.isRegression() ? train.targetOutputs() : targetWidth(spec, train.numClasses());
         if (net.outputs() != need) {
-            throw new UserException("model " + net.spec().name + " has " + net.outputs() + " outputs but " + train.name()
+            throw new UserException("model " + net.spec().name() + " has " + net.outputs() + " outputs but " + train.name()
                     + " with loss " + spec.loss + " and target " + spec.target + " needs " + need);
         }
         long d = 1;
@@ -70,7 +70,7 @@ public final class Trainer {
             d *= s;
         }
         if (d != train.featureDim()) {
-            throw new UserException("model " + net.spec().name + " expects inputs of shape " + net.inputShape() + " but "
+            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape() + " but "
                     + train.name() + " samples have shape " + java.util.Arrays.toString(train.sampleShape()));
         }
     }
@@ -237,7 +237,7 @@ public final class Trainer {
         net.parameterLayers().forEach(l -> layers.add(l.name()));
         for (String name : spec.layerLr.keySet()) {
             if (!layers.contains(name)) {
-                throw new UserException("layerLr names unknown layer '" + name + "'; layers of " + net.spec().name + ": " + layers);
+                throw new UserException("layerLr names unknown layer '" + name + "'; layers of " + net.spec().name() + ": " + layers);
             }
         }
         List<org.ntk4j.model.Param> params = net.trainableParams();
