@@ -97,7 +97,7 @@ public final class LayerwiseLearningRates {
             String tag = String.format(java.util.Locale.ROOT, "ratio-%g", rho);
             ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, set.sigma());
             TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed());
-            t.layerLr.put("dense1", rho); // η₁ = ρ·η₂
+            t.layerLr().put("dense1", rho); // η₁ = ρ·η₂
             t.validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             double[] ev;

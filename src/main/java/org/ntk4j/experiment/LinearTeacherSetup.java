@@ -37,12 +37,12 @@ final class LinearTeacherSetup {
 
     /** Full-batch gradient descent on the MSE with step dt up to time T (T/dt one-step epochs). */
     static TrainSpec gradientDescent(double dt, double time, long seed) {
-        TrainSpec t = new TrainSpec();
+        TrainSpec.Builder t = TrainSpec.builder();
         t.loss = "mse";
         t.batchSize = 0;
         t.lr = dt;
         t.epochs = (int) Math.round(time / dt);
         t.seed = seed;
-        return t;
+        return t.build();
     }
 }

@@ -40,6 +40,14 @@ public final class Specs {
                 return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(ModelSpec.class)),
                         ModelSpec.Builder.class, ModelSpec.Builder::build);
             }
+            if (type.getRawType() == TrainSpec.class) {
+                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(TrainSpec.class)),
+                        TrainSpec.Builder.class, TrainSpec.Builder::build);
+            }
+            if (type.getRawType() == DatasetSpec.class) {
+                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(DatasetSpec.class)),
+                        DatasetSpec.Builder.class, DatasetSpec.Builder::build);
+            }
             return null;
         }
 
