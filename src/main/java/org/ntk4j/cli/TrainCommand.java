@@ -260,7 +260,7 @@ public final class TrainCommand implements Callable<Integer> {
             throw new UserException("--epochs " + t.epochs() + ": the run was started with " + before + " epochs; a resumed run"
                     + " can only be extended");
         }
-        if (t.schedule().contains("cosine")) {
+        if (t.schedule().json().contains("cosine")) {
             throw new UserException("--epochs " + t.epochs() + ": the " + t.schedule() + " schedule spans the run's " + before
                     + " epochs, so extending it would change the learning rate of finished epochs; start a new run (only"
                     + " constant and step schedules can be extended)");

@@ -28,7 +28,10 @@ import java.util.Locale;
  * @param checkpointEvery save a checkpoint every this many steps (0 = at each epoch end only)
  * @param layerLr per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1
  */
-public record TrainSpec(String optimizer, double lr, double momentum, boolean nesterov, double weightDecay, double beta1, double beta2, double eps, int epochs, int batchSize, String loss, String target, String schedule, int[] milestones, double gamma, int warmupEpochs, long seed, int checkpointEvery, java.util.Map<String, Double> layerLr) {
+public record TrainSpec(OptimizerKind optimizer, double lr, double momentum, boolean nesterov, double weightDecay,
+        double beta1, double beta2, double eps, int epochs, int batchSize, LossKind loss, TargetEncoding target,
+        ScheduleKind schedule, int[] milestones, double gamma, int warmupEpochs, long seed, int checkpointEvery,
+        java.util.Map<String, Double> layerLr) {
     public static final List<String> OPTIMIZERS = List.of("sgd", "adam");
     public static final List<String> LOSSES = List.of("mse", "ce");
     public static final List<String> TARGETS = List.of("onehot", "pm1", "centered");
@@ -42,7 +45,7 @@ public record TrainSpec(String optimizer, double lr, double momentum, boolean ne
     /** A builder holding this spec's values. */
     public Builder toBuilder() {
         Builder b = new Builder();
-        b.optimizer = optimizer;
+        b.optimizer = optimizer == null ? null : optimizer.json();
         b.lr = lr;
         b.momentum = momentum;
         b.nesterov = nesterov;
@@ -52,9 +55,9 @@ public record TrainSpec(String optimizer, double lr, double momentum, boolean ne
         b.eps = eps;
         b.epochs = epochs;
         b.batchSize = batchSize;
-        b.loss = loss;
-        b.target = target;
-        b.schedule = schedule;
+        b.loss = loss == null ? null : loss.json();
+        b.target = target == null ? null : target.json();
+        b.schedule = schedule == null ? null : schedule.json();
         b.milestones = milestones;
         b.gamma = gamma;
         b.warmupEpochs = warmupEpochs;
@@ -71,15 +74,18 @@ public record TrainSpec(String optimizer, double lr, double momentum, boolean ne
 
     /** Learning rate at a fractional epoch e (schedules are per step, expressed in epochs). */
     public double lrAt(double e) {
+        if (schedule == null) {
+            return lr;
+        }
         switch (schedule) {
-            case "cosine":
+            case COSINE:
                 return lr * 0.5 * (1 + Math.cos(Math.PI * e / epochs));
-            case "warmup-cosine":
+            case WARMUP_COSINE:
                 if (e < warmupEpochs) {
                     return lr * e / warmupEpochs;
                 }
                 return lr * 0.5 * (1 + Math.cos(Math.PI * (e - warmupEpochs) / Math.max(1e-9, epochs - warmupEpochs)));
-            case "step": {
+            case STEP: {
                 double r = lr;
                 for (int m : milestones) {
                     if (e >= m) {
@@ -120,6 +126,11 @@ public record TrainSpec(String optimizer, double lr, double momentum, boolean ne
 
         public Builder optimizer(String v) {
             optimizer = v;
+            return this;
+        }
+
+        public Builder optimizer(OptimizerKind v) {
+            optimizer = v == null ? null : v.json();
             return this;
         }
 
@@ -173,13 +184,28 @@ public record TrainSpec(String optimizer, double lr, double momentum, boolean ne
             return this;
         }
 
+        public Builder loss(LossKind v) {
+            loss = v == null ? null : v.json();
+            return this;
+        }
+
         public Builder target(String v) {
             target = v;
             return this;
         }
 
+        public Builder target(TargetEncoding v) {
+            target = v == null ? null : v.json();
+            return this;
+        }
+
         public Builder schedule(String v) {
             schedule = v;
+            return this;
+        }
+
+        public Builder schedule(ScheduleKind v) {
+            schedule = v == null ? null : v.json();
             return this;
         }
 
@@ -214,7 +240,9 @@ public record TrainSpec(String optimizer, double lr, double momentum, boolean ne
         }
 
         public TrainSpec build() {
-            return new TrainSpec(optimizer, lr, momentum, nesterov, weightDecay, beta1, beta2, eps, epochs, batchSize, loss, target, schedule, milestones, gamma, warmupEpochs, seed, checkpointEvery, layerLr);
+            return new TrainSpec(OptimizerKind.of(optimizer), lr, momentum, nesterov, weightDecay, beta1, beta2, eps, epochs,
+                    batchSize, LossKind.of(loss), TargetEncoding.of(target), ScheduleKind.of(schedule), milestones, gamma,
+                    warmupEpochs, seed, checkpointEvery, layerLr);
         }
 
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */

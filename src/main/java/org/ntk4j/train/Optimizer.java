@@ -8,6 +8,7 @@ import ai.djl.pytorch.jni.JniUtils;
 import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.model.Param;
+import org.ntk4j.spec.OptimizerKind;
 import org.ntk4j.spec.TrainSpec;
 
 /**
@@ -35,7 +36,7 @@ public final class Optimizer {
         for (Param p : params) {
             NDArray z1 = m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice());
             state1.add(z1);
-            if ("adam".equals(spec.optimizer())) {
+            if (spec.optimizer() == OptimizerKind.ADAM) {
                 state2.add(m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice()));
             }
         }
@@ -59,7 +60,7 @@ public final class Optimizer {
                 if (spec.weightDecay() > 0) {
                     g = g.add(w.mul(spec.weightDecay()));
                 }
-                if ("adam".equals(spec.optimizer())) {
+                if (spec.optimizer() == OptimizerKind.ADAM) {
                     NDArray m1 = state1.get(k);
                     NDArray m2 = state2.get(k);
                     m1.muli(spec.beta1()).addi(g.mul(1 - spec.beta1()));

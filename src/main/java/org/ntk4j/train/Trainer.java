@@ -16,6 +16,8 @@ import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.spec.LossKind;
+import org.ntk4j.spec.TargetEncoding;
 import org.ntk4j.spec.TrainSpec;
 
 /**
@@ -55,8 +57,8 @@ public final class Trainer {
         this.spec = spec;
         this.train = train;
         this.test = test;
-        this.loss = Loss.parse(spec.loss());
-        if (train.isRegression() && !"mse".equals(spec.loss())) {
+        this.loss = Loss.parse(spec.loss().json());
+        if (train.isRegression() && spec.loss() != LossKind.MSE) {
             throw new UserException(train.name() + " is a regression set (real-valued targets): it needs loss mse (got "
                     + spec.loss() + ")");
         }
@@ -98,7 +100,7 @@ public final class Trainer {
     }
 
     static int targetWidth(TrainSpec spec, int classes) {
-        if ("mse".equals(spec.loss()) && "pm1".equals(spec.target())) {
+        if (spec.loss() == LossKind.MSE && spec.target() == TargetEncoding.PM1) {
             return Preprocess.plusMinusOneOutputs(classes);
         }
         return classes;
@@ -111,12 +113,12 @@ public final class Trainer {
 
     /** Targets as float rows (N, O) from class labels, per loss and target encoding. */
     static float[] targets(TrainSpec spec, int[] labels, int classes) {
-        if ("ce".equals(spec.loss())) {
+        if (spec.loss() == LossKind.CE) {
             return Preprocess.oneHot(labels, classes);
         }
         switch (spec.target()) {
-            case "pm1": return Preprocess.plusMinusOne(labels, classes);
-            case "centered": return Preprocess.centredOneHot(labels, classes);
+            case PM1: return Preprocess.plusMinusOne(labels, classes);
+            case CENTERED: return Preprocess.centredOneHot(labels, classes);
             default: return Preprocess.oneHot(labels, classes);
         }
     }
