@@ -39,7 +39,7 @@ public final class DatasetsCommand implements Callable<Integer> {
         for (String name : DatasetSpec.available()) {
             try {
                 DatasetSpec s = DatasetSpec.resolve(name);
-                out.printf(Locale.ROOT, fmt, name, "synthetic " + s.kind + ", d=" + s.d, s.train + "/" + s.test,
+                out.printf(Locale.ROOT, fmt, name, "synthetic " + s.kind() + ", d=" + s.d(), s.train() + "/" + s.test(),
                         "generated");
             } catch (UserException e) {
                 out.printf(Locale.ROOT, fmt, name, "invalid", "", e.getMessage());

@@ -37,9 +37,9 @@ public final class ModelsCommand implements Callable<Integer> {
                 String count = "-";
                 try {
                     ModelSpec s = ModelSpec.resolve(name);
-                    arch = s.arch + (s.depth != null ? "-" + s.depth : "");
-                    input = Arrays.toString(s.input).replace(" ", "");
-                    outputs = Integer.toString(s.outputs);
+                    arch = s.arch() + (s.depth() != null ? "-" + s.depth() : "");
+                    input = Arrays.toString(s.input()).replace(" ", "");
+                    outputs = Integer.toString(s.outputs());
                     if (m != null) {
                         try (Network net = Network.build(s, 0, m)) {
                             count = String.format(Locale.ROOT, "%,d", net.parameterCount());

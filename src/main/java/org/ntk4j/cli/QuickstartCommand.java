@@ -39,7 +39,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long t0 = System.nanoTime();
-        TrainSpec t = new TrainSpec();
+        TrainSpec.Builder t = TrainSpec.builder();
         t.optimizer = "sgd";
         t.lr = 0.05;
         t.momentum = 0.9;

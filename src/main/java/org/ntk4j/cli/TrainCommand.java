@@ -114,14 +114,12 @@ public final class TrainCommand implements Callable<Integer> {
             }
             ModelSpec spec = ModelSpec.resolve(model);
             if (outputs != null) {
-                spec.outputs = outputs;
-                spec.validate("--outputs");
+                spec = spec.toBuilder().outputs(outputs).validate("--outputs");
             }
-            TrainSpec ts = trainSpec != null ? Specs.read(trainSpec, TrainSpec.class) : new TrainSpec();
-            ts.seed = seed;
+            TrainSpec ts = (trainSpec != null ? Specs.read(trainSpec, TrainSpec.Builder.class) : TrainSpec.builder()).seed(seed).build();
             args = new TrainJobConfig(spec, ts, dataset != null ? dataset : "mnist-subset", perClass, testPerClass, probe, probeSet, probeEvery, classes, pad);
         }
-        TrainSpec t = args.train();
+        TrainSpec.Builder t = args.train().toBuilder();
         int epochsBefore = t.epochs;
         if (optimizer != null) t.optimizer = optimizer;
         if (lr != null) t.lr = lr;
@@ -137,11 +135,11 @@ public final class TrainCommand implements Callable<Integer> {
         if (resume == null && "step".equalsIgnoreCase(t.schedule) && (milestones != null || t.milestones.length == 0)) {
             t.milestones = milestones(milestones == null ? new double[] {0.5, 0.75} : milestones, t.epochs);
         }
-        TrainJob.validate(args); // before any work starts
+        args = TrainJob.validate(args.withTrain(t.build())); // before any work starts
         if (resume != null && t.epochs != epochsBefore) {
-            extensionAllowed(t, epochsBefore);
+            extensionAllowed(args.train(), epochsBefore);
         }
-        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name + "-" + args.dataset());
+        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name() + "-" + args.dataset());
         if (resume == null && RunFolder.hasContent(dir) && !force) {
             throw new UserException(dir + " is not empty" + (Files.exists(dir.resolve("args.json")) ? " (it holds a run)" : "")
                     + "; use --resume " + dir + " to continue it, --force to replace it, or another --out");
@@ -154,9 +152,9 @@ public final class TrainCommand implements Callable<Integer> {
                     run.clearRunFiles();
                 }
                 run.writeJson("args.json", args.withThreads(threads));
-            } else if (t.epochs != epochsBefore) {
+            } else if (args.train().epochs() != epochsBefore) {
                 run.writeJson("args.json", args.withThreads(started.threads() != null ? started.threads() : threads));
-                System.err.println("ntk4j: extending the run from " + epochsBefore + " to " + t.epochs + " epochs");
+                System.err.println("ntk4j: extending the run from " + epochsBefore + " to " + args.train().epochs() + " epochs");
             }
             try (NDManager m = runtime.manager()) {
                 TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
@@ -216,24 +214,24 @@ public final class TrainCommand implements Callable<Integer> {
         if (model != null) {
             ModelSpec asked = ModelSpec.resolve(model);
             if (!asked.toJson().equals(a.model().toJson())) {
-                bad.add("--model " + model + " (run: " + a.model().name + ")");
+                bad.add("--model " + model + " (run: " + a.model().name() + ")");
             }
         }
         differs(bad, "--dataset", dataset, a.dataset());
         differs(bad, "--n", perClass, a.perClass());
         differs(bad, "--test", testPerClass, a.testPerClass());
         differs(bad, "--pad", pad, a.pad());
-        differs(bad, "--outputs", outputs, a.model().outputs);
+        differs(bad, "--outputs", outputs, a.model().outputs());
         differs(bad, "--probe", probe, a.probe());
-        differs(bad, "--optimizer", optimizer, t.optimizer);
-        differs(bad, "--lr", lr, t.lr);
-        differs(bad, "--momentum", momentum, t.momentum);
-        differs(bad, "--nesterov", nesterov, t.nesterov);
-        differs(bad, "--weight-decay", weightDecay, t.weightDecay);
-        differs(bad, "--batch-size", batchSize, t.batchSize);
-        differs(bad, "--loss", loss, t.loss);
-        differs(bad, "--target", target, t.target);
-        differs(bad, "--schedule", schedule, t.schedule);
+        differs(bad, "--optimizer", optimizer, t.optimizer());
+        differs(bad, "--lr", lr, t.lr());
+        differs(bad, "--momentum", momentum, t.momentum());
+        differs(bad, "--nesterov", nesterov, t.nesterov());
+        differs(bad, "--weight-decay", weightDecay, t.weightDecay());
+        differs(bad, "--batch-size", batchSize, t.batchSize());
+        differs(bad, "--loss", loss, t.loss());
+        differs(bad, "--target", target, t.target());
+        differs(bad, "--schedule", schedule, t.schedule());
         if (classes != null && !java.util.Arrays.equals(classes, a.classes())) {
             bad.add("--classes");
         }
@@ -259,12 +257,12 @@ public final class TrainCommand implements Callable<Integer> {
      * the run was started with are refused too.
      */
     static void extensionAllowed(TrainSpec t, int before) {
-        if (t.epochs < before) {
-            throw new UserException("--epochs " + t.epochs + ": the run was started with " + before + " epochs; a resumed run"
+        if (t.epochs() < before) {
+            throw new UserException("--epochs " + t.epochs() + ": the run was started with " + before + " epochs; a resumed run"
                     + " can only be extended");
         }
-        if (t.schedule.contains("cosine")) {
-            throw new UserException("--epochs " + t.epochs + ": the " + t.schedule + " schedule spans the run's " + before
+        if (t.schedule().json().contains("cosine")) {
+            throw new UserException("--epochs " + t.epochs() + ": the " + t.schedule() + " schedule spans the run's " + before
                     + " epochs, so extending it would change the learning rate of finished epochs; start a new run (only"
                     + " constant and step schedules can be extended)");
         }

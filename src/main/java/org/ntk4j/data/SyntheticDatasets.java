@@ -13,35 +13,35 @@ public final class SyntheticDatasets {
     private SyntheticDatasets() {}
 
     public static Dataset load(DatasetSpec spec, Split split) {
-        int p = spec.train;
-        int m = spec.test;
-        int[] shape = {spec.d};
-        String tag = spec.name + "-" + split.name().toLowerCase(java.util.Locale.ROOT);
+        int p = spec.train();
+        int m = spec.test();
+        int[] shape = {spec.d()};
+        String tag = spec.name() + "-" + split.name().toLowerCase(java.util.Locale.ROOT);
         RegressionData data;
-        switch (spec.kind) {
-            case "whitened-linear-teacher": {
-                Synthetic.Teacher t = Synthetic.whitenedLinearTeacher(p, spec.d, spec.s, spec.seed);
-                data = split == Split.TRAIN ? t.data() : fresh(t, m, spec.d, spec.s, spec.seed);
+        switch (spec.kind()) {
+            case WHITENED_LINEAR_TEACHER: {
+                Synthetic.Teacher t = Synthetic.whitenedLinearTeacher(p, spec.d(), spec.s(), spec.seed());
+                data = split == Split.TRAIN ? t.data() : fresh(t, m, spec.d(), spec.s(), spec.seed());
                 break;
             }
-            case "multi-output-teacher": {
-                Synthetic.Teacher t = Synthetic.multiOutputTeacher(p, spec.d, spec.singularValues, spec.seed);
-                data = split == Split.TRAIN ? t.data() : fresh(t, m, spec.d, 1.0, spec.seed);
+            case MULTI_OUTPUT_TEACHER: {
+                Synthetic.Teacher t = Synthetic.multiOutputTeacher(p, spec.d(), spec.singularValues(), spec.seed());
+                data = split == Split.TRAIN ? t.data() : fresh(t, m, spec.d(), 1.0, spec.seed());
                 break;
             }
-            case "anisotropic-linear-teacher": {
+            case ANISOTROPIC_LINEAR_TEACHER: {
                 // train and test drawn together so that they share the covariance's eigenbasis
-                Synthetic.Teacher t = Synthetic.anisotropicLinearTeacher(p + m, spectrum(spec), spec.haarBasis, spec.s, spec.seed);
+                Synthetic.Teacher t = Synthetic.anisotropicLinearTeacher(p + m, spectrum(spec), spec.haarBasis(), spec.s(), spec.seed());
                 data = split == Split.TRAIN ? t.data().rows(0, p) : t.data().rows(p, p + m);
                 break;
             }
-            case "chain-monomial": {
-                RegressionData all = Synthetic.chainMonomial(p + m, spec.d, spec.r, spec.seed);
+            case CHAIN_MONOMIAL: {
+                RegressionData all = Synthetic.chainMonomial(p + m, spec.d(), spec.r(), spec.seed());
                 data = split == Split.TRAIN ? all.rows(0, p) : all.rows(p, p + m);
                 break;
             }
             default:
-                throw new IllegalStateException(spec.kind);
+                throw new IllegalStateException(String.valueOf(spec.kind()));
         }
         return Dataset.regression(tag, data.x(), shape, data.y(), data.outputs());
     }
@@ -53,10 +53,10 @@ public final class SyntheticDatasets {
     }
 
     private static double[] spectrum(DatasetSpec spec) {
-        switch (spec.spectrum) {
-            case "geometric": return Synthetic.geometricSpectrum(spec.d, spec.first, spec.last);
-            case "inverse-one-plus-power": return Synthetic.inverseOnePlusPowerSpectrum(spec.d, spec.alpha);
-            default: return Synthetic.powerLawSpectrum(spec.d, spec.alpha);
+        switch (spec.spectrum()) {
+            case GEOMETRIC: return Synthetic.geometricSpectrum(spec.d(), spec.first(), spec.last());
+            case INVERSE_ONE_PLUS_POWER: return Synthetic.inverseOnePlusPowerSpectrum(spec.d(), spec.alpha());
+            default: return Synthetic.powerLawSpectrum(spec.d(), spec.alpha());
         }
     }
 }

@@ -104,7 +104,7 @@ public final class DeepLinearTimescales {
             try (Network net = Network.build(spec, set.seed(), manager)) {
                 new Trainer(net, ts, train, null, run).quiet(true).addListener(probes).fit(false);
             }
-            RunReport.write(run, spec.name + " on " + train.name(), probes.reportSections());
+            RunReport.write(run, spec.name() + " on " + train.name(), probes.reportSections());
             List<JsonObject> epochs = run.records("epoch");
             double[] tt = new double[epochs.size()];
             double[] l = new double[epochs.size()];

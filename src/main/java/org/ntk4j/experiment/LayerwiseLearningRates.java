@@ -97,7 +97,7 @@ public final class LayerwiseLearningRates {
             String tag = String.format(java.util.Locale.ROOT, "ratio-%g", rho);
             ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, set.sigma());
             TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed());
-            t.layerLr.put("dense1", rho); // η₁ = ρ·η₂
+            t.layerLr().put("dense1", rho); // η₁ = ρ·η₂
             t.validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             double[] ev;
@@ -111,7 +111,7 @@ public final class LayerwiseLearningRates {
                 KernelResult kw = Ntk.of(net).mode(Mode.TRACE).layerWeights(Map.of("dense1", rho)).float64().compute(x);
                 wev = KernelSpectrum.of(kw.total().traced()).eigenvalues();
             }
-            RunReport.write(run, spec.name + " with η₁/η₂ = " + rho);
+            RunReport.write(run, spec.name() + " with η₁/η₂ = " + rho);
             double[] m = new double[shown];
             for (int i = 0; i < shown; i++) {
                 m[i] = ev[i] / set.points(); // eig(K)/P = eig(M) on whitened inputs

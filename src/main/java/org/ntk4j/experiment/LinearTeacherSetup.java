@@ -4,6 +4,7 @@ import java.util.Locale;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Split;
 import org.ntk4j.data.SyntheticDatasets;
+import org.ntk4j.spec.DatasetKind;
 import org.ntk4j.spec.DatasetSpec;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
@@ -18,14 +19,10 @@ final class LinearTeacherSetup {
 
     /** P points in D dimensions, XᵀX/P = I, y = s·βᵀx with ‖β‖ = 1. */
     static Dataset whitenedTeacher(int d, int points, double s, long seed) {
-        DatasetSpec data = new DatasetSpec();
-        data.name = "whitened-linear-d" + d;
-        data.kind = "whitened-linear-teacher";
-        data.d = d;
-        data.train = points;
-        data.s = s;
-        data.seed = seed;
-        return SyntheticDatasets.load(data.validate(data.name), Split.TRAIN);
+        String name = "whitened-linear-d" + d;
+        DatasetSpec.Builder data = DatasetSpec.builder().name(name).kind(DatasetKind.WHITENED_LINEAR_TEACHER).d(d)
+                .train(points).s(s).seed(seed);
+        return SyntheticDatasets.load(data.validate(name), Split.TRAIN);
     }
 
     /** A linear network D → widths... → 1 with every layer N(0, σ²/fan_in) and no biases. */
@@ -40,12 +37,12 @@ final class LinearTeacherSetup {
 
     /** Full-batch gradient descent on the MSE with step dt up to time T (T/dt one-step epochs). */
     static TrainSpec gradientDescent(double dt, double time, long seed) {
-        TrainSpec t = new TrainSpec();
+        TrainSpec.Builder t = TrainSpec.builder();
         t.loss = "mse";
         t.batchSize = 0;
         t.lr = dt;
         t.epochs = (int) Math.round(time / dt);
         t.seed = seed;
-        return t;
+        return t.build();
     }
 }

@@ -115,7 +115,7 @@ public final class SilentAlignment {
                 r0 = qr[1];
                 new Trainer(net, t, train, null, run).quiet(true).addListener(probeRunner).fit(false);
             }
-            RunReport.write(run, spec.name + " on " + train.name(), probeRunner.reportSections());
+            RunReport.write(run, spec.name() + " on " + train.name(), probeRunner.reportSections());
             List<JsonObject> epochs = run.records("epoch");
             List<JsonObject> probes = run.records("probe");
             double[] t0 = new double[epochs.size()];

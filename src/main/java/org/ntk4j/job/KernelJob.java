@@ -201,7 +201,7 @@ public final class KernelJob {
                 release(kt);
             }
             print.accept(String.format("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s", mode, n,
-                    c.dataset(), spec.name, net.parameterCount(), k.seconds(), out));
+                    c.dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {
                 print.accept(summary(metrics));
             }
@@ -300,7 +300,7 @@ public final class KernelJob {
 
     static void checkShape(Network net, Dataset d) {
         if (net.inputShape().size() != d.featureDim()) {
-            throw new UserException("model " + net.spec().name + " expects inputs of shape " + net.inputShape() + " but "
+            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape() + " but "
                     + d.name() + " samples have shape " + java.util.Arrays.toString(d.sampleShape()));
         }
     }

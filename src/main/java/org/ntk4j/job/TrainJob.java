@@ -51,9 +51,12 @@ public final class TrainJob {
         return out;
     }
 
-    /** Checks what can be checked before any work starts: the probe list and its schedule. */
-    public static void validate(TrainJobConfig c) {
-        c.train().validate("training options");
+    /**
+     * Checks what can be checked before any work starts: the probe list and its schedule; returns
+     * the config with its training spec validated (choices lower-cased).
+     */
+    public static TrainJobConfig validate(TrainJobConfig config) {
+        TrainJobConfig c = config.withTrain(config.train().validate("training options"));
         if (c.perClass() != null && c.perClass() < 1) {
             throw new UserException("--n must be >= 1 sample per class (got " + c.perClass() + ")");
         }
@@ -68,6 +71,7 @@ public final class TrainJob {
         }
         probes(c.probe());
         Schedule.parse(c.probeEvery());
+        return c;
     }
 
     /** The config a run folder was started with (its args.json). */
@@ -98,7 +102,7 @@ public final class TrainJob {
 
     private static Trainer.Result runLocked(TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume,
             boolean quiet) {
-        validate(args);
+        args = validate(args);
         Dataset train = Datasets.load(args.dataset(), Split.TRAIN, dataDir);
         Dataset test = Datasets.load(args.dataset(), Split.TEST, dataDir);
         if (args.classes() != null) {
@@ -110,17 +114,17 @@ public final class TrainJob {
             test = Preprocess.pad(test, args.pad());
         }
         if (args.perClass() != null) {
-            train = Preprocess.balancedSample(train, args.perClass(), args.train().seed);
+            train = Preprocess.balancedSample(train, args.perClass(), args.train().seed());
         }
         if (args.testPerClass() != null) {
-            test = Preprocess.balancedSample(test, args.testPerClass(), args.train().seed + 1);
+            test = Preprocess.balancedSample(test, args.testPerClass(), args.train().seed() + 1);
         }
         if (test.size() == 0) {
             test = null; // a synthetic set generated without test points
         }
-        try (Network net = Network.build(args.model(), args.train().seed, m)) {
-            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model().name, net.parameterCount(),
-                    args.dataset(), train.size(), test == null ? 0 : test.size(), args.train().optimizer, m.getDevice());
+        try (Network net = Network.build(args.model(), args.train().seed(), m)) {
+            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model().name(), net.parameterCount(),
+                    args.dataset(), train.size(), test == null ? 0 : test.size(), args.train().optimizer(), m.getDevice());
             Trainer trainer = new Trainer(net, args.train(), train, test, run).quiet(quiet);
             Schedule when = Schedule.parse(args.probeEvery());
             ProbeListener probes = new ProbeListener(run);
@@ -148,7 +152,7 @@ public final class TrainJob {
             }
             trainer.addListener(probes);
             Trainer.Result r = trainer.fit(resume);
-            RunReport.write(run, args.model().name + " on " + args.dataset(), reportOrder(probes));
+            RunReport.write(run, args.model().name() + " on " + args.dataset(), reportOrder(probes));
             return r;
         }
     }

@@ -36,6 +36,10 @@ public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, I
         return new TrainJobConfig(model, train, dataset, this.perClass, testPerClass, list, perClass, every, classes, pad, threads);
     }
 
+    public TrainJobConfig withTrain(TrainSpec t) {
+        return new TrainJobConfig(model, t, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, threads);
+    }
+
     public TrainJobConfig withThreads(Integer n) {
         return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, n);
     }

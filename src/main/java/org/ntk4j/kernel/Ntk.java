@@ -334,7 +334,7 @@ public final class Ntk {
         var s = x.getShape();
         var in = net.inputShape();
         if (s.dimension() != in.dimension() + 1 || !s.slice(1).equals(in)) {
-            throw new UserException(what + " has shape " + s + "; model " + net.spec().name
+            throw new UserException(what + " has shape " + s + "; model " + net.spec().name()
                     + " expects (N, " + in.toString().replaceAll("[()]", "") + ")");
         }
     }

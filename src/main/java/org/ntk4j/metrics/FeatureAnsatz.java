@@ -150,7 +150,7 @@ public final class FeatureAnsatz {
             }
         }
         if (out.isEmpty()) {
-            throw new UserException("model " + net.spec().name
+            throw new UserException("model " + net.spec().name()
                     + " has no dense layer; the neural feature ansatz is measured on dense layers only");
         }
         return out;
@@ -161,7 +161,7 @@ public final class FeatureAnsatz {
         Shape want = net.inputShape();
         if (s.dimension() != want.dimension() + 1 || s.get(0) < 1
                 || !Arrays.equals(s.slice(1).getShape(), want.getShape())) {
-            throw new UserException("feature ansatz inputs have shape " + s + "; model " + net.spec().name
+            throw new UserException("feature ansatz inputs have shape " + s + "; model " + net.spec().name()
                     + " expects (n, " + want.toString().replaceAll("[()]", "") + ") with n ≥ 1");
         }
     }

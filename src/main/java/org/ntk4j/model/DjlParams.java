@@ -161,14 +161,14 @@ public final class DjlParams {
 
     private static void check(List<Param> mine, List<Parameter> theirs, Network net) {
         if (mine.size() != theirs.size()) {
-            throw new UserException("model " + net.spec().name + " has " + mine.size() + " parameter arrays, the DJL block "
+            throw new UserException("model " + net.spec().name() + " has " + mine.size() + " parameter arrays, the DJL block "
                     + theirs.size() + "; the block must have the network's architecture");
         }
         for (int i = 0; i < mine.size(); i++) {
             Shape a = mine.get(i).value().getShape();
             Shape b = theirs.get(i).getArray().getShape();
             if (!a.equals(b)) {
-                throw new UserException("parameter " + i + ": '" + mine.get(i).name() + "' " + a + " in model " + net.spec().name
+                throw new UserException("parameter " + i + ": '" + mine.get(i).name() + "' " + a + " in model " + net.spec().name()
                         + " but '" + theirs.get(i).getName() + "' " + b + " in the DJL block");
             }
         }

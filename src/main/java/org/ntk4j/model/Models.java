@@ -1,7 +1,9 @@
 package org.ntk4j.model;
 
-import java.util.Locale;
+import org.ntk4j.spec.Arch;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Pool;
+import org.ntk4j.spec.Shortcut;
 
 /**
  * Builds the module tree of a {@link ModelSpec}. Conventions shared by the conv builders: 3×3 convs
@@ -14,22 +16,22 @@ public final class Models {
     private Models() {}
 
     static Module root(ModelSpec spec) {
-        switch (spec.arch) {
-            case "mlp":
-            case "linear":
+        switch (spec.arch()) {
+            case MLP:
+            case LINEAR:
                 return mlp(spec);
-            case "cnn":
+            case CNN:
                 return cnn(spec);
-            case "vgg":
+            case VGG:
                 return vgg(spec);
-            case "resnet":
+            case RESNET:
                 return resnet(spec);
-            case "densenet":
+            case DENSENET:
                 return densenet(spec);
-            case "wrn":
+            case WRN:
                 return wrn(spec);
             default:
-                throw new org.ntk4j.UserException("unknown arch '" + spec.arch + "'; expected one of " + ModelSpec.ARCHS);
+                throw new org.ntk4j.UserException("unknown arch '" + spec.arch() + "'; expected one of " + ModelSpec.ARCHS);
         }
     }
 
@@ -38,20 +40,20 @@ public final class Models {
      * dense1..denseL. "linear" is a deep linear network (φ = identity).
      */
     static Module mlp(ModelSpec s) {
-        Parameterization par = Parameterization.valueOf(s.parameterization.toUpperCase(Locale.ROOT));
-        Initializer init = Initializer.valueOf(s.initializer.toUpperCase(Locale.ROOT));
-        Activation.Kind act = "linear".equals(s.arch) ? Activation.Kind.LINEAR : Activation.Kind.parse(s.activation);
+        Parameterization par = Parameterization.valueOf(s.parameterization().name());
+        Initializer init = Initializer.valueOf(s.initializer().name());
+        Activation.Kind act = s.arch() == Arch.LINEAR ? Activation.Kind.LINEAR : Activation.Kind.valueOf(s.activation().name());
         Sequential seq = new Sequential("mlp");
         seq.add(new Flatten("flatten"));
         int l = 1;
-        for (int w : s.widths) {
-            seq.add(new Dense("dense" + l, w, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB));
+        for (int w : s.widths()) {
+            seq.add(new Dense("dense" + l, w, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB()));
             if (act != Activation.Kind.LINEAR) {
                 seq.add(new Activation("act" + l, act));
             }
             l++;
         }
-        seq.add(new Dense("dense" + l, s.outputs, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB));
+        seq.add(new Dense("dense" + l, s.outputs(), s.biasOn(), par, init, s.sigmaW(l), s.sigmaB()));
         return seq;
     }
 
@@ -66,16 +68,16 @@ public final class Models {
 
         Layers(ModelSpec s) {
             this.s = s;
-            this.par = Parameterization.valueOf(s.parameterization.toUpperCase(Locale.ROOT));
-            this.init = Initializer.valueOf(s.initializer.toUpperCase(Locale.ROOT));
-            this.act = Activation.Kind.parse(s.activation);
+            this.par = Parameterization.valueOf(s.parameterization().name());
+            this.init = Initializer.valueOf(s.initializer().name());
+            this.act = Activation.Kind.valueOf(s.activation().name());
             this.bn = s.batchNormOn();
         }
 
         Conv2d conv(String name, int out, int k, int stride, boolean bias) {
-            double sw = first ? s.firstSigmaWValue() : s.sigmaW;
+            double sw = first ? s.firstSigmaWValue() : s.sigmaW();
             first = false;
-            return new Conv2d(name, out, k, stride, k / 2, bias, par, init, sw, s.sigmaB);
+            return new Conv2d(name, out, k, stride, k / 2, bias, par, init, sw, s.sigmaB());
         }
 
         /** conv k×k, then BN when batch-norm is on (the conv then has no bias). */
@@ -103,11 +105,11 @@ public final class Models {
             seq.add(new Flatten("flatten"));
             int l = 1;
             for (int h : hidden) {
-                seq.add(new Dense("fc" + l, h, s.biasOn(), par, init, s.sigmaW, s.sigmaB));
+                seq.add(new Dense("fc" + l, h, s.biasOn(), par, init, s.sigmaW(), s.sigmaB()));
                 seq.add(phi("fc" + l + "_act"));
                 l++;
             }
-            seq.add(new Dense("fc" + l, s.outputs, s.biasOn(), par, init, s.sigmaW, s.sigmaB));
+            seq.add(new Dense("fc" + l, s.outputs(), s.biasOn(), par, init, s.sigmaW(), s.sigmaB()));
         }
     }
 
@@ -119,17 +121,17 @@ public final class Models {
         Layers f = new Layers(s);
         Sequential seq = new Sequential("cnn");
         int l = 1;
-        for (int c : s.channels) {
+        for (int c : s.channels()) {
             f.convBn(seq, "conv" + l, c, 3, 1);
             seq.add(f.phi("conv" + l + "_act"));
-            if ("max".equals(s.pool)) {
+            if (s.pool() == Pool.MAX) {
                 seq.add(new MaxPool2d("pool" + l, 2, 2));
-            } else if ("avg".equals(s.pool)) {
+            } else if (s.pool() == Pool.AVG) {
                 seq.add(new AvgPool2d("pool" + l, 2, 2));
             }
             l++;
         }
-        f.head(seq, s.head);
+        f.head(seq, s.head());
         return seq;
     }
 
@@ -154,10 +156,10 @@ public final class Models {
      */
     static Module vgg(ModelSpec s) {
         Layers f = new Layers(s);
-        Sequential seq = new Sequential("vgg" + s.depth);
+        Sequential seq = new Sequential("vgg" + s.depth());
         int l = 1;
         int p = 1;
-        for (int c : vggConfig(s.depth)) {
+        for (int c : vggConfig(s.depth())) {
             if (c == 0) {
                 seq.add(new MaxPool2d("pool" + p++, 2, 2));
             } else {
@@ -169,7 +171,7 @@ public final class Models {
                 l++;
             }
         }
-        f.head(seq, s.head);
+        f.head(seq, s.head());
         return seq;
     }
 
@@ -189,14 +191,14 @@ public final class Models {
      */
     static Module resnet(ModelSpec s) {
         Layers f = new Layers(s);
-        int d = s.depth;
+        int d = s.depth();
         int[] ch;
         int[] blocks;
         if (d == 18 || d == 34) {
-            ch = s.channels != null ? s.channels : new int[] {64, 128, 256, 512};
+            ch = s.channels() != null ? s.channels() : new int[] {64, 128, 256, 512};
             blocks = d == 18 ? new int[] {2, 2, 2, 2} : new int[] {3, 4, 6, 3};
         } else {
-            ch = s.channels != null ? s.channels : new int[] {16, 32, 64};
+            ch = s.channels() != null ? s.channels() : new int[] {16, 32, 64};
             blocks = new int[ch.length];
             java.util.Arrays.fill(blocks, (d - 2) / (2 * ch.length));
         }
@@ -214,7 +216,7 @@ public final class Models {
                 f.convBn(main, n + ".conv2", ch[st], 3, 1);
                 Module sc = null;
                 if (stride != 1 || in != ch[st]) {
-                    if ("pad".equals(s.shortcut)) {
+                    if (s.shortcut() == Shortcut.PAD) {
                         sc = new PadShortcut(n + ".shortcut", ch[st], stride);
                     } else {
                         Sequential proj = new Sequential(n + ".shortcut");
@@ -227,7 +229,7 @@ public final class Models {
             }
         }
         seq.add(new GlobalAvgPool("pool"));
-        seq.add(new Dense("fc", s.outputs, s.biasOn(), f.par, f.init, s.sigmaW, s.sigmaB));
+        seq.add(new Dense("fc", s.outputs(), s.biasOn(), f.par, f.init, s.sigmaW(), s.sigmaB()));
         return seq;
     }
 
@@ -242,16 +244,16 @@ public final class Models {
      */
     static Module densenet(ModelSpec s) {
         Layers f = new Layers(s);
-        int k = s.growth;
-        int n = (s.depth - 4) / (s.bottleneck ? 6 : 3);
-        Sequential seq = new Sequential("densenet" + s.depth);
-        int c = s.channels != null ? s.channels[0] : s.bottleneck ? 2 * k : 16;
+        int k = s.growth();
+        int n = (s.depth() - 4) / (s.bottleneck() ? 6 : 3);
+        Sequential seq = new Sequential("densenet" + s.depth());
+        int c = s.channels() != null ? s.channels()[0] : s.bottleneck() ? 2 * k : 16;
         seq.add(f.conv("stem", c, 3, 1, false));
         for (int b = 1; b <= 3; b++) {
             for (int l = 1; l <= n; l++) {
                 String name = "block" + b + ".layer" + l;
                 Sequential h = new Sequential(name + ".h");
-                if (s.bottleneck) {
+                if (s.bottleneck()) {
                     h.add(new BatchNorm2d(name + ".bn1"));
                     h.add(f.phi(name + ".act1"));
                     h.add(f.conv(name + ".conv1", 4 * k, 1, 1, false));
@@ -279,7 +281,7 @@ public final class Models {
         seq.add(new BatchNorm2d("final_bn"));
         seq.add(f.phi("final_act"));
         seq.add(new GlobalAvgPool("pool"));
-        seq.add(new Dense("fc", s.outputs, s.biasOn(), f.par, f.init, s.sigmaW, s.sigmaB));
+        seq.add(new Dense("fc", s.outputs(), s.biasOn(), f.par, f.init, s.sigmaW(), s.sigmaB()));
         return seq;
     }
 
@@ -295,11 +297,11 @@ public final class Models {
      */
     static Module wrn(ModelSpec s) {
         Layers f = new Layers(s);
-        int b = (s.depth - 4) / 6;
+        int b = (s.depth() - 4) / 6;
         boolean bias = !f.bn && s.biasOn();
-        Sequential seq = new Sequential("wrn" + s.depth + "_" + s.widen);
+        Sequential seq = new Sequential("wrn" + s.depth() + "_" + s.widen());
         seq.add(f.conv("stem", 16, 3, 1, bias));
-        int[] ch = {16 * s.widen, 32 * s.widen, 64 * s.widen};
+        int[] ch = {16 * s.widen(), 32 * s.widen(), 64 * s.widen()};
         for (int g = 0; g < 3; g++) {
             for (int i = 0; i < b; i++) {
                 String n = "group" + (g + 1) + ".block" + (i + 1);
@@ -317,7 +319,7 @@ public final class Models {
             f.bnPhi(seq, "final");
         }
         seq.add(new GlobalAvgPool("pool"));
-        seq.add(new Dense("fc", s.outputs, s.biasOn(), f.par, f.init, s.sigmaW, s.sigmaB));
+        seq.add(new Dense("fc", s.outputs(), s.biasOn(), f.par, f.init, s.sigmaW(), s.sigmaB()));
         return seq;
     }
 }

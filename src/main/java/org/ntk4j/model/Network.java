@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.ntk4j.UserException;
+import org.ntk4j.spec.Arch;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 
@@ -48,13 +49,13 @@ public final class Network implements AutoCloseable {
     public static Network build(ModelSpec spec, long seed, NDManager parent, DataType type) {
         Module root = Models.root(spec);
         NDManager m = parent.newSubManager();
-        Shape in = new Shape(java.util.Arrays.stream(spec.input).asLongStream().toArray());
+        Shape in = new Shape(java.util.Arrays.stream(spec.input()).asLongStream().toArray());
         Shape out = root.initialize(m, type, in, new Random(seed));
-        if (out.dimension() != 1 || out.get(0) != spec.outputs) {
+        if (out.dimension() != 1 || out.get(0) != spec.outputs()) {
             m.close();
-            throw new IllegalStateException("network output shape " + out + " != outputs " + spec.outputs);
+            throw new IllegalStateException("network output shape " + out + " != outputs " + spec.outputs());
         }
-        return new Network(spec, root, m, seed, in, spec.outputs, type);
+        return new Network(spec, root, m, seed, in, spec.outputs(), type);
     }
 
     public static Network build(ModelSpec spec, long seed, NDManager parent) {
@@ -73,12 +74,10 @@ public final class Network implements AutoCloseable {
             m.close();
             throw new UserException("model " + name + " outputs per-sample shape " + out + "; expected a vector of outputs");
         }
-        ModelSpec spec = new ModelSpec();
-        spec.name = name;
-        spec.arch = "custom";
-        spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
-        spec.outputs = (int) out.get(0);
-        return new Network(spec, root, m, seed, inputShape, spec.outputs, type);
+        ModelSpec spec = ModelSpec.builder().name(name).arch(Arch.CUSTOM)
+                .input(java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray())
+                .outputs((int) out.get(0)).build();
+        return new Network(spec, root, m, seed, inputShape, spec.outputs(), type);
     }
 
     /**
@@ -98,15 +97,13 @@ public final class Network implements AutoCloseable {
             throw new UserException("DJL block " + block.getClass().getSimpleName() + " outputs per-sample shape " + out
                     + "; expected a vector of outputs");
         }
-        ModelSpec spec = new ModelSpec();
-        spec.name = block.getClass().getSimpleName();
-        spec.arch = "djl";
-        spec.input = java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray();
-        spec.outputs = (int) out.get(0);
+        ModelSpec spec = ModelSpec.builder().name(block.getClass().getSimpleName()).arch(Arch.DJL)
+                .input(java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray())
+                .outputs((int) out.get(0)).build();
         List<Param> ps = new ArrayList<>();
         collect(root, ps);
         DataType type = ps.isEmpty() ? DataType.FLOAT32 : ps.get(0).value().getDataType();
-        Network n = new Network(spec, root, manager, 0, inputShape, spec.outputs, type);
+        Network n = new Network(spec, root, manager, 0, inputShape, spec.outputs(), type);
         n.view = true;
         return n;
     }
@@ -149,17 +146,14 @@ public final class Network implements AutoCloseable {
     public Network features() {
         if (!(root instanceof Sequential seq) || seq.children().isEmpty()
                 || !(seq.children().get(seq.children().size() - 1) instanceof Dense last)) {
-            throw new UserException("model " + spec.name + " does not end in a dense classifier; no penultimate features");
+            throw new UserException("model " + spec.name() + " does not end in a dense classifier; no penultimate features");
         }
         Sequential body = new Sequential(root.name());
         for (Module m : seq.children().subList(0, seq.children().size() - 1)) {
             body.add(m);
         }
         int width = (int) last.weight().value().getShape().get(1);
-        ModelSpec fs = Specs.GSON.fromJson(Specs.GSON.toJson(spec), ModelSpec.class);
-        fs.name = spec.name + "-features";
-        fs.outputs = width;
-        fs.outputScale = 1.0;
+        ModelSpec fs = spec.toBuilder().name(spec.name() + "-features").outputs(width).outputScale(1.0).build();
         Network v = new Network(fs, body, manager, seed, inputShape, width, dataType);
         v.view = true;
         return v;
@@ -168,7 +162,7 @@ public final class Network implements AutoCloseable {
     /** f(x) for a batch x of shape (N, inputShape...). */
     public NDArray forward(NDArray x, Forward ctx) {
         NDArray y = root.forward(x, ctx);
-        return spec.outputScale == 1.0 ? y : y.mul(ctx.scalar(spec.outputScale, y));
+        return spec.outputScale() == 1.0 ? y : y.mul(ctx.scalar(spec.outputScale(), y));
     }
 
     public ModelSpec spec() {
@@ -306,18 +300,18 @@ public final class Network implements AutoCloseable {
         for (Param p : params()) {
             NDArray a = byName.remove(p.name());
             if (a == null) {
-                throw new UserException(file + ": missing parameter '" + p.name() + "' for model " + spec.name);
+                throw new UserException(file + ": missing parameter '" + p.name() + "' for model " + spec.name());
             }
             if (!a.getShape().equals(p.value().getShape())) {
                 throw new UserException(file + ": parameter '" + p.name() + "' has shape " + a.getShape()
-                        + ", model " + spec.name + " expects " + p.value().getShape());
+                        + ", model " + spec.name() + " expects " + p.value().getShape());
             }
             p.set(a.toType(dataType, false).duplicate());
             a.close();
         }
         byName.values().forEach(NDArray::close);
         if (!others && !byName.isEmpty()) {
-            throw new UserException(file + ": unexpected parameters " + byName.keySet() + " for model " + spec.name);
+            throw new UserException(file + ": unexpected parameters " + byName.keySet() + " for model " + spec.name());
         }
     }
 

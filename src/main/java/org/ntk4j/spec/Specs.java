@@ -6,6 +6,11 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
+import com.google.gson.TypeAdapter;
+import com.google.gson.TypeAdapterFactory;
+import com.google.gson.reflect.TypeToken;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonWriter;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -19,7 +24,50 @@ import org.ntk4j.UserException;
 
 /** Reads spec JSON strictly: unknown fields and malformed values are one-line errors naming the file and field. */
 public final class Specs {
-    public static final Gson GSON = new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create();
+    public static final Gson GSON = new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues()
+            .registerTypeAdapterFactory(new ViaBuilder()).create();
+
+    /**
+     * Reads the spec records through their builders, so that fields missing from a JSON file (an
+     * args.json written before a field existed) take the same defaults as in a spec file; writes
+     * them as Gson writes any record (components in order, nulls left out).
+     */
+    private static final class ViaBuilder implements TypeAdapterFactory {
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> TypeAdapter<T> create(Gson gson, TypeToken<T> type) {
+            if (type.getRawType() == ModelSpec.class) {
+                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(ModelSpec.class)),
+                        ModelSpec.Builder.class, ModelSpec.Builder::build);
+            }
+            if (type.getRawType() == TrainSpec.class) {
+                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(TrainSpec.class)),
+                        TrainSpec.Builder.class, TrainSpec.Builder::build);
+            }
+            if (type.getRawType() == DatasetSpec.class) {
+                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(DatasetSpec.class)),
+                        DatasetSpec.Builder.class, DatasetSpec.Builder::build);
+            }
+            return null;
+        }
+
+        private static <R, B> TypeAdapter<R> adapter(Gson gson, TypeAdapter<R> writer, Class<B> builder,
+                java.util.function.Function<B, R> build) {
+            TypeAdapter<B> reader = gson.getAdapter(builder);
+            return new TypeAdapter<R>() {
+                @Override
+                public void write(JsonWriter out, R value) throws IOException {
+                    writer.write(out, value);
+                }
+
+                @Override
+                public R read(JsonReader in) throws IOException {
+                    B b = reader.read(in);
+                    return b == null ? null : build.apply(b);
+                }
+            };
+        }
+    }
 
     private Specs() {}
 

@@ -4,74 +4,88 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How a network is trained. {@code batchSize = 0} means full-batch gradient descent, for which
- * the run also records the gradient-flow time t = step·lr.
+ * How a network is trained (immutable; read from a {@code --train-spec} file through its
+ * {@link Builder}, whose defaults missing fields take). {@code batchSize = 0} means full-batch
+ * gradient descent, for which the run also records the gradient-flow time t = step·lr.
+ *
+ * @param optimizer sgd | adam
+ * @param lr learning rate η
+ * @param momentum SGD momentum
+ * @param nesterov Nesterov momentum
+ * @param weightDecay L2 weight decay
+ * @param beta1 Adam's β1
+ * @param beta2 Adam's β2
+ * @param eps Adam's ε
+ * @param epochs epochs
+ * @param batchSize mini-batch size; 0 = full batch
+ * @param loss mse | ce
+ * @param target target encoding for the MSE loss: onehot | pm1 | centered
+ * @param schedule constant | cosine | step | warmup-cosine
+ * @param milestones step schedule: multiply lr by gamma at these epochs
+ * @param gamma step schedule's factor
+ * @param warmupEpochs warmup-cosine: linear warmup epochs
+ * @param seed seed of the data order
+ * @param checkpointEvery save a checkpoint every this many steps (0 = at each epoch end only)
+ * @param layerLr per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1
  */
-public final class TrainSpec {
+public record TrainSpec(OptimizerKind optimizer, double lr, double momentum, boolean nesterov, double weightDecay,
+        double beta1, double beta2, double eps, int epochs, int batchSize, LossKind loss, TargetEncoding target,
+        ScheduleKind schedule, int[] milestones, double gamma, int warmupEpochs, long seed, int checkpointEvery,
+        java.util.Map<String, Double> layerLr) {
     public static final List<String> OPTIMIZERS = List.of("sgd", "adam");
     public static final List<String> LOSSES = List.of("mse", "ce");
     public static final List<String> TARGETS = List.of("onehot", "pm1", "centered");
     public static final List<String> SCHEDULES = List.of("constant", "cosine", "step", "warmup-cosine");
 
-    public String optimizer = "sgd";
-    public double lr = 0.1;
-    public double momentum = 0.0;
-    public boolean nesterov = false;
-    public double weightDecay = 0.0;
-    /** Adam's β1, β2, ε. */
-    public double beta1 = 0.9;
-    public double beta2 = 0.999;
-    public double eps = 1e-8;
-    public int epochs = 1;
-    /** Mini-batch size; 0 = full batch. */
-    public int batchSize = 64;
-    public String loss = "ce";
-    /** Target encoding for the MSE loss: onehot | pm1 | centered. */
-    public String target = "onehot";
-    public String schedule = "constant";
-    /** Step schedule: multiply lr by gamma at these epochs. */
-    public int[] milestones = new int[0];
-    public double gamma = 0.1;
-    public int warmupEpochs = 0;
-    public long seed = 0;
-    /** Save a checkpoint every this many steps (0 = at each epoch end only). */
-    public int checkpointEvery = 0;
-    /** Per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1. */
-    public java.util.Map<String, Double> layerLr = new java.util.LinkedHashMap<>();
+    /** A builder with the defaults a spec file's missing fields take. */
+    public static Builder builder() {
+        return new Builder();
+    }
 
+    /** A builder holding this spec's values. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.optimizer = optimizer == null ? null : optimizer.json();
+        b.lr = lr;
+        b.momentum = momentum;
+        b.nesterov = nesterov;
+        b.weightDecay = weightDecay;
+        b.beta1 = beta1;
+        b.beta2 = beta2;
+        b.eps = eps;
+        b.epochs = epochs;
+        b.batchSize = batchSize;
+        b.loss = loss == null ? null : loss.json();
+        b.target = target == null ? null : target.json();
+        b.schedule = schedule == null ? null : schedule.json();
+        b.milestones = milestones;
+        b.gamma = gamma;
+        b.warmupEpochs = warmupEpochs;
+        b.seed = seed;
+        b.checkpointEvery = checkpointEvery;
+        b.layerLr = layerLr;
+        return b;
+    }
+
+    /** Checks every field (see {@link Builder#validate}); returns the spec with its names lower-cased. */
     public TrainSpec validate(String source) {
-        Specs.Problems p = new Specs.Problems(source);
-        p.require(OPTIMIZERS.contains(optimizer.toLowerCase(Locale.ROOT)), "optimizer", "must be one of " + OPTIMIZERS + " (got " + optimizer + ")");
-        p.require(LOSSES.contains(loss.toLowerCase(Locale.ROOT)), "loss", "must be one of " + LOSSES + " (got " + loss + ")");
-        p.require(TARGETS.contains(target.toLowerCase(Locale.ROOT)), "target", "must be one of " + TARGETS + " (got " + target + ")");
-        p.require(SCHEDULES.contains(schedule.toLowerCase(Locale.ROOT)), "schedule", "must be one of " + SCHEDULES + " (got " + schedule + ")");
-        p.require(lr > 0 && Double.isFinite(lr), "lr", "must be a positive number (got " + lr + ")");
-        p.require(momentum >= 0 && momentum < 1, "momentum", "must be in [0, 1) (got " + momentum + ")");
-        p.require(weightDecay >= 0, "weightDecay", "must be >= 0");
-        p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
-        p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
-        p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
-        p.require(layerLr != null && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),
-                "layerLr", "must map layer names to non-negative multipliers");
-        p.check();
-        optimizer = optimizer.toLowerCase(Locale.ROOT);
-        loss = loss.toLowerCase(Locale.ROOT);
-        target = target.toLowerCase(Locale.ROOT);
-        schedule = schedule.toLowerCase(Locale.ROOT);
-        return this;
+        return toBuilder().validate(source);
     }
 
     /** Learning rate at a fractional epoch e (schedules are per step, expressed in epochs). */
     public double lrAt(double e) {
+        if (schedule == null) {
+            return lr;
+        }
         switch (schedule) {
-            case "cosine":
+            case COSINE:
                 return lr * 0.5 * (1 + Math.cos(Math.PI * e / epochs));
-            case "warmup-cosine":
+            case WARMUP_COSINE:
                 if (e < warmupEpochs) {
                     return lr * e / warmupEpochs;
                 }
                 return lr * 0.5 * (1 + Math.cos(Math.PI * (e - warmupEpochs) / Math.max(1e-9, epochs - warmupEpochs)));
-            case "step": {
+            case STEP: {
                 double r = lr;
                 for (int m : milestones) {
                     if (e >= m) {
@@ -82,6 +96,176 @@ public final class TrainSpec {
             }
             default:
                 return lr;
+        }
+    }
+
+    /** A spec under construction, and the form Gson reads spec files into. */
+    public static final class Builder {
+        public String optimizer = "sgd";
+        public double lr = 0.1;
+        public double momentum = 0.0;
+        public boolean nesterov = false;
+        public double weightDecay = 0.0;
+        public double beta1 = 0.9;
+        public double beta2 = 0.999;
+        public double eps = 1e-8;
+        public int epochs = 1;
+        public int batchSize = 64;
+        public String loss = "ce";
+        public String target = "onehot";
+        public String schedule = "constant";
+        public int[] milestones = new int[0];
+        public double gamma = 0.1;
+        public int warmupEpochs = 0;
+        public long seed = 0;
+        public int checkpointEvery = 0;
+        public java.util.Map<String, Double> layerLr = new java.util.LinkedHashMap<>();
+
+        public Builder() {
+        }
+
+        public Builder optimizer(String v) {
+            optimizer = v;
+            return this;
+        }
+
+        public Builder optimizer(OptimizerKind v) {
+            optimizer = v == null ? null : v.json();
+            return this;
+        }
+
+        public Builder lr(double v) {
+            lr = v;
+            return this;
+        }
+
+        public Builder momentum(double v) {
+            momentum = v;
+            return this;
+        }
+
+        public Builder nesterov(boolean v) {
+            nesterov = v;
+            return this;
+        }
+
+        public Builder weightDecay(double v) {
+            weightDecay = v;
+            return this;
+        }
+
+        public Builder beta1(double v) {
+            beta1 = v;
+            return this;
+        }
+
+        public Builder beta2(double v) {
+            beta2 = v;
+            return this;
+        }
+
+        public Builder eps(double v) {
+            eps = v;
+            return this;
+        }
+
+        public Builder epochs(int v) {
+            epochs = v;
+            return this;
+        }
+
+        public Builder batchSize(int v) {
+            batchSize = v;
+            return this;
+        }
+
+        public Builder loss(String v) {
+            loss = v;
+            return this;
+        }
+
+        public Builder loss(LossKind v) {
+            loss = v == null ? null : v.json();
+            return this;
+        }
+
+        public Builder target(String v) {
+            target = v;
+            return this;
+        }
+
+        public Builder target(TargetEncoding v) {
+            target = v == null ? null : v.json();
+            return this;
+        }
+
+        public Builder schedule(String v) {
+            schedule = v;
+            return this;
+        }
+
+        public Builder schedule(ScheduleKind v) {
+            schedule = v == null ? null : v.json();
+            return this;
+        }
+
+        public Builder milestones(int[] v) {
+            milestones = v;
+            return this;
+        }
+
+        public Builder gamma(double v) {
+            gamma = v;
+            return this;
+        }
+
+        public Builder warmupEpochs(int v) {
+            warmupEpochs = v;
+            return this;
+        }
+
+        public Builder seed(long v) {
+            seed = v;
+            return this;
+        }
+
+        public Builder checkpointEvery(int v) {
+            checkpointEvery = v;
+            return this;
+        }
+
+        public Builder layerLr(java.util.Map<String, Double> v) {
+            layerLr = v;
+            return this;
+        }
+
+        public TrainSpec build() {
+            return new TrainSpec(OptimizerKind.of(optimizer), lr, momentum, nesterov, weightDecay, beta1, beta2, eps, epochs,
+                    batchSize, LossKind.of(loss), TargetEncoding.of(target), ScheduleKind.of(schedule), milestones, gamma,
+                    warmupEpochs, seed, checkpointEvery, layerLr);
+        }
+
+        /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
+        public TrainSpec validate(String source) {
+            Specs.Problems p = new Specs.Problems(source);
+            p.require(OPTIMIZERS.contains(optimizer.toLowerCase(Locale.ROOT)), "optimizer", "must be one of " + OPTIMIZERS + " (got " + optimizer + ")");
+            p.require(LOSSES.contains(loss.toLowerCase(Locale.ROOT)), "loss", "must be one of " + LOSSES + " (got " + loss + ")");
+            p.require(TARGETS.contains(target.toLowerCase(Locale.ROOT)), "target", "must be one of " + TARGETS + " (got " + target + ")");
+            p.require(SCHEDULES.contains(schedule.toLowerCase(Locale.ROOT)), "schedule", "must be one of " + SCHEDULES + " (got " + schedule + ")");
+            p.require(lr > 0 && Double.isFinite(lr), "lr", "must be a positive number (got " + lr + ")");
+            p.require(momentum >= 0 && momentum < 1, "momentum", "must be in [0, 1) (got " + momentum + ")");
+            p.require(weightDecay >= 0, "weightDecay", "must be >= 0");
+            p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
+            p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
+            p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
+            p.require(layerLr != null && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),
+                    "layerLr", "must map layer names to non-negative multipliers");
+            p.check();
+            optimizer = optimizer.toLowerCase(Locale.ROOT);
+            loss = loss.toLowerCase(Locale.ROOT);
+            target = target.toLowerCase(Locale.ROOT);
+            schedule = schedule.toLowerCase(Locale.ROOT);
+            return build();
         }
     }
 }

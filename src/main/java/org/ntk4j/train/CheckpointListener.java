@@ -39,7 +39,7 @@ public final class CheckpointListener implements TrainListener {
 
     @Override
     public void onStep(TrainProgress p) {
-        if (p.spec().checkpointEvery > 0 && p.step() % p.spec().checkpointEvery == 0 && !p.endOfEpoch()) {
+        if (p.spec().checkpointEvery() > 0 && p.step() % p.spec().checkpointEvery() == 0 && !p.endOfEpoch()) {
             p.state().seconds = p.seconds();
             save(p);
         }
@@ -50,8 +50,8 @@ public final class CheckpointListener implements TrainListener {
         // at the end, every checkpointEvery steps, and at least every CHECKPOINT_SECONDS: full-batch
         // runs have one-step epochs by the thousand; a resumed run replays the steps since the last
         // checkpoint deterministically, so spacing them loses time, never results
-        boolean due = e.epoch() == p.spec().epochs
-                || p.spec().checkpointEvery > 0 && p.step() - lastCheckpointStep >= p.spec().checkpointEvery
+        boolean due = e.epoch() == p.spec().epochs()
+                || p.spec().checkpointEvery() > 0 && p.step() - lastCheckpointStep >= p.spec().checkpointEvery()
                 || System.nanoTime() - lastCheckpointNanos >= CHECKPOINT_SECONDS * 1_000_000_000L;
         if (due) {
             save(p);

@@ -24,7 +24,7 @@ public final class ConsoleListener implements TrainListener {
     @Override
     public void onStep(TrainProgress p) {
         if (bar == null || barEpoch != p.epoch()) {
-            bar = new ProgressBar("epoch " + (p.epoch() + 1) + "/" + p.spec().epochs, p.stepsPerEpoch());
+            bar = new ProgressBar("epoch " + (p.epoch() + 1) + "/" + p.spec().epochs(), p.stepsPerEpoch());
             barEpoch = p.epoch();
         }
         bar.suffix(String.format("loss %.4f", p.runningLoss()));

@@ -8,6 +8,7 @@ import ai.djl.pytorch.jni.JniUtils;
 import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.model.Param;
+import org.ntk4j.spec.OptimizerKind;
 import org.ntk4j.spec.TrainSpec;
 
 /**
@@ -35,7 +36,7 @@ public final class Optimizer {
         for (Param p : params) {
             NDArray z1 = m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice());
             state1.add(z1);
-            if ("adam".equals(spec.optimizer)) {
+            if (spec.optimizer() == OptimizerKind.ADAM) {
                 state2.add(m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice()));
             }
         }
@@ -56,22 +57,22 @@ public final class Optimizer {
                 NDArray w = params.get(k).value();
                 NDArray g = w.getGradient();
                 double eta = lr * lrMultiplier[k];
-                if (spec.weightDecay > 0) {
-                    g = g.add(w.mul(spec.weightDecay));
+                if (spec.weightDecay() > 0) {
+                    g = g.add(w.mul(spec.weightDecay()));
                 }
-                if ("adam".equals(spec.optimizer)) {
+                if (spec.optimizer() == OptimizerKind.ADAM) {
                     NDArray m1 = state1.get(k);
                     NDArray m2 = state2.get(k);
-                    m1.muli(spec.beta1).addi(g.mul(1 - spec.beta1));
-                    m2.muli(spec.beta2).addi(g.mul(g).muli(1 - spec.beta2));
-                    double c1 = 1 - Math.pow(spec.beta1, steps);
-                    double c2 = 1 - Math.pow(spec.beta2, steps);
-                    NDArray upd = m1.div(c1).div(m2.div(c2).sqrt().add(spec.eps));
+                    m1.muli(spec.beta1()).addi(g.mul(1 - spec.beta1()));
+                    m2.muli(spec.beta2()).addi(g.mul(g).muli(1 - spec.beta2()));
+                    double c1 = 1 - Math.pow(spec.beta1(), steps);
+                    double c2 = 1 - Math.pow(spec.beta2(), steps);
+                    NDArray upd = m1.div(c1).div(m2.div(c2).sqrt().add(spec.eps()));
                     w.subi(upd.muli(eta));
-                } else if (spec.momentum > 0) {
+                } else if (spec.momentum() > 0) {
                     NDArray v = state1.get(k);
-                    v.muli(spec.momentum).addi(g);
-                    NDArray dir = spec.nesterov ? g.add(v.mul(spec.momentum)) : v;
+                    v.muli(spec.momentum()).addi(g);
+                    NDArray dir = spec.nesterov() ? g.add(v.mul(spec.momentum())) : v;
                     w.subi(dir.mul(eta));
                 } else {
                     w.subi(g.mul(eta));

@@ -16,6 +16,8 @@ import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.spec.LossKind;
+import org.ntk4j.spec.TargetEncoding;
 import org.ntk4j.spec.TrainSpec;
 
 /**
@@ -55,22 +57,22 @@ public final class Trainer {
         this.spec = spec;
         this.train = train;
         this.test = test;
-        this.loss = Loss.parse(spec.loss);
-        if (train.isRegression() && !"mse".equals(spec.loss)) {
+        this.loss = Loss.parse(spec.loss().json());
+        if (train.isRegression() && spec.loss() != LossKind.MSE) {
             throw new UserException(train.name() + " is a regression set (real-valued targets): it needs loss mse (got "
-                    + spec.loss + ")");
+                    + spec.loss() + ")");
         }
         int need = train.isRegression() ? train.targetOutputs() : targetWidth(spec, train.numClasses());
         if (net.outputs() != need) {
-            throw new UserException("model " + net.spec().name + " has " + net.outputs() + " outputs but " + train.name()
-                    + " with loss " + spec.loss + " and target " + spec.target + " needs " + need);
+            throw new UserException("model " + net.spec().name() + " has " + net.outputs() + " outputs but " + train.name()
+                    + " with loss " + spec.loss() + " and target " + spec.target() + " needs " + need);
         }
         long d = 1;
         for (long s : net.inputShape().getShape()) {
             d *= s;
         }
         if (d != train.featureDim()) {
-            throw new UserException("model " + net.spec().name + " expects inputs of shape " + net.inputShape() + " but "
+            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape() + " but "
                     + train.name() + " samples have shape " + java.util.Arrays.toString(train.sampleShape()));
         }
     }
@@ -98,7 +100,7 @@ public final class Trainer {
     }
 
     static int targetWidth(TrainSpec spec, int classes) {
-        if ("mse".equals(spec.loss) && "pm1".equals(spec.target)) {
+        if (spec.loss() == LossKind.MSE && spec.target() == TargetEncoding.PM1) {
             return Preprocess.plusMinusOneOutputs(classes);
         }
         return classes;
@@ -111,12 +113,12 @@ public final class Trainer {
 
     /** Targets as float rows (N, O) from class labels, per loss and target encoding. */
     static float[] targets(TrainSpec spec, int[] labels, int classes) {
-        if ("ce".equals(spec.loss)) {
+        if (spec.loss() == LossKind.CE) {
             return Preprocess.oneHot(labels, classes);
         }
-        switch (spec.target) {
-            case "pm1": return Preprocess.plusMinusOne(labels, classes);
-            case "centered": return Preprocess.centredOneHot(labels, classes);
+        switch (spec.target()) {
+            case PM1: return Preprocess.plusMinusOne(labels, classes);
+            case CENTERED: return Preprocess.centredOneHot(labels, classes);
             default: return Preprocess.oneHot(labels, classes);
         }
     }
@@ -138,7 +140,7 @@ public final class Trainer {
             Shape xs = new Shape(prepend(n, net.inputShape().getShape()));
             NDArray x = Arrays2.fromFloats(m, train.features(), xs, net.dataType());
             NDArray y = Arrays2.fromFloats(m, targets(spec, train), new Shape(n, o), net.dataType());
-            int batch = spec.batchSize == 0 ? n : Math.min(spec.batchSize, n);
+            int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
             int stepsPerEpoch = (n + batch - 1) / batch;
             Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
             applyLayerLearningRates(opt);
@@ -156,7 +158,7 @@ public final class Trainer {
             p.epoch = st.epoch;
             p.stepInEpoch = st.stepInEpoch;
             each(l -> l.onStart(p));
-            for (int epoch = st.epoch; epoch < spec.epochs; epoch++) {
+            for (int epoch = st.epoch; epoch < spec.epochs(); epoch++) {
                 long t0 = System.nanoTime();
                 p.epoch = epoch;
                 p.secondsBefore = secondsTotal;
@@ -187,7 +189,7 @@ public final class Trainer {
                         st.time += lr;
                         if (!Double.isFinite(l)) {
                             throw new UserException("training diverged at epoch " + (epoch + 1) + " step " + (s + 1)
-                                    + " (loss " + l + "); lower the learning rate (lr = " + spec.lr + ")");
+                                    + " (loss " + l + "); lower the learning rate (lr = " + spec.lr() + ")");
                         }
                     }
                     st.step++;
@@ -201,7 +203,7 @@ public final class Trainer {
                 boolean classify = !train.isRegression(); // a regression run has no accuracy
                 EpochRecord rec = new EpochRecord(epoch + 1, st.step, spec.lrAt(epoch + 1.0 - 1e-9), st.time,
                         st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
-                        te[0], classify ? te[1] : Double.NaN, secs, classify, spec.batchSize == 0, test != null);
+                        te[0], classify ? te[1] : Double.NaN, secs, classify, spec.batchSize() == 0, test != null);
                 p.result = new Result(st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
                         te[0], classify ? te[1] : Double.NaN, epoch + 1, st.step,
                         secondsTotal / (epoch + 1 - 0.0));
@@ -235,14 +237,14 @@ public final class Trainer {
     private void applyLayerLearningRates(Optimizer opt) {
         java.util.Set<String> layers = new java.util.LinkedHashSet<>();
         net.parameterLayers().forEach(l -> layers.add(l.name()));
-        for (String name : spec.layerLr.keySet()) {
+        for (String name : spec.layerLr().keySet()) {
             if (!layers.contains(name)) {
-                throw new UserException("layerLr names unknown layer '" + name + "'; layers of " + net.spec().name + ": " + layers);
+                throw new UserException("layerLr names unknown layer '" + name + "'; layers of " + net.spec().name() + ": " + layers);
             }
         }
         List<org.ntk4j.model.Param> params = net.trainableParams();
         for (org.ntk4j.model.Module l : net.parameterLayers()) {
-            Double mult = spec.layerLr.get(l.name());
+            Double mult = spec.layerLr().get(l.name());
             if (mult != null) {
                 for (org.ntk4j.model.Param p : l.ownParams()) {
                     int k = params.indexOf(p);
@@ -267,10 +269,10 @@ public final class Trainer {
         for (int i = 0; i < n; i++) {
             p[i] = i;
         }
-        if (spec.batchSize == 0) {
+        if (spec.batchSize() == 0) {
             return p;
         }
-        Random r = new Random(spec.seed * 1_000_003L + epoch);
+        Random r = new Random(spec.seed() * 1_000_003L + epoch);
         for (int i = n - 1; i > 0; i--) {
             int j = r.nextInt(i + 1);
             int t = p[i];
@@ -300,7 +302,7 @@ public final class Trainer {
         int o = net.outputs();
         float[] t = targets(spec, data);
         int d = data.featureDim();
-        int batch = spec.batchSize == 0 ? 256 : Math.max(64, spec.batchSize);
+        int batch = spec.batchSize() == 0 ? 256 : Math.max(64, spec.batchSize());
         for (int from = 0; from < n; from += batch) {
             int to = Math.min(n, from + batch);
             try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {

@@ -217,7 +217,7 @@ class ReliabilityTest {
         String root = System.getProperty("ntk4j.root");
         System.setProperty("ntk4j.root", elsewhere.toString());
         try {
-            assertEquals("mlp-quickstart", ModelSpec.resolve("mlp-quickstart").name);
+            assertEquals("mlp-quickstart", ModelSpec.resolve("mlp-quickstart").name());
             assertTrue(ModelSpec.available().contains("resnet20"), ModelSpec.available().toString());
             assertTrue(org.ntk4j.spec.DatasetSpec.exists("whitened-linear-d30"));
         } finally {

@@ -18,8 +18,8 @@ class SyntheticDatasetsTest {
         Dataset train = Datasets.load("whitened-linear-d30", Split.TRAIN);
         Dataset test = Datasets.load("whitened-linear-d30", Split.TEST);
         assertTrue(train.isRegression());
-        assertEquals(spec.train, train.size());
-        assertEquals(spec.test, test.size());
+        assertEquals(spec.train(), train.size());
+        assertEquals(spec.test(), test.size());
         assertEquals(1, train.targetOutputs());
         assertArrayEquals(new int[] {30}, train.sampleShape());
         int p = train.size();
@@ -53,8 +53,8 @@ class SyntheticDatasetsTest {
         Dataset a = Datasets.load("anisotropic-linear-d50", Split.TEST);
         assertEquals(200, a.size());
         assertEquals(50, a.featureDim());
-        DatasetSpec m = org.ntk4j.spec.Specs.parse("{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20, \"test\": 5,"
-                + " \"singularValues\": [3, 2, 1]}", DatasetSpec.class, "test").validate("test");
+        DatasetSpec m = DatasetSpec.parse("{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20, \"test\": 5,"
+                + " \"singularValues\": [3, 2, 1]}", "test");
         Dataset mt = SyntheticDatasets.load(m, Split.TEST);
         assertEquals(3, mt.targetOutputs());
         assertEquals(15, mt.targets().length);
@@ -65,11 +65,11 @@ class SyntheticDatasetsTest {
 
     @Test
     void badSpecsAndNamesAreNamed() {
-        UserException e = assertThrows(UserException.class, () -> org.ntk4j.spec.Specs.parse(
-                "{\"kind\": \"teacher\", \"d\": 8, \"train\": 20}", DatasetSpec.class, "x.json").validate("x.json"));
+        UserException e = assertThrows(UserException.class, () -> DatasetSpec.parse(
+                "{\"kind\": \"teacher\", \"d\": 8, \"train\": 20}", "x.json"));
         assertTrue(e.getMessage().contains("field 'kind'"), e.getMessage());
-        e = assertThrows(UserException.class, () -> org.ntk4j.spec.Specs.parse(
-                "{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20}", DatasetSpec.class, "x.json").validate("x.json"));
+        e = assertThrows(UserException.class, () -> DatasetSpec.parse(
+                "{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20}", "x.json"));
         assertTrue(e.getMessage().contains("singularValues"), e.getMessage());
         e = assertThrows(UserException.class, () -> Datasets.load("whitened-linear-d31", Split.TRAIN));
         assertTrue(e.getMessage().contains("whitened-linear-d30"), "lists the synthetic specs: " + e.getMessage());

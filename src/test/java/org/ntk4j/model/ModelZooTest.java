@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.ntk4j.UserException;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Shortcut;
 
 /**
  * The model zoo: trainable parameter counts of the reference architectures against the published /
@@ -93,8 +94,7 @@ class ModelZooTest {
 
     @Test
     void resnet20OptionAHasParameterFreeShortcuts() {
-        ModelSpec s = ModelSpec.resolve("resnet20");
-        s.shortcut = "pad";
+        ModelSpec s = ModelSpec.resolve("resnet20").toBuilder().shortcut(Shortcut.PAD).build();
         try (Network net = Network.build(s, 0, manager)) {
             assertEquals(269_722, net.parameterCount());
         }
@@ -107,7 +107,7 @@ class ModelZooTest {
                 "densenet40", "wrn-10-4", "mlp-relu")), names.toString());
         for (String n : names) {
             ModelSpec s = ModelSpec.resolve(n);
-            assertEquals(n, s.name, "name field of models/" + n + ".json");
+            assertEquals(n, s.name(), "name field of models/" + n + ".json");
         }
     }
 
@@ -117,11 +117,11 @@ class ModelZooTest {
     void forwardShapes(String model) {
         ModelSpec s = ModelSpec.resolve(model);
         try (Network net = Network.build(s, 1, manager); NDManager m = manager.newSubManager()) {
-            NDArray x = m.randomNormal(new Shape(2, s.input[0], s.input[1], s.input[2]));
+            NDArray x = m.randomNormal(new Shape(2, s.input()[0], s.input()[1], s.input()[2]));
             NDArray yTrain = net.forward(x, Forward.train(m));
             NDArray yEval = net.forward(x, Forward.eval(m));
-            assertEquals(new Shape(2, s.outputs), yTrain.getShape(), model);
-            assertEquals(new Shape(2, s.outputs), yEval.getShape(), model);
+            assertEquals(new Shape(2, s.outputs()), yTrain.getShape(), model);
+            assertEquals(new Shape(2, s.outputs()), yEval.getShape(), model);
             for (float v : yEval.toFloatArray()) {
                 assertTrue(Float.isFinite(v), model + " output not finite");
             }

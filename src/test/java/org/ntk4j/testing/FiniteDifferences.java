@@ -66,7 +66,7 @@ public final class FiniteDifferences {
             throw new IllegalArgumentException("input gradients need a Sequential root");
         }
         List<Module> mods = net.root().children();
-        double kappa = net.spec().outputScale;
+        double kappa = net.spec().outputScale();
         int o = net.outputs();
         try (NDManager m = manager.newSubManager()) {
             NDArray a = x.duplicate();

@@ -115,11 +115,11 @@ class LinearNetworkDynamicsTest {
             }
             NDArray xs = Module.create64(m, x, new Shape(D, D));
             NDArray ys = Module.create64(m, y, new Shape(D, 1));
-            TrainSpec spec = new TrainSpec();
-            spec.optimizer = "sgd";
-            spec.lr = lr;
-            spec.loss = "mse";
-            spec.validate("test");
+            TrainSpec.Builder b = TrainSpec.builder();
+            b.optimizer = "sgd";
+            b.lr = lr;
+            b.loss = "mse";
+            TrainSpec spec = b.validate("test");
             Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
             int steps = (int) Math.round(T / lr);
             for (int k = 0; k < steps; k++) {
@@ -174,11 +174,11 @@ class LinearNetworkDynamicsTest {
             p.get(1).set(Module.create64(m, u0, new Shape(1, 3)));
             NDArray xs = Module.create64(m, x, new Shape(1, 2));
             NDArray ys = Module.create64(m, new double[] {y}, new Shape(1, 1));
-            TrainSpec ts = new TrainSpec();
-            ts.optimizer = "sgd";
-            ts.lr = 2 * h;
-            ts.loss = "mse";
-            ts.validate("test");
+            TrainSpec.Builder b = TrainSpec.builder();
+            b.optimizer = "sgd";
+            b.lr = 2 * h;
+            b.loss = "mse";
+            TrainSpec ts = b.validate("test");
             Optimizer opt = new Optimizer(ts, p, m);
             opt.setLrMultiplier(0, etaW);
             opt.setLrMultiplier(1, etaU);
@@ -189,7 +189,7 @@ class LinearNetworkDynamicsTest {
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                         gc.backward(Loss.MSE.evaluate(net.forward(xs, ctx), ys, ctx));
                     }
-                    opt.step(ts.lr);
+                    opt.step(ts.lr());
                 }
             }
             return org.ntk4j.testing.FiniteDifferences.eval(net, xs, m)[0];

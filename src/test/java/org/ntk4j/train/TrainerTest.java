@@ -30,7 +30,7 @@ class TrainerTest {
     }
 
     static TrainSpec spec(String optimizer, int epochs, int batch) {
-        TrainSpec t = new TrainSpec();
+        TrainSpec.Builder t = TrainSpec.builder();
         t.optimizer = optimizer;
         t.lr = "adam".equals(optimizer) ? 0.003 : 0.05;
         t.momentum = "adam".equals(optimizer) ? 0 : 0.9;
@@ -44,12 +44,13 @@ class TrainerTest {
     void lossFallsForEveryOptimizerAndLoss(@TempDir Path dir) {
         Dataset train = small(Split.TRAIN, 20);
         for (String[] c : new String[][] {{"sgd", "ce", "32"}, {"adam", "ce", "32"}, {"sgd", "mse", "0"}}) {
-            TrainSpec t = spec(c[0], 4, Integer.parseInt(c[2]));
-            t.loss = c[1];
+            TrainSpec.Builder b = spec(c[0], 4, Integer.parseInt(c[2])).toBuilder();
+            b.loss = c[1];
             if ("0".equals(c[2])) {
-                t.lr = 0.5; // full-batch GD on the MSE loss
-                t.momentum = 0;
+                b.lr = 0.5; // full-batch GD on the MSE loss
+                b.momentum = 0;
             }
+            TrainSpec t = b.build();
             try (NDManager m = NDManager.newBaseManager();
                     Network net = Network.build(ModelSpec.parse(MLP, "test"), 1, m)) {
                 RunFolder run = new RunFolder(dir.resolve(String.join("-", c)));
@@ -73,8 +74,7 @@ class TrainerTest {
     void resumeAfterACrashMidEpochMatchesAnUninterruptedRun(@TempDir Path dir) {
         Dataset train = small(Split.TRAIN, 10);
         Dataset test = small(Split.TEST, 5);
-        TrainSpec t = spec("sgd", 2, 16);
-        t.checkpointEvery = 3;
+        TrainSpec t = spec("sgd", 2, 16).toBuilder().checkpointEvery(3).build();
         ModelSpec ms = ModelSpec.parse(MLP, "test");
         float[][] reference;
         List<JsonObject> refRecords;
@@ -138,9 +138,8 @@ class TrainerTest {
     @Test
     void perLayerLearningRatesScaleEachLayersUpdate(@TempDir Path dir) {
         Dataset train = small(Split.TRAIN, 5);
-        TrainSpec t = spec("sgd", 1, 25);
-        t.momentum = 0;
-        t.layerLr.put("dense1", 0.0);
+        TrainSpec t = spec("sgd", 1, 25).toBuilder().momentum(0).build();
+        t.layerLr().put("dense1", 0.0);
         t.validate("test");
         try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ModelSpec.parse(MLP, "t"), 1, m)) {
             float[][] before = weights(net);
@@ -149,7 +148,7 @@ class TrainerTest {
             // params: dense1.weight, dense1.bias, dense2.weight, dense2.bias
             assertArrayEquals(before[0], after[0], 0f, "η_1 = 0 freezes dense1");
             assertTrue(!java.util.Arrays.equals(before[2], after[2]), "dense2 still learns");
-            t.layerLr.put("dense9", 1.0);
+            t.layerLr().put("dense9", 1.0);
             UserException e = assertThrows(UserException.class, () -> new Trainer(net, t, train, null, new RunFolder(dir)).fit(false));
             assertTrue(e.getMessage().contains("dense9"), e.getMessage());
         }

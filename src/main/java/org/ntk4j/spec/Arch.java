@@ -1,0 +1,50 @@
+package org.ntk4j.spec;
+
+import com.google.gson.annotations.SerializedName;
+import java.util.Locale;
+
+/** The architectures of a {@link ModelSpec}; {@code custom} and {@code djl} mark networks built from Java modules or DJL blocks (not accepted in spec files). */
+public enum Arch {
+    @SerializedName("mlp")
+    MLP,
+    @SerializedName("linear")
+    LINEAR,
+    @SerializedName("cnn")
+    CNN,
+    @SerializedName("vgg")
+    VGG,
+    @SerializedName("resnet")
+    RESNET,
+    @SerializedName("densenet")
+    DENSENET,
+    @SerializedName("wrn")
+    WRN,
+    @SerializedName("custom")
+    CUSTOM,
+    @SerializedName("djl")
+    DJL;
+
+    /** The lower-case name used in spec JSON. */
+    public String json() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return json();
+    }
+
+    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    public static Arch of(String s) {
+        if (s == null) {
+            return null;
+        }
+        String n = s.trim().toLowerCase(Locale.ROOT);
+        for (Arch v : values()) {
+            if (v.json().equals(n)) {
+                return v;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,42 @@
+package org.ntk4j.spec;
+
+import com.google.gson.annotations.SerializedName;
+import java.util.Locale;
+
+/** The weight initialiser of a {@link ModelSpec}; {@code org.ntk4j.model.Initializer} has the same constants. */
+public enum InitializerKind {
+    @SerializedName("gaussian")
+    GAUSSIAN,
+    @SerializedName("he")
+    HE,
+    @SerializedName("lecun")
+    LECUN,
+    @SerializedName("he_fan_out")
+    HE_FAN_OUT,
+    @SerializedName("torch_default")
+    TORCH_DEFAULT;
+
+    /** The lower-case name used in spec JSON. */
+    public String json() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return json();
+    }
+
+    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    public static InitializerKind of(String s) {
+        if (s == null) {
+            return null;
+        }
+        String n = s.trim().toLowerCase(Locale.ROOT);
+        for (InitializerKind v : values()) {
+            if (v.json().equals(n)) {
+                return v;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,38 @@
+package org.ntk4j.spec;
+
+import com.google.gson.annotations.SerializedName;
+import java.util.Locale;
+
+/** Pooling after each conv of the {@code cnn} arch of a {@link ModelSpec} (2×2, stride 2). */
+public enum Pool {
+    @SerializedName("max")
+    MAX,
+    @SerializedName("avg")
+    AVG,
+    @SerializedName("none")
+    NONE;
+
+    /** The lower-case name used in spec JSON. */
+    public String json() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return json();
+    }
+
+    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    public static Pool of(String s) {
+        if (s == null) {
+            return null;
+        }
+        String n = s.trim().toLowerCase(Locale.ROOT);
+        for (Pool v : values()) {
+            if (v.json().equals(n)) {
+                return v;
+            }
+        }
+        return null;
+    }
+}

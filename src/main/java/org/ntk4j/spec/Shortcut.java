@@ -1,0 +1,36 @@
+package org.ntk4j.spec;
+
+import com.google.gson.annotations.SerializedName;
+import java.util.Locale;
+
+/** ResNet shortcut of a {@link ModelSpec}: 1×1 conv + BN projection (option B) or subsample + zero-pad (option A). */
+public enum Shortcut {
+    @SerializedName("projection")
+    PROJECTION,
+    @SerializedName("pad")
+    PAD;
+
+    /** The lower-case name used in spec JSON. */
+    public String json() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return json();
+    }
+
+    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    public static Shortcut of(String s) {
+        if (s == null) {
+            return null;
+        }
+        String n = s.trim().toLowerCase(Locale.ROOT);
+        for (Shortcut v : values()) {
+            if (v.json().equals(n)) {
+                return v;
+            }
+        }
+        return null;
+    }
+}
