@@ -182,7 +182,7 @@ public final class AlignmentHierarchy {
                     res = trainer.fit(false);
                     traced = tracedCentred(net, tracedSet);
                 }
-                RunReport.write(run, spec.name + " on " + ds + ", lr " + lr);
+                RunReport.write(run, spec.name() + " on " + ds + ", lr " + lr);
                 double[] s = steps.stream().mapToDouble(Double::doubleValue).toArray();
                 double[] init = cka.get(0);
                 double[] fin = cka.get(cka.size() - 1);

@@ -88,16 +88,8 @@ final class EquilibriumSetup {
 
     /** SGD, momentum 0.9, weight decay 5e-4, CE on one-hot targets. */
     static TrainSpec sgd(double lr, int batch, int epochs, long seed) {
-        TrainSpec t = new TrainSpec();
-        t.loss = "ce";
-        t.optimizer = "sgd";
-        t.lr = lr;
-        t.momentum = 0.9;
-        t.weightDecay = 5e-4;
-        t.batchSize = batch;
-        t.epochs = epochs;
-        t.seed = seed;
-        return t.validate("equilibrium-hypothesis");
+        return TrainSpec.builder().loss("ce").optimizer("sgd").lr(lr).momentum(0.9).weightDecay(5e-4).batchSize(batch)
+                .epochs(epochs).seed(seed).validate("equilibrium-hypothesis");
     }
 
     /** Deletes a previous run's folder (its metrics.jsonl would otherwise be appended to), returns the path. */

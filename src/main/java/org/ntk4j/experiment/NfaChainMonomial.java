@@ -125,13 +125,8 @@ public final class NfaChainMonomial {
                 + " [%d], \"widths\": [%d, %d], \"outputs\": 1, \"activation\": \"relu\", \"bias\": false, \"initializer\":"
                 + " \"gaussian\", \"layerSigmaW\": [%s, %s, %s]}", set.width(), set.d(), set.width(), set.width(),
                 set.firstScale() / Math.sqrt(3), 1 / Math.sqrt(3), 1 / Math.sqrt(3)), "nfa-chain-monomial");
-        TrainSpec t = new TrainSpec();
-        t.loss = "mse";
-        t.batchSize = 0;
-        t.lr = set.lr();
-        t.epochs = set.steps();
-        t.seed = set.seed();
-        t.validate("nfa-chain-monomial");
+        TrainSpec t = TrainSpec.builder().loss("mse").batchSize(0).lr(set.lr()).epochs(set.steps()).seed(set.seed())
+                .validate("nfa-chain-monomial");
         RunFolder run = new RunFolder(EquilibriumSetup.fresh(out.resolve("run")));
         List<double[]> trace = new ArrayList<>(); // step, NFC layer 1, NFC layer 2, C-NFC layer 1
         List<FeatureAnsatz.Layer> fin;
@@ -182,7 +177,7 @@ public final class NfaChainMonomial {
             }
             corruptedMean = mean(rho);
             corruptedSd = sd(rho);
-            RunReport.write(run, spec.name + " on " + train.name());
+            RunReport.write(run, spec.name() + " on " + train.name());
         }
         FeatureAnsatz.Layer first = fin.get(0);
         Result r = new Result(first.nfc(), corruptedMean, corruptedSd, eigRatio, FeatureCorrelation.rho(first.nfm(), egopM),

@@ -100,9 +100,10 @@ public final class TargetCorrelation {
             for (String init : List.of("he", "last×" + set.lastLayerScale())) {
                 ModelSpec spec = EquilibriumSetup.ffnn(train.featureDim(), set.depth(), set.width(), train.numClasses());
                 if (!init.equals("he")) {
-                    spec.layerSigmaW = new double[set.depth()];
-                    java.util.Arrays.fill(spec.layerSigmaW, Math.sqrt(2));
-                    spec.layerSigmaW[set.depth() - 1] = Math.sqrt(2) * set.lastLayerScale();
+                    double[] sigmas = new double[set.depth()];
+                    java.util.Arrays.fill(sigmas, Math.sqrt(2));
+                    sigmas[set.depth() - 1] = Math.sqrt(2) * set.lastLayerScale();
+                    spec = spec.toBuilder().layerSigmaW(sigmas).validate("target-correlation");
                 }
                 TrainSpec t = EquilibriumSetup.sgd(set.lr(), set.batch(), set.epochs(), set.seed());
                 String tag = ds + "-" + (init.equals("he") ? "he" : "last-scaled");
@@ -132,7 +133,7 @@ public final class TargetCorrelation {
                     }));
                     res = trainer.fit(false);
                 }
-                RunReport.write(run, spec.name + " on " + ds + " (" + init + ")");
+                RunReport.write(run, spec.name() + " on " + ds + " (" + init + ")");
                 double[] c = trace.stream().mapToDouble(p -> p[1]).toArray();
                 double[] e = trace.stream().mapToDouble(p -> p[0]).toArray();
                 double min = Double.POSITIVE_INFINITY;
