@@ -276,8 +276,7 @@ public final class NtkProbe extends ScheduledProbe {
                     series.put(k.substring(prefix.length()), column(cka, k));
                 }
             }
-            Plots.lines(run.file("layer-cka.png"), "Layer CKA A_l (Lou, Mingard & Hayou, Equilibrium Hypothesis, Eq. 5;"
-                    + " full per-layer NTK, probe set)", "step", "A_l", xc, series, false);
+            Plots.lines(run.file("layer-cka.png"), "Layer CKA A_l, Eq. 5 of Lou, Mingard & Hayou (probe set)", "step", "A_l", xc, series, false);
             JsonObject end = cka.get(cka.size() - 1);
             String peak = null;
             for (String layer : series.keySet()) {
@@ -300,8 +299,7 @@ public final class NtkProbe extends ScheduledProbe {
                 al.put(k.substring(base.length() + 1), column(probes, k));
             }
         }
-        Plots.lines(run.file("alignment.png"), "Traced-centred kernel–target alignment of the NTK (Cortes et al. 2012;"
-                + " traced N×N kernel, probe set; not Eq. 5)", "step", "alignment", x, al, false);
+        Plots.lines(run.file("alignment.png"), "Traced-centred NTK–target alignment (probe set; not Eq. 5)", "step", "alignment", x, al, false);
         summary.put("NTK alignment at init (traced-centred)", fmt(first.get(base).getAsDouble()));
         summary.put("NTK alignment at end (traced-centred)", fmt(last.get(base).getAsDouble()));
         kernelMotion(run, probes, x, summary);
