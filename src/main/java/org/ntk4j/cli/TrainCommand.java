@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
 import org.ntk4j.job.TrainJob;
 import org.ntk4j.job.TrainJobConfig;
+import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -80,8 +81,11 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--resume", paramLabel = "RUN_DIR", description = "continue the run in RUN_DIR from its last checkpoint")
     Path resume;
 
-    @Option(names = "--probe", paramLabel = "LIST", description = "measure during training, comma-separated: ntk = the traced"
-                    + " NTK of a test-set probe set (per layer), logging kernel-target alignment (total and per layer), relative"
+    @Option(names = "--probe", paramLabel = "LIST", description = "measure during training, comma-separated: ntk = the NTK"
+                    + " of a probe set (--probe-points) per layer, logging the layer CKA of Lou, Mingard & Hayou (Equilibrium"
+                    + " Hypothesis, Eq. 5: full per-layer kernel, global centring, one-hot labels; layer_cka.<layer>), the"
+                    + " traced-centred kernel-target alignment of the traced kernel (Cortes et al. 2012; not Eq. 5;"
+                    + " traced_centred_alignment.<layer>, also under the older centered_alignment keys), relative"
                     + " change and kernel distance from init, kernel velocity, effective rank and leading eigenvalues (kernels kept"
                     + " as ntk-step<k>.npz); nc = neural-collapse statistics NC1-NC4 of the penultimate features of a training-set"
                     + " probe set; nfa = the neural feature ansatz per dense layer, NFC rho(W'W, AGOP) and the centred C-NFC"
@@ -92,6 +96,18 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",
             description = "probe-set size per class (default ${DEFAULT-VALUE})")
     int probeSet;
+
+    @Option(names = "--probe-points", paramLabel = "train|test",
+            description = "where the ntk probe takes its --probe-set points per class: train (default; Eq. 5 layer CKA is"
+                    + " defined on training data) or test images (held out; runs started before this option used test)."
+                    + " A regression set always uses its training points. Kept in args.json for --resume")
+    String probePoints;
+
+    @Option(names = "--layer-cka-max", paramLabel = "N*O",
+            description = "the ntk probe computes Eq. 5 layer CKA (a second, FULL (N*O)x(N*O) kernel per layer) only while"
+                    + " probe points N times outputs O is at most this; 0 = never (default " + NtkProbe.LAYER_CKA_MAX
+                    + ": 100 points x 10 outputs = 1000 is a 4 MB float matrix per layer)")
+    Integer layerCkaMax;
 
     @Option(names = "--probe-every", paramLabel = "SCHEDULE", defaultValue = "epochs",
             description = "when probes run: epochs (default), every:K steps, or log:N:MAX (N log-spaced steps up to MAX)")
@@ -117,7 +133,8 @@ public final class TrainCommand implements Callable<Integer> {
                 spec = spec.toBuilder().outputs(outputs).validate("--outputs");
             }
             TrainSpec ts = (trainSpec != null ? Specs.read(trainSpec, TrainSpec.Builder.class) : TrainSpec.builder()).seed(seed).build();
-            args = new TrainJobConfig(spec, ts, dataset != null ? dataset : "mnist-subset", perClass, testPerClass, probe, probeSet, probeEvery, classes, pad);
+            args = new TrainJobConfig(spec, ts, dataset != null ? dataset : "mnist-subset", perClass, testPerClass, probe, probeSet, probeEvery, classes, pad)
+                    .withProbePoints(probePoints != null ? probePoints : "train", layerCkaMax);
         }
         TrainSpec.Builder t = args.train().toBuilder();
         int epochsBefore = t.epochs;
@@ -223,6 +240,8 @@ public final class TrainCommand implements Callable<Integer> {
         differs(bad, "--pad", pad, a.pad());
         differs(bad, "--outputs", outputs, a.model().outputs());
         differs(bad, "--probe", probe, a.probe());
+        differs(bad, "--probe-points", probePoints, a.probePointsOrDefault());
+        differs(bad, "--layer-cka-max", layerCkaMax, a.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : a.layerCkaMax());
         differs(bad, "--optimizer", optimizer, t.optimizer());
         differs(bad, "--lr", lr, t.lr());
         differs(bad, "--momentum", momentum, t.momentum());

@@ -71,6 +71,12 @@ public final class TrainJob {
         }
         probes(c.probe());
         Schedule.parse(c.probeEvery());
+        if (c.probePoints() != null && !TrainJobConfig.PROBE_POINTS.contains(c.probePoints())) {
+            throw new UserException("--probe-points must be one of " + TrainJobConfig.PROBE_POINTS + " (got " + c.probePoints() + ")");
+        }
+        if (c.layerCkaMax() != null && c.layerCkaMax() < 0) {
+            throw new UserException("--layer-cka-max must be >= 0 (got " + c.layerCkaMax() + ")");
+        }
         return c;
     }
 
@@ -131,9 +137,13 @@ public final class TrainJob {
             for (String p : probes(args.probe())) {
                 switch (p) {
                     case "ntk":
-                        // classification: held-out images; regression (seeds 001, 004): the training points themselves
-                        Dataset from = train.isRegression() || test == null ? train : test;
-                        probes.add(new NtkProbe(Preprocess.balancedSample(from, args.probeSet(), 7), run, when));
+                        // --probe-points train (Eq. 5 is defined on training data) or test (held-out images; the
+                        // behaviour of runs started before the option); regression (seeds 001, 004) and a set without
+                        // test points: the training points themselves
+                        boolean onTest = "test".equals(args.probePointsOrDefault()) && !train.isRegression() && test != null;
+                        Dataset from = onTest ? test : train;
+                        probes.add(new NtkProbe(Preprocess.balancedSample(from, args.probeSet(), 7), run, when,
+                                args.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : args.layerCkaMax()));
                         break;
                     case "nc":
                         if (train.isRegression()) {

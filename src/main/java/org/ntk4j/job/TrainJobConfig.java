@@ -19,12 +19,35 @@ import org.ntk4j.spec.TrainSpec;
  * @param pad zero-pad images by this many pixels per side; null = none
  * @param threads the PyTorch intra-op thread count the run started with (a resume reuses it: results
  *     agree bit for bit only at the same count); null = not recorded
+ * @param probePoints where the ntk probe takes its points: {@code train} or {@code test} images ({@link #PROBE_POINTS});
+ *     null (args.json of runs started before the option, and {@link #of}) = the earlier behaviour, test images for a
+ *     classification set ({@link #probePointsOrDefault})
+ * @param layerCkaMax the ntk probe computes Eq. 5 layer CKA up to this N·O (0 = never); null = the probe's default
  */
 public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
-        String probe, int probeSet, String probeEvery, int[] classes, Integer pad, Integer threads) {
+        String probe, int probeSet, String probeEvery, int[] classes, Integer pad, Integer threads, String probePoints,
+        Integer layerCkaMax) {
+    /** The values {@code --probe-points} accepts. */
+    public static final java.util.List<String> PROBE_POINTS = java.util.List.of("train", "test");
+
     public TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
             String probe, int probeSet, String probeEvery, int[] classes, Integer pad) {
-        this(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, null);
+        this(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, null, null, null);
+    }
+
+    public TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
+            String probe, int probeSet, String probeEvery, int[] classes, Integer pad, Integer threads) {
+        this(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, threads, null, null);
+    }
+
+    /** {@link #probePoints}, or {@code test} where it is not recorded (the behaviour before the option). */
+    public String probePointsOrDefault() {
+        return probePoints == null ? "test" : probePoints;
+    }
+
+    public TrainJobConfig withProbePoints(String points, Integer ckaMax) {
+        return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad,
+                threads, points, ckaMax);
     }
 
     /** The defaults of {@code ntk4j train}: probe set 10 per class, probes at each epoch end. */
@@ -33,14 +56,17 @@ public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, I
     }
 
     public TrainJobConfig withProbes(String list, int perClass, String every) {
-        return new TrainJobConfig(model, train, dataset, this.perClass, testPerClass, list, perClass, every, classes, pad, threads);
+        return new TrainJobConfig(model, train, dataset, this.perClass, testPerClass, list, perClass, every, classes, pad, threads,
+                probePoints, layerCkaMax);
     }
 
     public TrainJobConfig withTrain(TrainSpec t) {
-        return new TrainJobConfig(model, t, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, threads);
+        return new TrainJobConfig(model, t, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, threads,
+                probePoints, layerCkaMax);
     }
 
     public TrainJobConfig withThreads(Integer n) {
-        return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, n);
+        return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, n,
+                probePoints, layerCkaMax);
     }
 }

@@ -1,8 +1,7 @@
 package org.ntk4j.metrics;
 
 /**
- * Kernel–target alignment (Cristianini et al. 2002; Lou, Mingard &amp; Hayou, Equilibrium Hypothesis §2; Seleznova, NTK
- * thesis eq. (2.63)):
+ * Kernel–target alignment (Cristianini et al. 2002; Seleznova, NTK thesis eq. (2.63)):
  * <pre>A(K, Y) = ⟨K, YYᵀ⟩_F / (‖K‖_F · ‖YYᵀ‖_F)</pre>
  * and its centred form (Cortes et al. 2012) A(HKH, HYYᵀH) with H = I − 11ᵀ/n, which removes the
  * constant mode that dominates kernels of networks with biases. Y is n × O (e.g. one-hot rows).

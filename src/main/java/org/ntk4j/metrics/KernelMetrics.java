@@ -18,7 +18,16 @@ import org.ntk4j.kernel.Mode;
  */
 public final class KernelMetrics {
     public static final String ALIGNMENT = "alignment";
+    /**
+     * The centred alignment of the traced N×N kernel (Cortes et al. 2012; {@link Alignment#centeredAlignment}): the key the
+     * kernel job, the quickstart and runs before {@link #TRACED_CENTRED_ALIGNMENT} write; not Eq. 5 of the Equilibrium
+     * Hypothesis ({@link #LAYER_CKA}).
+     */
     public static final String CENTERED_ALIGNMENT = "centered_alignment";
+    /** The same traced-centred value under its own name ({@code .<layer>} per layer), logged by the NTK probe beside the old key. */
+    public static final String TRACED_CENTRED_ALIGNMENT = "traced_centred_alignment";
+    /** Eq. 5 layer CKA of Lou, Mingard &amp; Hayou ({@link LayerCka}), {@code layer_cka.<layer>} per layer; bare: Eq. 4, the total. */
+    public static final String LAYER_CKA = "layer_cka";
     public static final String RELATIVE_CHANGE = "relative_change_from_init";
     public static final String DISTANCE = "kernel_distance_from_init";
     public static final String VELOCITY = "kernel_velocity";

@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDManager;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import com.google.gson.JsonObject;
-import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.report.ReportSection;
@@ -16,6 +15,7 @@ import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.metrics.KernelMetrics;
+import org.ntk4j.metrics.LayerCka;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
 import org.ntk4j.report.Plots;
@@ -24,14 +24,27 @@ import org.ntk4j.train.Arrays2;
 
 /**
  * Training probe: the traced NTK of a fixed probe set, per layer, on a {@link org.ntk4j.train.Schedule}
- * (by default at initialisation and at every epoch end). Logs the (centred) kernel–target alignment
- * of the total and of each layer ({@code Alignment}); how far the kernel moved — relative change
- * and kernel distance from the first probe, kernel velocity since the previous probe per step
- ({@code KernelChange}); its spectrum — leading eigenvalues, effective rank and the fraction of
- * the targets in the top-C eigenvectors ({@code KernelSpectrum}); and its label awareness Θ̄_c/Θ̄_d,
- * Θ̄_n/Θ̄_d ({@code LabelAwareness}, Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23)). Keeps
- * each kernel as {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest kernels back
- * from there, so the change and velocity series continue unbroken.
+ * (by default at initialisation and at every epoch end). Logs
+ * <ul>
+ * <li>the layer CKA of Lou, Mingard &amp; Hayou, "The Equilibrium Hypothesis", Eq. 5 ({@link LayerCka}), on the
+ * <b>full</b> (N·O)×(N·O) per-layer kernel with one global centring against one-hot labels, under
+ * {@code layer_cka.<layer>}, and Eq. 4 of the whole network under {@code layer_cka}. The paper defines it on
+ * training points ({@code train --probe-points train}, the default of new runs). Cost: a second, FULL kernel per
+ * probe, O·O times the traced one (N·O = 1000 for 100 points and 10 outputs: a 1000×1000 float matrix, 4 MB, per
+ * layer, and an O((N·O)²) pass per layer); skipped, with a {@code layer_cka_skipped} note, when N·O exceeds the
+ * probe's limit ({@code --layer-cka-max}, default {@value #LAYER_CKA_MAX}; 0 = never), for a regression set, or when
+ * the network's outputs are not the classes;</li>
+ * <li>the kernel–target alignment of the traced N×N kernel, plain ({@code alignment}) and centred (Cortes et al.
+ * 2012, {@code Alignment}): the <b>traced-centred alignment</b>, total and per layer, under
+ * {@code traced_centred_alignment[.<layer>]} and, for reports and resumed runs written before that name, under
+ * {@code centered_alignment[.<layer>]}. It is not Eq. 5 and can peak at another layer;</li>
+ * <li>how far the kernel moved — relative change and kernel distance from the first probe, kernel velocity since the
+ * previous probe per step ({@code KernelChange}); its spectrum — leading eigenvalues, effective rank and the fraction
+ * of the targets in the top-C eigenvectors ({@code KernelSpectrum}); and its label awareness Θ̄_c/Θ̄_d, Θ̄_n/Θ̄_d
+ * ({@code LabelAwareness}, Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23)).</li>
+ * </ul>
+ * Keeps each traced kernel as {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest
+ * kernels back from there, so the change and velocity series continue unbroken.
  *
  * <p>So that every kernel can be recomputed outside ntk4j, the run folder also holds
  * <ul>
@@ -55,6 +68,9 @@ public final class NtkProbe extends ScheduledProbe {
     public static final String INPUTS = "probe-inputs.npz";
     /** The weights at step 0, before any update. */
     public static final String WEIGHTS_INIT = "weights-init.npz";
+    /** Default largest N·O for which Eq. 5 (a FULL per-layer kernel) is computed. */
+    public static final int LAYER_CKA_MAX = 2000;
+    private final int layerCkaMax;
     private double[][] initial;
     private double[][] previous;
     private long previousStep = -1;
@@ -65,9 +81,18 @@ public final class NtkProbe extends ScheduledProbe {
 
     /** {@code run}: where kernels and heatmaps are kept (and read back on a resume); null keeps none. */
     public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
+        this(probeSet, run, schedule, LAYER_CKA_MAX);
+    }
+
+    /** {@code layerCkaMax}: the largest N·O for which Eq. 5 is computed (0: never). */
+    public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule, int layerCkaMax) {
         super("ntk", schedule);
+        if (layerCkaMax < 0) {
+            throw new org.ntk4j.UserException("--layer-cka-max must be >= 0 (got " + layerCkaMax + ")");
+        }
         this.probeSet = probeSet;
         this.run = run;
+        this.layerCkaMax = layerCkaMax;
         this.targets = KernelMetrics.targets(probeSet, probeSet.size());
     }
 
@@ -80,9 +105,13 @@ public final class NtkProbe extends ScheduledProbe {
             KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().compute(x);
             int c = KernelMetrics.targetColumns(probeSet); // columns of Y
             double[][] traced = k.total().traced(); // one N×N copy, used by every metric below
+            layerCka(r, net, x);
             KernelMetrics.alignment(r, traced, targets, c);
+            r.put(KernelMetrics.TRACED_CENTRED_ALIGNMENT, r.get(KernelMetrics.CENTERED_ALIGNMENT));
             for (Map.Entry<String, KernelMatrix> e : k.layers().entrySet()) {
                 KernelMetrics.layerAlignment(r, e.getKey(), e.getValue().traced(), targets, c);
+                r.put(KernelMetrics.TRACED_CENTRED_ALIGNMENT + "." + e.getKey(),
+                        r.get(KernelMetrics.CENTERED_ALIGNMENT + "." + e.getKey()));
             }
             r.put("ntk_seconds", k.seconds());
             if (initial == null && run != null) {
@@ -129,6 +158,28 @@ public final class NtkProbe extends ScheduledProbe {
             }
         }
         return r;
+    }
+
+    /** Eq. 5 per layer and Eq. 4 in total on the FULL per-layer kernel of the probe points, or why not. */
+    private void layerCka(Map<String, Object> r, Network net, NDArray x) {
+        long no = (long) probeSet.size() * net.outputs();
+        String skip = probeSet.isRegression() ? "needs class labels (one-hot targets); a regression set"
+                : net.outputs() != probeSet.numClasses() ? "needs one output per class: " + net.outputs() + " outputs, "
+                        + probeSet.numClasses() + " classes"
+                : no > layerCkaMax ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax : null;
+        if (skip != null) {
+            r.put(KernelMetrics.LAYER_CKA + "_skipped", skip);
+            return;
+        }
+        long t0 = System.nanoTime();
+        KernelResult full = Ntk.of(net).mode(Mode.FULL).perLayer().compute(x);
+        int[] labels = probeSet.labels();
+        int classes = probeSet.numClasses();
+        r.put(KernelMetrics.LAYER_CKA, LayerCka.of(full.total(), labels, classes));
+        for (Map.Entry<String, KernelMatrix> e : full.layers().entrySet()) {
+            r.put(KernelMetrics.LAYER_CKA + "." + e.getKey(), LayerCka.of(e.getValue(), labels, classes));
+        }
+        r.put(KernelMetrics.LAYER_CKA + "_seconds", (System.nanoTime() - t0) / 1e9);
     }
 
     private void saveInitialWeights(Network net) {
@@ -206,24 +257,51 @@ public final class NtkProbe extends ScheduledProbe {
         return NtkProbe::section;
     }
 
-    /** Alignment per layer against the step, then the kernel's motion, label awareness and spectrum. */
+    /**
+     * Eq. 5 layer CKA per layer against the step (when logged), the traced-centred alignment per layer, then the
+     * kernel's motion, label awareness and spectrum.
+     */
     private static void section(RunFolder run, List<JsonObject> probes, Map<String, String> summary) {
         // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
         double[] x = probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        JsonObject first = probes.get(0);
+        JsonObject last = probes.get(probes.size() - 1);
+        List<JsonObject> cka = probes.stream().filter(r -> r.has(KernelMetrics.LAYER_CKA)).toList();
+        if (!cka.isEmpty()) {
+            double[] xc = cka.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+            Map<String, double[]> series = new LinkedHashMap<>();
+            String prefix = KernelMetrics.LAYER_CKA + ".";
+            for (String k : cka.get(0).keySet()) {
+                if (k.startsWith(prefix)) {
+                    series.put(k.substring(prefix.length()), column(cka, k));
+                }
+            }
+            Plots.lines(run.file("layer-cka.png"), "Layer CKA A_l, Eq. 5 of Lou, Mingard & Hayou (probe set)", "step", "A_l", xc, series, false);
+            JsonObject end = cka.get(cka.size() - 1);
+            String peak = null;
+            for (String layer : series.keySet()) {
+                if (peak == null || end.get(prefix + layer).getAsDouble() > end.get(prefix + peak).getAsDouble()) {
+                    peak = layer;
+                }
+            }
+            summary.put("Layer CKA (Eq. 5) at end: peak layer", peak + " (" + fmt(end.get(prefix + peak).getAsDouble()) + ")");
+        } else if (first.has(KernelMetrics.LAYER_CKA + "_skipped")) {
+            summary.put("Layer CKA (Eq. 5)", "not computed: " + first.get(KernelMetrics.LAYER_CKA + "_skipped").getAsString());
+        }
+        // runs written before traced_centred_alignment carry the same values under centered_alignment
+        String base = first.has(KernelMetrics.TRACED_CENTRED_ALIGNMENT) ? KernelMetrics.TRACED_CENTRED_ALIGNMENT
+                : KernelMetrics.CENTERED_ALIGNMENT;
         Map<String, double[]> al = new LinkedHashMap<>();
-        List<String> keys = new ArrayList<>();
-        for (String k : probes.get(0).keySet()) {
-            if (k.startsWith("centered_alignment")) {
-                keys.add(k);
+        for (String k : first.keySet()) {
+            if (k.equals(base)) {
+                al.put("total", column(probes, k));
+            } else if (k.startsWith(base + ".")) {
+                al.put(k.substring(base.length() + 1), column(probes, k));
             }
         }
-        for (String k : keys) {
-            al.put(k.equals("centered_alignment") ? "total" : k.substring("centered_alignment.".length()), column(probes, k));
-        }
-        Plots.lines(run.file("alignment.png"), "Centred kernel–target alignment of the NTK (probe set)", "step",
-                "alignment", x, al, false);
-        summary.put("NTK alignment at init (centred)", fmt(probes.get(0).get("centered_alignment").getAsDouble()));
-        summary.put("NTK alignment at end (centred)", fmt(probes.get(probes.size() - 1).get("centered_alignment").getAsDouble()));
+        Plots.lines(run.file("alignment.png"), "Traced-centred NTK–target alignment (probe set; not Eq. 5)", "step", "alignment", x, al, false);
+        summary.put("NTK alignment at init (traced-centred)", fmt(first.get(base).getAsDouble()));
+        summary.put("NTK alignment at end (traced-centred)", fmt(last.get(base).getAsDouble()));
         kernelMotion(run, probes, x, summary);
     }
 

@@ -146,4 +146,47 @@ class NtkProbeTest {
         org.junit.jupiter.api.Assertions.assertArrayEquals(inputsBefore, java.nio.file.Files.readAllBytes(inputs));
         org.junit.jupiter.api.Assertions.assertArrayEquals(initBefore, java.nio.file.Files.readAllBytes(init));
     }
+
+    /**
+     * Eq. 5 of the Equilibrium Hypothesis as the probe logs it equals {@link org.ntk4j.metrics.LayerCka#perLayer} of a FULL
+     * per-layer kernel computed here on the same weights and points, at init and after the weights moved; the
+     * traced-centred alignment is logged under its own name, equal to the old key, and is a different number.
+     */
+    @Test
+    void layerCkaIsEq5OfTheFullKernelOnTheSamePoints() {
+        Dataset probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TRAIN), 2, 7);
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ModelSpec.resolve("mlp-quickstart"), 0, m)) {
+            NtkProbe p = new NtkProbe(probe, null, org.ntk4j.train.Schedule.parse("epochs"));
+            for (long step : new long[] {0, 10}) {
+                if (step > 0) {
+                    perturb(net, 1.3);
+                }
+                Map<String, Object> r = p.run(net, step, (int) step);
+                org.ntk4j.kernel.KernelResult full = org.ntk4j.kernel.Ntk.of(net).mode(org.ntk4j.kernel.Mode.FULL).perLayer()
+                        .compute(org.ntk4j.train.Arrays2.inputs(m, net, probe, 0, probe.size()));
+                double[] direct = org.ntk4j.metrics.LayerCka.perLayer(full, probe.labels(), 10);
+                String[] names = org.ntk4j.metrics.LayerCka.layerNames(full);
+                assertEquals(3, names.length);
+                boolean differs = false;
+                for (int l = 0; l < names.length; l++) {
+                    Object logged = r.get("layer_cka." + names[l]);
+                    assertTrue(logged instanceof Double, "layer_cka." + names[l] + " logged: " + r.keySet());
+                    // same weights, points and code path: equal up to float64 summation order
+                    assertEquals(direct[l], (double) logged, 1e-9 * Math.abs(direct[l]), "step " + step + " " + names[l]);
+                    assertTrue(direct[l] > 0 && direct[l] < 1, names[l] + ": A_l in (0, 1): " + direct[l]);
+                    double traced = (double) r.get("traced_centred_alignment." + names[l]);
+                    assertEquals((double) r.get("centered_alignment." + names[l]), traced, 0, "old key kept, same value");
+                    differs |= Math.abs(traced - direct[l]) > 0.01;
+                }
+                assertTrue(differs, "Eq. 5 is not the traced-centred alignment");
+                assertEquals(org.ntk4j.metrics.LayerCka.of(full.total(), probe.labels(), 10), (double) r.get("layer_cka"),
+                        1e-9, "Eq. 4 of the whole network");
+            }
+            Map<String, Object> skipped = new NtkProbe(probe, null, org.ntk4j.train.Schedule.parse("epochs"), 199)
+                    .run(net, 0, 0);
+            assertFalse(skipped.containsKey("layer_cka"), "N·O = 200 > 199: not computed");
+            assertTrue(((String) skipped.get("layer_cka_skipped")).contains("200"), String.valueOf(skipped.get("layer_cka_skipped")));
+        }
+    }
 }
