@@ -310,24 +310,49 @@ public final class Ntk {
 
     private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
             boolean mirror, double scale) {
-        NDArray b = (scale == 1.0 ? block : block.mul(scale)).reshape(br, -1);
-        // copied in row slices of at most 256 MiB as float64: DJL's toByteBuffer fails beyond 2 GiB
-        int rows = (int) Math.max(1, Math.min(br, (256L << 20) / (8L * Math.max(1, b.getShape().get(1)))));
-        for (int a0 = 0; a0 < br; a0 += rows) {
-            int a1 = Math.min(br, a0 + rows);
-            try (NDArray slice = rows == br ? null : b.get(new ai.djl.ndarray.index.NDIndex("{}:{}", a0, a1))) {
-                NDArray part = slice == null ? b : slice;
-                NDArray d = part.toType(DataType.FLOAT64, false);
-                double[] v = d.toDoubleArray();
-                if (d != part) {
-                    d.close();
-                }
-                km.addBlock(r0 + a0, c0, a1 - a0, bc, v, false);
-                if (mirror) {
-                    km.addBlock(r0 + a0, c0, a1 - a0, bc, v, true);
+        NDArray scaled = scale == 1.0 ? block : block.mul(scale);
+        NDArray b = scaled.reshape(br, -1);
+        // read in place through a direct buffer on the native block (no float64 copy, no host array: issue #11),
+        // in row slices of at most 256 MiB because DJL's buffers are int-indexed
+        long rowBytes = (long) b.getDataType().getNumOfBytes() * Math.max(1, b.getShape().get(1));
+        int rows = (int) Math.max(1, Math.min(br, (256L << 20) / rowBytes));
+        try {
+            for (int a0 = 0; a0 < br; a0 += rows) {
+                int a1 = Math.min(br, a0 + rows);
+                try (NDArray slice = rows == br ? null : b.get(new NDIndex("{}:{}", a0, a1));
+                        NDArray host = cpuCopy(slice == null ? b : slice)) {
+                    NDArray part = host != null ? host : slice == null ? b : slice;
+                    java.nio.ByteBuffer buf = part.toByteBuffer(true);
+                    if (part.getDataType() == DataType.FLOAT64) {
+                        java.nio.DoubleBuffer v = buf.asDoubleBuffer();
+                        km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, false);
+                        if (mirror) {
+                            km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, true);
+                        }
+                    } else if (part.getDataType() == DataType.FLOAT32) {
+                        java.nio.FloatBuffer v = buf.asFloatBuffer();
+                        km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, false);
+                        if (mirror) {
+                            km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, true);
+                        }
+                    } else {
+                        throw new IllegalStateException("kernel block of dtype " + part.getDataType());
+                    }
                 }
             }
+        } finally {
+            if (b != scaled && b != block) {
+                b.close();
+            }
+            if (scaled != block) {
+                scaled.close();
+            }
         }
+    }
+
+    /** A contiguous CPU copy of {@code a} when it is on another device (null when it is on the CPU already). */
+    private static NDArray cpuCopy(NDArray a) {
+        return a.getDevice().equals(ai.djl.Device.cpu()) ? null : a.toDevice(ai.djl.Device.cpu(), true);
     }
 
     private void checkInput(NDArray x, String what) {

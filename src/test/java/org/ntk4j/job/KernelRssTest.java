@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.cli.Main;
@@ -44,7 +43,6 @@ class KernelRssTest {
     }
 
     @Test
-    @Disabled("peak RSS 503-514 MiB vs bound 462 MiB until Ntk.addBlock's host copies are chunked (wt-native); see class doc")
     void fullKernelPeakRssStaysWithinBudgetPlusJvmOverhead(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/time")), "needs /usr/bin/time");
         long overhead = peakRss(dir, "tiny", "--n", "8");
