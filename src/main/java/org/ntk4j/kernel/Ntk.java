@@ -479,7 +479,7 @@ public final class Ntk {
      * Returns the native heap's free pages to the OS (glibc {@code malloc_trim} through the JVM's
      * {@code System.trim_native_heap} diagnostic command, JDK 17.0.9+ on Linux; nothing elsewhere). libtorch frees a
      * tile pair's blocks into glibc's arenas, which keep them: without this the resident set grows by the freed
-     * blocks of earlier pairs (issue #11: 473 → 442 MiB at n 500, full, --memory 192m).
+     * blocks of earlier pairs (issue #11, full mode: n 500 at --memory 192m 400 → 374 MiB, n 1000 at 1g 1283 → 1092 MiB).
      */
     static void trimNativeHeap() {
         Runnable r = trim;
