@@ -105,6 +105,11 @@ public final class KernelMatrix {
      * the inner O×O axes are transposed too (Θ[j,i,p,o] = Θ[i,j,o,p]).
      */
     public void addBlock(int r0, int c0, int br, int bc, double[] block, boolean transpose) {
+        addBlock(r0, c0, br, bc, i -> block[i], transpose);
+    }
+
+    /** As {@link #addBlock(int, int, int, int, double[], boolean)}, reading entry i of the block from {@code block}. */
+    public void addBlock(int r0, int c0, int br, int bc, java.util.function.IntToDoubleFunction block, boolean transpose) {
         for (int a = 0; a < br; a++) {
             for (int b = 0; b < bc; b++) {
                 int src = (a * bc + b) * inner;
@@ -114,12 +119,12 @@ public final class KernelMatrix {
                 if (transpose && mode == Mode.FULL) {
                     for (int o = 0; o < outputs; o++) {
                         for (int p = 0; p < outputs; p++) {
-                            add(dst + p * outputs + o, block[src + o * outputs + p]);
+                            add(dst + p * outputs + o, block.applyAsDouble(src + o * outputs + p));
                         }
                     }
                 } else {
                     for (int k = 0; k < inner; k++) {
-                        add(dst + k, block[src + k]);
+                        add(dst + k, block.applyAsDouble(src + k));
                     }
                 }
             }

@@ -192,7 +192,7 @@ public final class Ntk {
         NDArray xb = symmetric ? x1 : x2;
         Map<Integer, NDManager> cacheManagers = new HashMap<>();
         Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
-        boolean cacheAll = plan.bytesPerSample() * n2 <= opts.memoryBytes() / 2;
+        boolean cacheAll = cacheBytes(plan, n2) > 0;
         try (NDManager root = x1.getManager().newSubManager()) {
             for (int i = 0; i < t1; i++) {
                 int r0 = i * tile;
@@ -260,6 +260,7 @@ public final class Ntk {
                                 mj.close();
                             }
                         }
+                        trimNativeHeap();
                         done++;
                         progress.accept((double) done / pairs);
                     }
@@ -310,24 +311,49 @@ public final class Ntk {
 
     private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
             boolean mirror, double scale) {
-        NDArray b = (scale == 1.0 ? block : block.mul(scale)).reshape(br, -1);
-        // copied in row slices of at most 256 MiB as float64: DJL's toByteBuffer fails beyond 2 GiB
-        int rows = (int) Math.max(1, Math.min(br, (256L << 20) / (8L * Math.max(1, b.getShape().get(1)))));
-        for (int a0 = 0; a0 < br; a0 += rows) {
-            int a1 = Math.min(br, a0 + rows);
-            try (NDArray slice = rows == br ? null : b.get(new ai.djl.ndarray.index.NDIndex("{}:{}", a0, a1))) {
-                NDArray part = slice == null ? b : slice;
-                NDArray d = part.toType(DataType.FLOAT64, false);
-                double[] v = d.toDoubleArray();
-                if (d != part) {
-                    d.close();
-                }
-                km.addBlock(r0 + a0, c0, a1 - a0, bc, v, false);
-                if (mirror) {
-                    km.addBlock(r0 + a0, c0, a1 - a0, bc, v, true);
+        NDArray scaled = scale == 1.0 ? block : block.mul(scale);
+        NDArray b = scaled.reshape(br, -1);
+        // read in place through a direct buffer on the native block (no float64 copy, no host array: issue #11),
+        // in row slices of at most 256 MiB because DJL's buffers are int-indexed
+        long rowBytes = (long) b.getDataType().getNumOfBytes() * Math.max(1, b.getShape().get(1));
+        int rows = (int) Math.max(1, Math.min(br, (256L << 20) / rowBytes));
+        try {
+            for (int a0 = 0; a0 < br; a0 += rows) {
+                int a1 = Math.min(br, a0 + rows);
+                try (NDArray slice = rows == br ? null : b.get(new NDIndex("{}:{}", a0, a1));
+                        NDArray host = cpuCopy(slice == null ? b : slice)) {
+                    NDArray part = host != null ? host : slice == null ? b : slice;
+                    java.nio.ByteBuffer buf = part.toByteBuffer(true);
+                    if (part.getDataType() == DataType.FLOAT64) {
+                        java.nio.DoubleBuffer v = buf.asDoubleBuffer();
+                        km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, false);
+                        if (mirror) {
+                            km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, true);
+                        }
+                    } else if (part.getDataType() == DataType.FLOAT32) {
+                        java.nio.FloatBuffer v = buf.asFloatBuffer();
+                        km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, false);
+                        if (mirror) {
+                            km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, true);
+                        }
+                    } else {
+                        throw new IllegalStateException("kernel block of dtype " + part.getDataType());
+                    }
                 }
             }
+        } finally {
+            if (b != scaled && b != block) {
+                b.close();
+            }
+            if (scaled != block) {
+                scaled.close();
+            }
         }
+    }
+
+    /** A contiguous CPU copy of {@code a} when it is on another device (null when it is on the CPU already). */
+    private static NDArray cpuCopy(NDArray a) {
+        return a.getDevice().equals(ai.djl.Device.cpu()) ? null : a.toDevice(ai.djl.Device.cpu(), true);
     }
 
     private void checkInput(NDArray x, String what) {
@@ -417,15 +443,18 @@ public final class Ntk {
         long perSample = plan.bytesPerSample();
         long transientPerSample = plan.transientBytesPerSample();
         long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
-        // bytes per kernel entry of a tile pair (t·t·inner), alive until the pair is added to the host:
-        // per layer the contraction's intermediates (output Gram, broadcast input Gram, weight part,
-        // bias part, their sum: 5) and the running sum, in the network's dtype; then the total's scaled
-        // copy, its float64 copy (native) and host double[] (heap), with room for two more double[] of
-        // earlier pairs the garbage collector has not reclaimed yet (measured: issue #11)
+        // bytes per kernel entry of a tile pair (t·t·inner), alive until the pair is added to the host: per layer the
+        // contraction's intermediates (output Gram, broadcast input Gram, weight part, bias part, their sum) and the
+        // running sum in the network's dtype, and the total's scaled copy; the blocks are read in place (no host copy).
+        // Counted at 16 per layer, not 6: measured peak native memory of tile pairs (issue #11, mlp-quickstart full,
+        // float32, tiles of 31-125 samples) was 140-210 bytes per entry for 3 layers, the libtorch intermediates and the
+        // blocks glibc keeps after they are freed (trimmed after every tile pair, see trimNativeHeap)
         long nb = net.dataType().getNumOfBytes();
         int layers = Math.max(plan.layers().size(), layerMatrices);
-        long perEntry = layers * 6L * nb + nb + 8 + 8 + 16 + denseFactors * 2L * nb;
-        java.util.function.IntToLongFunction need = t -> 2 * perSample * t + transientPerSample * t
+        long perEntry = layers * 16L * nb + 2 * nb + denseFactors * 2L * nb;
+        // the factors of every column tile when they are cached (compute's cacheAll), else those of two tiles
+        long cache = cacheBytes(plan, n2);
+        java.util.function.IntToLongFunction need = t -> cache + 2 * perSample * t + transientPerSample * t
                 + perEntry * inner * t * (long) t;
         long min = need.applyAsLong(1);
         int t = Math.min(n, 4096);
@@ -436,6 +465,49 @@ public final class Ntk {
             t = 0; // not even one sample's factors fit (one-sample blocks over the budget are let through, as before)
         }
         return new MemoryEstimate(hostBytes, onDisk, t == 0 ? min : need.applyAsLong(t), min, t, budget, float64);
+    }
+
+    /** Bytes of the cached factors of all N2 column samples, or 0 when they are not cached (more than half the budget). */
+    private long cacheBytes(NtkPlan plan, int n2) {
+        long bytes = plan.bytesPerSample() * n2;
+        return bytes <= opts.memoryBytes() / 2 ? bytes : 0;
+    }
+
+    private static volatile Runnable trim;
+
+    /**
+     * Returns the native heap's free pages to the OS (glibc {@code malloc_trim} through the JVM's
+     * {@code System.trim_native_heap} diagnostic command, JDK 17.0.9+ on Linux; nothing elsewhere). libtorch frees a
+     * tile pair's blocks into glibc's arenas, which keep them: without this the resident set grows by the freed
+     * blocks of earlier pairs (issue #11, full mode: n 500 at --memory 192m 400 → 374 MiB, n 1000 at 1g 1283 → 1092 MiB).
+     */
+    static void trimNativeHeap() {
+        Runnable r = trim;
+        if (r == null) {
+            r = () -> { };
+            try {
+                if (System.getProperty("os.name", "").startsWith("Linux")) {
+                    javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+                    javax.management.ObjectName name = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
+                    boolean has = java.util.Arrays.stream(server.getMBeanInfo(name).getOperations())
+                            .anyMatch(op -> op.getName().equals("systemTrimNativeHeap"));
+                    if (has) {
+                        r = () -> {
+                            try {
+                                server.invoke(name, "systemTrimNativeHeap", new Object[] {new String[0]},
+                                        new String[] {String[].class.getName()});
+                            } catch (javax.management.JMException e) {
+                                // best effort: the memory is still accounted for in the estimate
+                            }
+                        };
+                    }
+                }
+            } catch (javax.management.JMException | RuntimeException e) {
+                // no diagnostic command: leave the native heap as it is
+            }
+            trim = r;
+        }
+        r.run();
     }
 
     private java.nio.file.Path spillDirOrTemp() {

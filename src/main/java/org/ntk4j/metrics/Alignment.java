@@ -15,23 +15,73 @@ public final class Alignment {
 
     /** Uncentred alignment of the n×n kernel K with targets Y (n rows of O values, row-major). */
     public static double alignment(double[][] k, float[] y, int outputs) {
-        return align(k, gram(y, k.length, outputs));
+        // YYᵀ entry by entry, not as an n×n copy (issue #11: the kernel job's memory)
+        int n = k.length;
+        double ab = 0;
+        double aa = 0;
+        double bb = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                double a = k[i][j];
+                double b = gramEntry(y, i, j, outputs);
+                ab += a * b;
+                aa += a * a;
+                bb += b * b;
+            }
+        }
+        return ab / Math.sqrt(aa * bb);
     }
 
     /** Centred alignment: both K and YYᵀ are centred by H = I − 11ᵀ/n first. */
     public static double centeredAlignment(double[][] k, float[] y, int outputs) {
-        return align(center(k), center(gram(y, k.length, outputs)));
+        // the same sums as align(center(k), center(gram(y))) without the three n×n copies
+        int n = k.length;
+        double[] rowK = new double[n];
+        double[] colK = new double[n];
+        double[] rowG = new double[n];
+        double[] colG = new double[n];
+        double allK = 0;
+        double allG = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                double kv = k[i][j];
+                double gv = gramEntry(y, i, j, outputs);
+                rowK[i] += kv / n;
+                colK[j] += kv / n;
+                allK += kv / ((double) n * n);
+                rowG[i] += gv / n;
+                colG[j] += gv / n;
+                allG += gv / ((double) n * n);
+            }
+        }
+        double ab = 0;
+        double aa = 0;
+        double bb = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                double a = k[i][j] - rowK[i] - colK[j] + allK;
+                double b = gramEntry(y, i, j, outputs) - rowG[i] - colG[j] + allG;
+                ab += a * b;
+                aa += a * a;
+                bb += b * b;
+            }
+        }
+        return ab / Math.sqrt(aa * bb);
+    }
+
+    private static double gramEntry(float[] y, int i, int j, int o) {
+        double s = 0;
+        for (int a = 0; a < o; a++) {
+            s += (double) y[i * o + a] * y[j * o + a];
+        }
+        return s;
     }
 
     static double[][] gram(float[] y, int n, int o) {
         double[][] g = new double[n][n];
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < n; j++) {
-                double s = 0;
-                for (int a = 0; a < o; a++) {
-                    s += (double) y[i * o + a] * y[j * o + a];
-                }
-                g[i][j] = s;
+                g[i][j] = gramEntry(y, i, j, o);
             }
         }
         return g;

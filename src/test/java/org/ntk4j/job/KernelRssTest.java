@@ -8,22 +8,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.cli.Main;
 
 /**
- * Issue #11 item 1: the peak RSS of a full-mode kernel job stays within its {@code --memory} budget
- * plus the fixed cost of a JVM with libtorch loaded, measured here as the peak RSS of a tiny kernel
- * (n 8, trace: 210–226 MB on the 2-core CI machine) plus 64 MB for run-to-run variation of the
- * garbage collector. Peak RSS is {@code /usr/bin/time -f %M} of a child JVM.
+ * Issue #11 item 1: the peak RSS of a kernel job stays within its {@code --memory} budget plus the fixed cost of a JVM
+ * with libtorch loaded, measured here as the peak RSS of a tiny kernel (n 8: 210–227 MiB on the 2-core CI machine)
+ * plus 64 MiB for run-to-run variation of the garbage collector and glibc's arenas. Peak RSS is
+ * {@code /usr/bin/time -f %M} of a child JVM.
  *
- * <p>Not yet true, so disabled: measured (n 500 full, --memory 192m, bound 462 MiB) 735 MiB before the
- * preflight (c19122e), 503–514 MiB after. The excess is the host copies of kernel blocks (a float64
- * double[] per tile pair in {@code Ntk.addBlock}, garbage the collector lets pile up under -Xmx8g; peak
- * heap 554 MiB for a 381 MiB kernel at n 1000) and native tile memory about 3× the per-entry estimate.
- * Enable once the chunked host copies of branch wt-native are merged.
+ * <p>Measured (wt-rss): n 500 full float32 at --memory 192m 383–384 MiB (473 MiB before the blocks were read in place
+ * and the tiles' native memory was counted at its measured size, 735 MiB before the preflight); n 300 full float64 at
+ * 192m 380 MiB; n 1000 trace at 64m 323 MiB.
  */
 class KernelRssTest {
     static final long SLACK = 64L << 20;
@@ -44,16 +41,25 @@ class KernelRssTest {
     }
 
     @Test
-    @Disabled("peak RSS 503-514 MiB vs bound 462 MiB until Ntk.addBlock's host copies are chunked (wt-native); see class doc")
     void fullKernelPeakRssStaysWithinBudgetPlusJvmOverhead(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/time")), "needs /usr/bin/time");
         long overhead = peakRss(dir, "tiny", "--n", "8");
-        long budget = 192L << 20;
         // 500×500×10×10 float32 = 95 MiB of output, plus tiles, inputs and metrics within the budget
-        long full = peakRss(dir, "full", "--n", "500", "--mode", "full", "--memory", "192m");
-        System.out.printf("peak RSS: tiny kernel %d MiB, full kernel at --memory %d MiB: %d MiB%n", overhead >> 20, budget >> 20,
-                full >> 20);
-        assertTrue(full <= budget + overhead + SLACK, String.format("peak RSS %d MiB > budget %d MiB + JVM/libtorch %d MiB + %d MiB",
-                full >> 20, budget >> 20, overhead >> 20, SLACK >> 20));
+        check(dir, overhead, 192, "full", "--n", "500", "--mode", "full");
+        // float64 accumulation and tiles: 300×300×10×10 float64 = 69 MiB of output
+        check(dir, overhead, 192, "float64", "--n", "300", "--mode", "full", "--dtype", "float64");
+        // trace: a small output, the metrics' N×N matrices dominate
+        check(dir, overhead, 64, "trace", "--n", "1000", "--mode", "trace");
+    }
+
+    private static void check(Path dir, long overhead, int budgetMiB, String name, String... args) throws Exception {
+        long budget = (long) budgetMiB << 20;
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--memory", budgetMiB + "m"));
+        long peak = peakRss(dir, name, all.toArray(String[]::new));
+        System.out.printf("peak RSS: tiny kernel %d MiB, %s kernel at --memory %d MiB: %d MiB%n", overhead >> 20, name,
+                budgetMiB, peak >> 20);
+        assertTrue(peak <= budget + overhead + SLACK, String.format("%s: peak RSS %d MiB > budget %d MiB + JVM/libtorch %d MiB"
+                + " + %d MiB", name, peak >> 20, budgetMiB, overhead >> 20, SLACK >> 20));
     }
 }
