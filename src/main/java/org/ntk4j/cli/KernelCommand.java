@@ -16,81 +16,141 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ntk4j kernel}: parses its options into a {@link KernelJobConfig} and runs the {@link KernelJob}. */
-@Command(name = "kernel", mixinStandardHelpOptions = true,
-        description = {"Compute the empirical NTK Θ(X1, X1) of N training images (and Θ(X2, X1) of M test images) and"
-                + " write it as NPZ with a JSON sidecar (K.json: spec, seed, method per layer, timings, peak memory).",
+@Command(
+        name = "kernel",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Compute the empirical NTK Θ(X1, X1) of N training images (and Θ(X2, X1) of M test images) and"
+                    + " write it as NPZ with a JSON sidecar (K.json: spec, seed, method per layer, timings, peak memory).",
             "NPZ entries: ntk (N×N | N×N×O | N×N×O×O), ntk.<layer> (with --per-layer), ntk_test (M×N...),"
-                + " x1, y1 (labels), x2, y2, and every parameter under its name (dense W as out×in).",
-            "Example: ntk4j kernel --model mlp-quickstart --seed 0 --dataset mnist-subset --n 500 --test 100 --per-layer --out K.npz"})
+                    + " x1, y1 (labels), x2, y2, and every parameter under its name (dense W as out×in).",
+            "Example: ntk4j kernel --model mlp-quickstart --seed 0 --dataset mnist-subset --n 500 --test 100 --per-layer --out K.npz"
+        })
 public final class KernelCommand implements Callable<Integer> {
-    @Option(names = "--model", required = true, paramLabel = "SPEC|NAME", description = "model spec file or a name in models/")
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "SPEC|NAME",
+            description = "model spec file or a name in models/")
     String model;
 
-    @Option(names = "--weights", paramLabel = "CHECKPOINT", description = "weights.npz of a run (default: fresh initialisation from --seed)")
+    @Option(
+            names = "--weights",
+            paramLabel = "CHECKPOINT",
+            description = "weights.npz of a run (default: fresh initialisation from --seed)")
     Path weights;
 
-    @Option(names = "--seed", defaultValue = "0", description = "initialisation seed when no --weights (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--seed",
+            defaultValue = "0",
+            description = "initialisation seed when no --weights (default ${DEFAULT-VALUE})")
     long seed;
 
     @Option(names = "--dataset", defaultValue = "mnist-subset", description = "dataset name (default ${DEFAULT-VALUE})")
     String dataset;
 
-    @Option(names = "--n", defaultValue = "100", description = "number of training images, the first N (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--n",
+            defaultValue = "100",
+            description = "number of training images, the first N (default ${DEFAULT-VALUE})")
     int n;
 
-    @Option(names = "--per-class", paramLabel = "M", description = "instead of the first N: M training images of every"
-            + " class, a seeded class-balanced sample ordered by class (Seleznova et al., Neural (Tangent Kernel) Collapse, measure kernels on m per class)")
+    @Option(
+            names = "--per-class",
+            paramLabel = "M",
+            description =
+                    "instead of the first N: M training images of every"
+                            + " class, a seeded class-balanced sample ordered by class (Seleznova et al., Neural (Tangent Kernel) Collapse, measure kernels on m per class)")
     Integer perClass;
 
-    @Option(names = "--test", defaultValue = "0", description = "number of test images for the test×train kernel (default 0)")
+    @Option(
+            names = "--test",
+            defaultValue = "0",
+            description = "number of test images for the test×train kernel (default 0)")
     int test;
 
-    @Option(names = "--pad", paramLabel = "P", description = "zero-pad images by P pixels per side (MNIST 28→32 with 2)")
+    @Option(
+            names = "--pad",
+            paramLabel = "P",
+            description = "zero-pad images by P pixels per side (MNIST 28→32 with 2)")
     Integer pad;
 
-    @Option(names = "--mode", defaultValue = "trace", description = "full, trace or diagonal (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--mode",
+            defaultValue = "trace",
+            description = "full, trace or diagonal (default ${DEFAULT-VALUE})")
     String mode;
 
     @Option(names = "--per-layer", description = "also write Θ_l for each parameterised layer")
     boolean perLayer;
 
-    @Option(names = "--features", description = "the last-layer-features kernel Θ^h instead (Seleznova et al., Neural (Tangent Kernel) Collapse, §3): the NTK of the"
-            + " penultimate features w.r.t. the parameters before the classifier")
+    @Option(
+            names = "--features",
+            description =
+                    "the last-layer-features kernel Θ^h instead (Seleznova et al., Neural (Tangent Kernel) Collapse, §3): the NTK of the"
+                            + " penultimate features w.r.t. the parameters before the classifier")
     boolean features;
 
-    @Option(names = "--factor-kernels", description = "also write each dense layer's forward (A1A2ᵀ) and backward (Σ_o Δ1Δ2ᵀ) kernels (Lou, Mingard & Hayou, Equilibrium Hypothesis, Eq. 7)")
+    @Option(
+            names = "--factor-kernels",
+            description =
+                    "also write each dense layer's forward (A1A2ᵀ) and backward (Σ_o Δ1Δ2ᵀ) kernels (Lou, Mingard & Hayou, Equilibrium Hypothesis, Eq. 7)")
     boolean factorKernels;
 
-    @Option(names = "--method", defaultValue = "auto", description = "auto, structured or jacobian (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--method",
+            defaultValue = "auto",
+            description = "auto, structured or jacobian (default ${DEFAULT-VALUE})")
     String method;
 
     @Option(names = "--dtype", defaultValue = "float32", description = "float32 or float64 (default ${DEFAULT-VALUE})")
     String dtype;
 
-    @Option(names = "--normalisation", defaultValue = "sum", description = "sum (default) or mean: mean divides a --mode trace kernel by the number of outputs O (neural-tangents); full and diagonal kernels are never divided, and their sidecar records sum")
+    @Option(
+            names = "--normalisation",
+            defaultValue = "sum",
+            description =
+                    "sum (default) or mean: mean divides a --mode trace kernel by the number of outputs O (neural-tangents); full and diagonal kernels are never divided, and their sidecar records sum")
     String normalisation;
 
-    @Option(names = "--memory", defaultValue = "4g", description = "memory budget of the kernel job: output kernels held in"
-            + " memory, tiles, inputs and parameters, e.g. 512m, 4g; checked before any work (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--memory",
+            defaultValue = "4g",
+            description =
+                    "memory budget of the kernel job: output kernels held in"
+                            + " memory, tiles, inputs and parameters, e.g. 512m, 4g; checked before any work (default ${DEFAULT-VALUE})")
     String memory;
 
-    @Option(names = "--spill-dir", paramLabel = "DIR", description = "directory for kernels accumulated on disk (float32,"
-            + " removed on exit); given, output kernels larger than --memory go there instead of being refused"
-            + " (default: beside --out, used only for kernels larger than half the Java heap)")
+    @Option(
+            names = "--spill-dir",
+            paramLabel = "DIR",
+            description = "directory for kernels accumulated on disk (float32,"
+                    + " removed on exit); given, output kernels larger than --memory go there instead of being refused"
+                    + " (default: beside --out, used only for kernels larger than half the Java heap)")
     Path spillDir;
 
-    @Option(names = "--force", description = "replace an existing --out and its <stem>.json kernel sidecar"
-            + " (a <stem>.json that is not a kernel sidecar is never replaced)")
+    @Option(
+            names = "--force",
+            description = "replace an existing --out and its <stem>.json kernel sidecar"
+                    + " (a <stem>.json that is not a kernel sidecar is never replaced)")
     boolean force;
 
     @Option(names = "--explain", description = "print the method chosen per layer with its FLOP estimates")
     boolean explain;
 
-    @Option(names = "--out", required = true, paramLabel = "K.npz", description = "output NPZ file (with --format npy: a directory)")
+    @Option(
+            names = "--out",
+            required = true,
+            paramLabel = "K.npz",
+            description = "output NPZ file (with --format npy: a directory)")
     Path out;
 
-    @Option(names = "--format", defaultValue = "npz", description = "npz (one zip, entries stored uncompressed) or npy (a directory"
-            + " of .npy files that numpy.load(f, mmap_mode='r') maps, for kernels larger than memory) (default ${DEFAULT-VALUE})")
+    @Option(
+            names = "--format",
+            defaultValue = "npz",
+            description =
+                    "npz (one zip, entries stored uncompressed) or npy (a directory"
+                            + " of .npy files that numpy.load(f, mmap_mode='r') maps, for kernels larger than memory) (default ${DEFAULT-VALUE})")
     String format;
 
     @Option(names = "--compress", description = "deflate the NPZ entries (smaller, but ~25 MB/s instead of disk speed)")
@@ -103,18 +163,40 @@ public final class KernelCommand implements Callable<Integer> {
     public Integer call() {
         Mode md = parse(Mode.class, mode, "--mode");
         Method mt = parse(Method.class, method, "--method");
-        DataType dt = switch (dtype.toLowerCase(Locale.ROOT)) {
-            case "float32" -> DataType.FLOAT32;
-            case "float64" -> DataType.FLOAT64;
-            default -> throw new UserException("--dtype must be float32 or float64 (got " + dtype + ")");
-        };
+        DataType dt =
+                switch (dtype.toLowerCase(Locale.ROOT)) {
+                    case "float32" -> DataType.FLOAT32;
+                    case "float64" -> DataType.FLOAT64;
+                    default -> throw new UserException("--dtype must be float32 or float64 (got " + dtype + ")");
+                };
         if (!"sum".equals(normalisation) && !"mean".equals(normalisation)) {
             throw new UserException("--normalisation must be sum or mean (got " + normalisation + ")");
         }
         long budget = parseBytes(memory);
-        KernelJobConfig config = new KernelJobConfig(model, weights, seed, dataset, n, perClass, test, pad, md, mt, dt,
-                "mean".equals(normalisation), budget, perLayer, features, factorKernels, explain, out, runtime.dataDir(), force,
-                spillDir, Npz.Format.parse(format), compress);
+        KernelJobConfig config = new KernelJobConfig(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                perClass,
+                test,
+                pad,
+                md,
+                mt,
+                dt,
+                "mean".equals(normalisation),
+                budget,
+                perLayer,
+                features,
+                factorKernels,
+                explain,
+                out,
+                runtime.dataDir(),
+                force,
+                spillDir,
+                Npz.Format.parse(format),
+                compress);
         try (NDManager m = runtime.manager()) {
             new KernelJob(config).run(m, System.out::println);
         }
@@ -125,8 +207,8 @@ public final class KernelCommand implements Callable<Integer> {
         try {
             return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new UserException(option + " must be one of " + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT)
-                    + " (got " + v + ")");
+            throw new UserException(option + " must be one of "
+                    + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + " (got " + v + ")");
         }
     }
 

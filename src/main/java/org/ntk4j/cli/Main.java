@@ -15,9 +15,18 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).",
-        subcommands = {CommandLine.HelpCommand.class, QuickstartCommand.class, TrainCommand.class, KernelCommand.class,
-            DataCommand.class, TheoryCommand.class, ReproduceCommand.class, ModelsCommand.class, DatasetsCommand.class,
-            NativeCommand.class})
+        subcommands = {
+            CommandLine.HelpCommand.class,
+            QuickstartCommand.class,
+            TrainCommand.class,
+            KernelCommand.class,
+            DataCommand.class,
+            TheoryCommand.class,
+            ReproduceCommand.class,
+            ModelsCommand.class,
+            DatasetsCommand.class,
+            NativeCommand.class
+        })
 public final class Main implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -54,8 +63,9 @@ public final class Main implements Callable<Integer> {
         });
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("ntk4j: error: " + oneLine(ex.getMessage()) + " (see '"
-                    + c.getCommandSpec().qualifiedName() + " --help')");
+            c.getErr()
+                    .println("ntk4j: error: " + oneLine(ex.getMessage()) + " (see '"
+                            + c.getCommandSpec().qualifiedName() + " --help')");
             return 2;
         });
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {

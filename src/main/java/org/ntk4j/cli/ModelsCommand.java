@@ -13,11 +13,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code ntk4j models}: the model specs ntk4j knows (models/ and those bundled in the jar). */
-@Command(name = "models", mixinStandardHelpOptions = true,
+@Command(
+        name = "models",
+        mixinStandardHelpOptions = true,
         description = "List the model specs (models/*.json, also bundled in the jar): name, architecture, input shape,"
                 + " outputs and parameter count (counted by building each network on the CPU; --no-params skips that).")
 public final class ModelsCommand implements Callable<Integer> {
-    @Option(names = "--params", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--params",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "count parameters by building each network (default: ${DEFAULT-VALUE}; --no-params skips it)")
     boolean params;
 

@@ -9,8 +9,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ntk4j native}: build DJL's JNI binding against an installed PyTorch (a CUDA torch for GPUs), and show what is recorded. */
-@Command(name = "native", mixinStandardHelpOptions = true,
-        description = "Build DJL's PyTorch JNI binding (libdjl_torch.so) against an installed PyTorch and record it for ./ntk4j.",
+@Command(
+        name = "native",
+        mixinStandardHelpOptions = true,
+        description =
+                "Build DJL's PyTorch JNI binding (libdjl_torch.so) against an installed PyTorch and record it for ./ntk4j.",
         subcommands = {NativeCommand.Build.class, NativeCommand.Status.class})
 public final class NativeCommand implements Callable<Integer> {
     @Override
@@ -19,38 +22,68 @@ public final class NativeCommand implements Callable<Integer> {
         return 0;
     }
 
-    @Command(name = "build", mixinStandardHelpOptions = true,
-            description = {"Compile DJL v" + NativeBuild.DJL_VERSION + "'s JNI sources with g++ against an installed torch (python3's,"
-                    + " a libtorch folder, or Debian's libtorch-dev), install the library into DJL's cache and record"
-                    + " PYTORCH_LIBRARY_PATH, PYTORCH_VERSION and PYTORCH_FLAVOR in ~/.ntk4j/native.properties, which ./ntk4j then uses.",
-                "Example: ntk4j native build --torch auto --djl-source ~/src/djl --jobs 16"})
+    @Command(
+            name = "build",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Compile DJL v" + NativeBuild.DJL_VERSION
+                        + "'s JNI sources with g++ against an installed torch (python3's,"
+                        + " a libtorch folder, or Debian's libtorch-dev), install the library into DJL's cache and record"
+                        + " PYTORCH_LIBRARY_PATH, PYTORCH_VERSION and PYTORCH_FLAVOR in ~/.ntk4j/native.properties, which ./ntk4j then uses.",
+                "Example: ntk4j native build --torch auto --djl-source ~/src/djl --jobs 16"
+            })
     static final class Build implements Callable<Integer> {
-        @Option(names = "--torch", defaultValue = "auto", paramLabel = "auto|DIR",
-                description = "auto (python3's torch, then Debian's libtorch-dev) or a libtorch folder (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--torch",
+                defaultValue = "auto",
+                paramLabel = "auto|DIR",
+                description =
+                        "auto (python3's torch, then Debian's libtorch-dev) or a libtorch folder (default ${DEFAULT-VALUE})")
         String torch;
 
-        @Option(names = "--djl-source", paramLabel = "DIR", description = "a DJL v" + NativeBuild.DJL_VERSION
-                + " source tree (default: the tag's archive from GitHub, downloaded once)")
+        @Option(
+                names = "--djl-source",
+                paramLabel = "DIR",
+                description = "a DJL v" + NativeBuild.DJL_VERSION
+                        + " source tree (default: the tag's archive from GitHub, downloaded once)")
         Path djlSource;
 
-        @Option(names = "--cuda", defaultValue = "auto", description = "auto, on or off: compile with -DUSE_CUDA (default ${DEFAULT-VALUE}: when torch has CUDA)")
+        @Option(
+                names = "--cuda",
+                defaultValue = "auto",
+                description =
+                        "auto, on or off: compile with -DUSE_CUDA (default ${DEFAULT-VALUE}: when torch has CUDA)")
         String cuda;
 
         @Option(names = "--jobs", description = "parallel compiler processes (default: all cores)")
         Integer jobs;
 
-        @Option(names = "--djl-cache", paramLabel = "DIR", description = "DJL's engine cache (default ENGINE_CACHE_DIR, DJL_CACHE_DIR or ~/.djl.ai)")
+        @Option(
+                names = "--djl-cache",
+                paramLabel = "DIR",
+                description = "DJL's engine cache (default ENGINE_CACHE_DIR, DJL_CACHE_DIR or ~/.djl.ai)")
         Path djlCache;
 
-        @Option(names = "--env-file", paramLabel = "FILE", description = "where to record the environment (default ~/.ntk4j/native.properties)")
+        @Option(
+                names = "--env-file",
+                paramLabel = "FILE",
+                description = "where to record the environment (default ~/.ntk4j/native.properties)")
         Path envFile;
 
-        @Option(names = "--work-dir", paramLabel = "DIR", description = "sources, objects and logs (default ~/.ntk4j/native)")
+        @Option(
+                names = "--work-dir",
+                paramLabel = "DIR",
+                description = "sources, objects and logs (default ~/.ntk4j/native)")
         Path workDir;
 
         @Override
         public Integer call() {
-            NativeBuild b = new NativeBuild().torch(torch).djlSource(djlSource).cuda(cuda).engineCache(djlCache).envFile(envFile);
+            NativeBuild b = new NativeBuild()
+                    .torch(torch)
+                    .djlSource(djlSource)
+                    .cuda(cuda)
+                    .engineCache(djlCache)
+                    .envFile(envFile);
             if (jobs != null) {
                 b.jobs(jobs);
             }
@@ -59,7 +92,9 @@ public final class NativeCommand implements Callable<Integer> {
             }
             NativeBuild.Result r = b.build();
             System.out.println("built " + r.library() + " for " + r.torch());
-            r.env().stringPropertyNames().stream().sorted().forEach(k -> System.out.println(k + "=" + r.env().getProperty(k)));
+            r.env().stringPropertyNames().stream()
+                    .sorted()
+                    .forEach(k -> System.out.println(k + "=" + r.env().getProperty(k)));
             return 0;
         }
     }
@@ -70,10 +105,12 @@ public final class NativeCommand implements Callable<Integer> {
         public Integer call() {
             Properties p = Natives.recorded();
             if (p == null) {
-                System.out.println("no native build recorded (" + Natives.envFile() + "): the bundled PyTorch CPU natives are used");
+                System.out.println("no native build recorded (" + Natives.envFile()
+                        + "): the bundled PyTorch CPU natives are used");
                 return 0;
             }
-            System.out.println("recorded in " + Natives.envFile() + ("off".equals(System.getenv("NTK4J_NATIVE")) ? " (ignored: NTK4J_NATIVE=off)" : ""));
+            System.out.println("recorded in " + Natives.envFile()
+                    + ("off".equals(System.getenv("NTK4J_NATIVE")) ? " (ignored: NTK4J_NATIVE=off)" : ""));
             p.stringPropertyNames().stream().sorted().forEach(k -> System.out.println(k + "=" + p.getProperty(k)));
             return 0;
         }

@@ -9,14 +9,24 @@ import picocli.CommandLine.Option;
 
 /** Options every compute command shares: device, threads, data directory. */
 public final class RuntimeOptions {
-    @Option(names = "--device", paramLabel = "auto|cpu|gpu", defaultValue = "auto",
+    @Option(
+            names = "--device",
+            paramLabel = "auto|cpu|gpu",
+            defaultValue = "auto",
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
 
-    @Option(names = "--threads", paramLabel = "N", description = "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves free; see the launcher)")
+    @Option(
+            names = "--threads",
+            paramLabel = "N",
+            description =
+                    "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves free; see the launcher)")
     Integer threads;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default: -Dntk4j.data, $NTK4J_DATA, ~/.ntk4j/data)")
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "data directory (default: -Dntk4j.data, $NTK4J_DATA, ~/.ntk4j/data)")
     Path dataDir;
 
     /**
@@ -53,8 +63,10 @@ public final class RuntimeOptions {
                 // fall through to the default
             }
         }
-        return defaultThreads(Runtime.getRuntime().availableProcessors(),
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        return defaultThreads(
+                Runtime.getRuntime().availableProcessors(),
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                        .getSystemLoadAverage());
     }
 
     Path dataDir() {

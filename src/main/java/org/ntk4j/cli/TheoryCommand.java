@@ -27,7 +27,8 @@ import picocli.CommandLine.ParentCommand;
             "Closed-form theory beside the measurements.",
             "Infinite-width kernels, signal propagation, finite-width NTK dispersion, the equilibrium layer,",
             "linear networks and the solvable model.",
-            "Tables go to stdout; with --out DIR also CSV and PNG files (written atomically)."},
+            "Tables go to stdout; with --out DIR also CSV and PNG files (written atomically)."
+        },
         subcommands = {
             TheoryCommand.Ntk.class,
             TheoryCommand.Signal.class,
@@ -35,10 +36,14 @@ import picocli.CommandLine.ParentCommand;
             TheoryCommand.Equilibrium.class,
             TheoryCommand.Linear.class,
             TheoryCommand.Solvable.class,
-            TheoryCommand.Phase.class})
+            TheoryCommand.Phase.class
+        })
 public final class TheoryCommand implements Runnable {
 
-    @Option(names = "--out", paramLabel = "DIR", description = "folder for CSV and PNG outputs (created if missing)",
+    @Option(
+            names = "--out",
+            paramLabel = "DIR",
+            description = "folder for CSV and PNG outputs (created if missing)",
             scope = picocli.CommandLine.ScopeType.INHERIT)
     Path out;
 
@@ -57,19 +62,29 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
-    @Command(name = "ntk", mixinStandardHelpOptions = true,
-            description = {"Infinite-width NNGP and NTK of an MLP versus input angle.",
+    @Command(
+            name = "ntk",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Infinite-width NNGP and NTK of an MLP versus input angle.",
                 "Convention: neural-tangents stax.Dense(W_std, b_std); two unit-norm inputs at angles 0..π;",
                 "also prints the signal-propagation summary (q*, χ₁, phase, ξ_q, ξ_c).",
-                "Example: ntk4j theory ntk --activation relu --depth 3 --sigma-w 1.414 --sigma-b 0.1"})
+                "Example: ntk4j theory ntk --activation relu --depth 3 --sigma-w 1.414 --sigma-b 0.1"
+            })
     static final class Ntk implements Runnable {
         @ParentCommand
         TheoryCommand parent;
 
-        @Option(names = "--activation", defaultValue = "relu", description = "relu, erf, tanh or linear (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--activation",
+                defaultValue = "relu",
+                description = "relu, erf, tanh or linear (default ${DEFAULT-VALUE})")
         String activation;
 
-        @Option(names = "--depth", defaultValue = "3", description = "weight layers L (L-1 hidden layers; default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--depth",
+                defaultValue = "3",
+                description = "weight layers L (L-1 hidden layers; default ${DEFAULT-VALUE})")
         int depth;
 
         @Option(names = "--sigma-w", defaultValue = "1.4142135623730951", description = "W_std = σ_w (default √2)")
@@ -78,28 +93,53 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--sigma-b", defaultValue = "0", description = "b_std = σ_b (default ${DEFAULT-VALUE})")
         double sigmaB;
 
-        @Option(names = "--parameterization", defaultValue = "ntk", description = "ntk or standard (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--parameterization",
+                defaultValue = "ntk",
+                description = "ntk or standard (default ${DEFAULT-VALUE})")
         String parameterization;
 
-        @Option(names = "--width", defaultValue = "-1", description = "hidden width, needed by the standard parameterisation")
+        @Option(
+                names = "--width",
+                defaultValue = "-1",
+                description = "hidden width, needed by the standard parameterisation")
         int width;
 
-        @Option(names = "--angles", defaultValue = "13", description = "number of angles in [0, π] (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--angles",
+                defaultValue = "13",
+                description = "number of angles in [0, π] (default ${DEFAULT-VALUE})")
         int angles;
 
-        @Option(names = "--inputs", paramLabel = "CSV", description = {"training inputs, one sample per row: writes the",
-            "train×train NNGP and NTK (nngp_train.csv, ntk_train.csv) instead of the angle sweep"})
+        @Option(
+                names = "--inputs",
+                paramLabel = "CSV",
+                description = {
+                    "training inputs, one sample per row: writes the",
+                    "train×train NNGP and NTK (nngp_train.csv, ntk_train.csv) instead of the angle sweep"
+                })
         Path inputs;
 
-        @Option(names = "--test-inputs", paramLabel = "CSV", description = "test inputs: also writes ntk_test_train.csv")
+        @Option(
+                names = "--test-inputs",
+                paramLabel = "CSV",
+                description = "test inputs: also writes ntk_test_train.csv")
         Path testInputs;
 
-        @Option(names = "--targets", paramLabel = "CSV", description = {"training targets (one row per sample):",
-            "infinite-width kernel regression of the test inputs, predictions.csv"})
+        @Option(
+                names = "--targets",
+                paramLabel = "CSV",
+                description = {
+                    "training targets (one row per sample):",
+                    "infinite-width kernel regression of the test inputs, predictions.csv"
+                })
         Path targets;
 
-        @Option(names = "--time", defaultValue = "inf", description = {"gradient-flow time t (ℒ = ½Σ‖f−y‖², η = 1, f₀ = 0)",
-            "or inf (default ${DEFAULT-VALUE})"})
+        @Option(
+                names = "--time",
+                defaultValue = "inf",
+                description = {"gradient-flow time t (ℒ = ½Σ‖f−y‖², η = 1, f₀ = 0)", "or inf (default ${DEFAULT-VALUE})"
+                })
         String time;
 
         @Override
@@ -117,18 +157,37 @@ public final class TheoryCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new UserException("--parameterization must be ntk or standard, got '" + parameterization + "'");
             }
-            MlpKernel k = MlpKernel.builder().activation(act).depth(depth).sigmaW(sigmaW).sigmaB(sigmaB)
-                    .parameterization(p).hiddenWidth(width).build();
+            MlpKernel k = MlpKernel.builder()
+                    .activation(act)
+                    .depth(depth)
+                    .sigmaW(sigmaW)
+                    .sigmaB(sigmaB)
+                    .parameterization(p)
+                    .hiddenWidth(width)
+                    .build();
             SignalPropagation sp = new SignalPropagation(act, sigmaW * sigmaW, sigmaB * sigmaB);
             double qStar = sp.fixedPointLength(sigmaW * sigmaW / 2 + sigmaB * sigmaB);
-            System.out.printf(Locale.ROOT, "MLP %s, L=%d, σ_w=%.4g, σ_b=%.4g, %s parameterisation (inputs: unit norm in R^2)%n",
-                    act, depth, sigmaW, sigmaB, p.name().toLowerCase(Locale.ROOT));
+            System.out.printf(
+                    Locale.ROOT,
+                    "MLP %s, L=%d, σ_w=%.4g, σ_b=%.4g, %s parameterisation (inputs: unit norm in R^2)%n",
+                    act,
+                    depth,
+                    sigmaW,
+                    sigmaB,
+                    p.name().toLowerCase(Locale.ROOT));
             if (Double.isNaN(qStar)) {
-                System.out.printf(Locale.ROOT, "signal propagation: the length map reaches no fixed point q* (diverges or converges only algebraically); χ₁ at q=1: %.6g%n",
+                System.out.printf(
+                        Locale.ROOT,
+                        "signal propagation: the length map reaches no fixed point q* (diverges or converges only algebraically); χ₁ at q=1: %.6g%n",
                         sp.chi1(1));
             } else {
-                System.out.printf(Locale.ROOT, "signal propagation: q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n",
-                        qStar, sp.chi1(qStar), sp.phase(qStar, 1e-9), sp.lengthDepthScale(qStar),
+                System.out.printf(
+                        Locale.ROOT,
+                        "signal propagation: q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n",
+                        qStar,
+                        sp.chi1(qStar),
+                        sp.phase(qStar, 1e-9),
+                        sp.lengthDepthScale(qStar),
                         sp.correlationDepthScale(qStar));
             }
             String[] header = {"angle", "cos", "nngp", "ntk", "ntk/ntk(0)"};
@@ -157,8 +216,14 @@ public final class TheoryCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new UserException("--parameterization must be ntk or standard, got '" + parameterization + "'");
             }
-            return MlpKernel.builder().activation(Activation.byName(activation)).depth(depth).sigmaW(sigmaW)
-                    .sigmaB(sigmaB).parameterization(p).hiddenWidth(width).build();
+            return MlpKernel.builder()
+                    .activation(Activation.byName(activation))
+                    .depth(depth)
+                    .sigmaW(sigmaW)
+                    .sigmaB(sigmaB)
+                    .parameterization(p)
+                    .hiddenWidth(width)
+                    .build();
         }
 
         void matrices() {
@@ -166,8 +231,12 @@ public final class TheoryCommand implements Runnable {
             double[][] x = readCsv(inputs);
             MlpKernel.Kernels train = k.kernels(x);
             TheoryOutput o = parent.output();
-            System.out.printf(Locale.ROOT, "%d training inputs of dimension %d; NTK diagonal mean %.6g%n", x.length,
-                    x[0].length, CommonOpsTrace.meanDiagonal(train.ntk()));
+            System.out.printf(
+                    Locale.ROOT,
+                    "%d training inputs of dimension %d; NTK diagonal mean %.6g%n",
+                    x.length,
+                    x[0].length,
+                    CommonOpsTrace.meanDiagonal(train.ntk()));
             o.csv("nngp_train", columnNames("x", x.length), rowsOf(train.nngp()));
             o.csv("ntk_train", columnNames("x", x.length), rowsOf(train.ntk()));
             if (testInputs == null) {
@@ -271,17 +340,24 @@ public final class TheoryCommand implements Runnable {
         return rows.toArray(new double[0][]);
     }
 
-    @Command(name = "signal", mixinStandardHelpOptions = true,
-            description = {"Mean-field signal propagation layer by layer: q_l, c_l and the gradient-norm ratio.",
+    @Command(
+            name = "signal",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Mean-field signal propagation layer by layer: q_l, c_l and the gradient-norm ratio.",
                 "Infinite width, W ~ N(0, σ_w²/n), b ~ N(0, σ_b²); two inputs with per-feature squared norm q₀ and",
                 "correlation c₀ (Seleznova & Kutyniok, Can We Trust NTK Theory?, eqs. (5)–(9);",
                 "Lou, Mingard & Hayou, Equilibrium Hypothesis, App. A.1).",
-                "Example: ntk4j theory signal --activation tanh --sigma-w 1.5 --sigma-b 0.1 --depth 30 --c0 0.5"})
+                "Example: ntk4j theory signal --activation tanh --sigma-w 1.5 --sigma-b 0.1 --depth 30 --c0 0.5"
+            })
     static final class Signal implements Runnable {
         @ParentCommand
         TheoryCommand parent;
 
-        @Option(names = "--activation", defaultValue = "relu", description = "relu, erf, tanh or linear (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--activation",
+                defaultValue = "relu",
+                description = "relu, erf, tanh or linear (default ${DEFAULT-VALUE})")
         String activation;
 
         @Option(names = "--sigma-w", defaultValue = "1.4142135623730951", description = "σ_w (default √2)")
@@ -293,10 +369,16 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--depth", defaultValue = "20", description = "layers to propagate (default ${DEFAULT-VALUE})")
         int depth;
 
-        @Option(names = "--q0", defaultValue = "1", description = "first-layer pre-activation variance q₁ (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--q0",
+                defaultValue = "1",
+                description = "first-layer pre-activation variance q₁ (default ${DEFAULT-VALUE})")
         double q0;
 
-        @Option(names = "--c0", defaultValue = "0.5", description = "first-layer correlation c₁ (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--c0",
+                defaultValue = "0.5",
+                description = "first-layer correlation c₁ (default ${DEFAULT-VALUE})")
         double c0;
 
         @Override
@@ -315,8 +397,14 @@ public final class TheoryCommand implements Runnable {
             }
             double qStar = sp.fixedPointLength(q0);
             if (!Double.isNaN(qStar)) {
-                System.out.printf(Locale.ROOT, "q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n", qStar, sp.chi1(qStar),
-                        sp.phase(qStar, 1e-9), sp.lengthDepthScale(qStar), sp.correlationDepthScale(qStar));
+                System.out.printf(
+                        Locale.ROOT,
+                        "q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n",
+                        qStar,
+                        sp.chi1(qStar),
+                        sp.phase(qStar, 1e-9),
+                        sp.lengthDepthScale(qStar),
+                        sp.correlationDepthScale(qStar));
             }
             TheoryOutput o = parent.output();
             o.print(header, rows);
@@ -325,11 +413,15 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
-    @Command(name = "dispersion", mixinStandardHelpOptions = true,
-            description = {"Finite-width NTK dispersion E[Θ²]/E²[Θ] of ReLU MLPs vs depth and σ_w².",
+    @Command(
+            name = "dispersion",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Finite-width NTK dispersion E[Θ²]/E²[Θ] of ReLU MLPs vs depth and σ_w².",
                 "Seleznova & Kutyniok 2022 (NTK Beyond the Infinite-Width Limit), Thm 3.2, with the second moment",
                 "as derived in its proofs (the printed eq. (13) lacks a factor 2); standard param., σ_b=0, ‖x‖=1.",
-                "Example: ntk4j theory dispersion --width 50 --depths 2,5,10,20 --sigma-w2 1,2,3"})
+                "Example: ntk4j theory dispersion --width 50 --depths 2,5,10,20 --sigma-w2 1,2,3"
+            })
     static final class Dispersion implements Runnable {
         @ParentCommand
         TheoryCommand parent;
@@ -340,17 +432,29 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--input-dim", defaultValue = "-1", description = "n₀ (default: = width, α₀ = 1)")
         int inputDim;
 
-        @Option(names = "--depths", split = ",", defaultValue = "2,5,10,20", description = "depths L (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--depths",
+                split = ",",
+                defaultValue = "2,5,10,20",
+                description = "depths L (default ${DEFAULT-VALUE})")
         int[] depths;
 
-        @Option(names = "--sigma-w2", split = ",", defaultValue = "1,1.5,1.8,2,2.2,2.5,3", description = "σ_w² values (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--sigma-w2",
+                split = ",",
+                defaultValue = "1,1.5,1.8,2,2.2,2.5,3",
+                description = "σ_w² values (default ${DEFAULT-VALUE})")
         double[] sigmaW2;
 
         @Option(names = "--limit", description = "add the λ = L/M limit (Thm 3.1) for each σ_w²")
         boolean limit;
 
-        @Option(names = "--rho", description = {"also print the ordered-phase estimate eq. (18) of",
-            "E[Θ(x,x̃)]/E[Θ(x,x)] for inputs with ⟨x,x̃⟩ = RHO"})
+        @Option(
+                names = "--rho",
+                description = {
+                    "also print the ordered-phase estimate eq. (18) of",
+                    "E[Θ(x,x̃)]/E[Θ(x,x)] for inputs with ⟨x,x̃⟩ = RHO"
+                })
         Double rho;
 
         @Override
@@ -377,10 +481,11 @@ public final class TheoryCommand implements Runnable {
                 double[] r = new double[1 + cols];
                 r[0] = depth;
                 for (int s = 0; s < sigmaW2.length; s++) {
-                    r[1 + s] = FiniteWidthNtkMoments.constantWidth(width, depth, n0, sigmaW2[s]).dispersion();
+                    r[1 + s] = FiniteWidthNtkMoments.constantWidth(width, depth, n0, sigmaW2[s])
+                            .dispersion();
                     if (limit) {
-                        r[1 + sigmaW2.length + s] = FiniteWidthNtkMoments.limitDispersion(sigmaW2[s],
-                                (double) depth / width, (double) n0 / width);
+                        r[1 + sigmaW2.length + s] = FiniteWidthNtkMoments.limitDispersion(
+                                sigmaW2[s], (double) depth / width, (double) n0 / width);
                     }
                     if (rho != null) {
                         r[1 + offRho + s] = FiniteWidthNtkMoments.offDiagonalRatio(depth, sigmaW2[s], rho);
@@ -400,21 +505,31 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
-    @Command(name = "equilibrium", mixinStandardHelpOptions = true,
-            description = {"Lou et al. (Equilibrium Hypothesis): equilibrium layer l_eq(L)"
-                    + " next to the Cor. 5 scaling L^{3/5}.",
+    @Command(
+            name = "equilibrium",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Lou et al. (Equilibrium Hypothesis): equilibrium layer l_eq(L)"
+                        + " next to the Cor. 5 scaling L^{3/5}.",
                 "Forward deficit D_f(l) vs backward product D_b(l,L) of a He-initialised ReLU net;",
                 "l_eq(L) = first l with D_f ≤ C·D_b (an operationalisation of Cor. 5).",
-                "Example: ntk4j theory equilibrium --depths 10,20,50,100,1000 --epsilon 0.1 --constant 1"})
+                "Example: ntk4j theory equilibrium --depths 10,20,50,100,1000 --epsilon 0.1 --constant 1"
+            })
     static final class Equilibrium implements Runnable {
         @ParentCommand
         TheoryCommand parent;
 
-        @Option(names = "--depths", split = ",", defaultValue = "10,20,30,40,50,60,70,80,90,100",
+        @Option(
+                names = "--depths",
+                split = ",",
+                defaultValue = "10,20,30,40,50,60,70,80,90,100",
                 description = "depths L (default ${DEFAULT-VALUE})")
         int[] depths;
 
-        @Option(names = "--epsilon", defaultValue = "0.1", description = "c₁ = 1 − ε for the backward product (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--epsilon",
+                defaultValue = "0.1",
+                description = "c₁ = 1 − ε for the backward product (default ${DEFAULT-VALUE})")
         double epsilon;
 
         @Option(names = "--constant", defaultValue = "1", description = "C in D_f ≤ C·D_b (default ${DEFAULT-VALUE})")
@@ -428,13 +543,20 @@ public final class TheoryCommand implements Runnable {
             for (int depth : depths) {
                 require(depth >= 2, "--depths must be >= 2, got " + depth);
                 int l = EquilibriumHypothesis.equilibriumLayer(depth, epsilon, constant);
-                rows.add(new double[] {depth, l, EquilibriumHypothesis.predictedMostAlignedLayer(depth),
-                    EquilibriumHypothesis.forwardDeficit(l), EquilibriumHypothesis.backwardProduct(1 - epsilon, l, depth)});
+                rows.add(new double[] {
+                    depth,
+                    l,
+                    EquilibriumHypothesis.predictedMostAlignedLayer(depth),
+                    EquilibriumHypothesis.forwardDeficit(l),
+                    EquilibriumHypothesis.backwardProduct(1 - epsilon, l, depth)
+                });
             }
             TheoryOutput o = parent.output();
             o.print(header, rows);
             if (depths.length >= 2) {
-                System.out.printf(Locale.ROOT, "OLS slope of log l_eq on log L: %.4f (Cor. 5: 3/5 as L → ∞)%n",
+                System.out.printf(
+                        Locale.ROOT,
+                        "OLS slope of log l_eq on log L: %.4f (Cor. 5: 3/5 as L → ∞)%n",
                         EquilibriumHypothesis.equilibriumSlope(depths, epsilon, constant));
             }
             o.csv("equilibrium", header, rows);
@@ -442,11 +564,15 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
-    @Command(name = "linear", mixinStandardHelpOptions = true,
-            description = {"Atanasov et al. (Silent Alignment) linear networks: c(t), q(t), r(t), half-loss time,"
-                    + " final NTK and alignment.",
+    @Command(
+            name = "linear",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Atanasov et al. (Silent Alignment) linear networks: c(t), q(t), r(t), half-loss time,"
+                        + " final NTK and alignment.",
                 "Whitened data, gradient flow; eqs. 39 and 42 in corrected form (see theory.LinearNetworks).",
-                "Example: ntk4j theory linear --depth 2 --s 1 --c0 1e-6 --t-max 15 --rank 25"})
+                "Example: ntk4j theory linear --depth 2 --s 1 --c0 1e-6 --t-max 15 --rank 25"
+            })
     static final class Linear implements Runnable {
         @ParentCommand
         TheoryCommand parent;
@@ -457,7 +583,10 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--s", defaultValue = "1", description = "teacher signal size s (default ${DEFAULT-VALUE})")
         double s;
 
-        @Option(names = "--c0", defaultValue = "1e-6", description = "initial scale c₀ = q₀/2 (two layers) or u₀^L (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--c0",
+                defaultValue = "1e-6",
+                description = "initial scale c₀ = q₀/2 (two layers) or u₀^L (default ${DEFAULT-VALUE})")
         double c0;
 
         @Option(names = "--t-max", defaultValue = "15", description = "end time (default ${DEFAULT-VALUE})")
@@ -466,7 +595,10 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--points", defaultValue = "31", description = "time points (default ${DEFAULT-VALUE})")
         int points;
 
-        @Option(names = "--rank", defaultValue = "25", description = "rank r of the whitened data, for the final alignment")
+        @Option(
+                names = "--rank",
+                defaultValue = "25",
+                description = "rank r of the whitened data, for the final alignment")
         int rank;
 
         @Override
@@ -489,32 +621,52 @@ public final class TheoryCommand implements Runnable {
             }
             double[] etas = new double[depth];
             java.util.Arrays.fill(etas, 1);
-            System.out.printf(Locale.ROOT, "linear network L=%d, s=%.4g, c0=%.3g (equal learning rates)%n", depth, s, c0);
+            System.out.printf(
+                    Locale.ROOT, "linear network L=%d, s=%.4g, c0=%.3g (equal learning rates)%n", depth, s, c0);
             if (two) {
                 System.out.printf(Locale.ROOT, "half-loss time t½ = %.6g%n", LinearNetworks.halfLossTime(s, c0));
             } else {
-                System.out.printf(Locale.ROOT, "small-c blow-up time t* = %.6g%n", LinearNetworks.deepBlowUpTime(c0, s, depth));
+                System.out.printf(
+                        Locale.ROOT, "small-c blow-up time t* = %.6g%n", LinearNetworks.deepBlowUpTime(c0, s, depth));
             }
             double[] ab = LinearNetworks.finalNtkCoefficients(etas);
-            System.out.printf(Locale.ROOT, "final NTK K∞ = %.6g·xᵀ[%.4g ββᵀ + %.4g I]x'; final alignment (rank %d) = %.6g%n",
-                    LinearNetworks.finalScale(s, etas), ab[0], ab[1], rank, LinearNetworks.finalAlignment(depth, rank));
+            System.out.printf(
+                    Locale.ROOT,
+                    "final NTK K∞ = %.6g·xᵀ[%.4g ββᵀ + %.4g I]x'; final alignment (rank %d) = %.6g%n",
+                    LinearNetworks.finalScale(s, etas),
+                    ab[0],
+                    ab[1],
+                    rank,
+                    LinearNetworks.finalAlignment(depth, rank));
             TheoryOutput o = parent.output();
             o.print(header, rows);
             o.csv("linear", header, rows);
-            o.plot("linear", "Linear network, L=" + depth, header, rows, 0, two ? new int[] {1, 3, 4} : new int[] {1, 2}, false);
+            o.plot(
+                    "linear",
+                    "Linear network, L=" + depth,
+                    header,
+                    rows,
+                    0,
+                    two ? new int[] {1, 3, 4} : new int[] {1, 2},
+                    false);
         }
     }
 
-    @Command(name = "solvable", mixinStandardHelpOptions = true,
-            description = {"Xu & Ziyin 2024 solvable model f = κ uᵀWx: closed-form trajectory, NTK, alignment, τ.",
+    @Command(
+            name = "solvable",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Xu & Ziyin 2024 solvable model f = κ uᵀWx: closed-form trajectory, NTK, alignment, τ.",
                 "Gaussian init u ~ N(0,σ_u²), W ~ N(0,σ_W²), x = e₁, or a fixed reference instance (--golden).",
-                "Example: ntk4j theory solvable --width 100 --kappa 0.01 --eta 100 --t-max 2"})
+                "Example: ntk4j theory solvable --width 100 --kappa 0.01 --eta 100 --t-max 2"
+            })
     static final class Solvable implements Runnable {
         @ParentCommand
         TheoryCommand parent;
 
-        @Option(names = "--golden", description = "use a fixed reference instance"
-                + " (d=3, d0=2, x=(1, 0.5), y=1, κ=1, η_u=1, η_W=0.5)")
+        @Option(
+                names = "--golden",
+                description = "use a fixed reference instance" + " (d=3, d0=2, x=(1, 0.5), y=1, κ=1, η_u=1, η_W=0.5)")
         boolean golden;
 
         @Option(names = "--width", defaultValue = "100", description = "width d (default ${DEFAULT-VALUE})")
@@ -532,7 +684,10 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--kappa", defaultValue = "0.1", description = "output multiplier κ (default ${DEFAULT-VALUE})")
         double kappa;
 
-        @Option(names = "--eta", defaultValue = "1", description = "η_u = η_W unless set separately (default ${DEFAULT-VALUE})")
+        @Option(
+                names = "--eta",
+                defaultValue = "1",
+                description = "η_u = η_W unless set separately (default ${DEFAULT-VALUE})")
         double eta;
 
         @Option(names = "--eta-u", description = "η_u")
@@ -557,8 +712,14 @@ public final class TheoryCommand implements Runnable {
         public void run() {
             SolvableModel m;
             if (golden) {
-                m = new SolvableModel(new double[] {0.5, -0.3, 0.8}, new double[][] {{0.2, 0.1}, {-0.4, 0.3}, {0.1, -0.2}},
-                        new double[] {1.0, 0.5}, 1.0, 1.0, 1.0, 0.5);
+                m = new SolvableModel(
+                        new double[] {0.5, -0.3, 0.8},
+                        new double[][] {{0.2, 0.1}, {-0.4, 0.3}, {0.1, -0.2}},
+                        new double[] {1.0, 0.5},
+                        1.0,
+                        1.0,
+                        1.0,
+                        0.5);
             } else {
                 require(width >= 1 && inputDim >= 1, "--width and --input-dim must be >= 1");
                 SplittableRandom r = new SplittableRandom(seed);
@@ -579,10 +740,23 @@ public final class TheoryCommand implements Runnable {
             }
             require(m.bigP() > 0 && m.bigQ() > 0, "degenerate initialisation (p₀ = 0 or q₀ = 0): see Prop. 1");
             double end = tMax > 0 ? tMax : 5 * m.tau();
-            System.out.printf(Locale.ROOT, "P=%.6g Q=%.6g C=%.6g  z+=%.6g z-=%.6g  τ=%.6g%n",
-                    m.bigP(), m.bigQ(), m.bigC(), m.zPlus(), m.zMinus(), m.tau());
-            System.out.printf(Locale.ROOT, "f0=%.6g  ζ0=%.6g → ζ∞=%.6g  Θ0=%.6g → Θ∞=%.6g (relative change %.4g)%n",
-                    m.initialOutput(), m.alignment(0), m.finalAlignment(), m.ntk(0), m.ntk(Double.POSITIVE_INFINITY),
+            System.out.printf(
+                    Locale.ROOT,
+                    "P=%.6g Q=%.6g C=%.6g  z+=%.6g z-=%.6g  τ=%.6g%n",
+                    m.bigP(),
+                    m.bigQ(),
+                    m.bigC(),
+                    m.zPlus(),
+                    m.zMinus(),
+                    m.tau());
+            System.out.printf(
+                    Locale.ROOT,
+                    "f0=%.6g  ζ0=%.6g → ζ∞=%.6g  Θ0=%.6g → Θ∞=%.6g (relative change %.4g)%n",
+                    m.initialOutput(),
+                    m.alignment(0),
+                    m.finalAlignment(),
+                    m.ntk(0),
+                    m.ntk(Double.POSITIVE_INFINITY),
                     m.relativeNtkChange());
             String[] header = {"t", "f", "ntk", "zeta", "z"};
             List<double[]> rows = new ArrayList<>();
@@ -597,10 +771,14 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
-    @Command(name = "phase", mixinStandardHelpOptions = true,
-            description = {"Xu & Ziyin 2024 phase (frozen/unstable/kernel/feature learning) from scaling exponents.",
+    @Command(
+            name = "phase",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Xu & Ziyin 2024 phase (frozen/unstable/kernel/feature learning) from scaling exponents.",
                 "Without exponents prints Table 1 (NTK, mean field, Xavier, Kaiming, lazy × plain, Cor. 1–3).",
-                "Example: ntk4j theory phase --cd 1 --ckappa -0.5 --ceta 0 --su 0 --sw 0"})
+                "Example: ntk4j theory phase --cd 1 --ckappa -0.5 --ceta 0 --su 0 --sw 0"
+            })
     static final class Phase implements Runnable {
         @ParentCommand
         TheoryCommand parent;
@@ -632,10 +810,14 @@ public final class TheoryCommand implements Runnable {
         @Override
         public void run() {
             if (cd != null) {
-                PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(cd, ckappa, cu != null ? cu : ceta,
-                        cw != null ? cw : ceta, su, sw, zeroOutput);
-                System.out.printf(Locale.ROOT, "t1=%s t2=%s phase=%s%n", TheoryOutput.fmt(PhaseClassifier.t1(e)),
-                        TheoryOutput.fmt(PhaseClassifier.t2(e)), PhaseClassifier.classify(e));
+                PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(
+                        cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput);
+                System.out.printf(
+                        Locale.ROOT,
+                        "t1=%s t2=%s phase=%s%n",
+                        TheoryOutput.fmt(PhaseClassifier.t1(e)),
+                        TheoryOutput.fmt(PhaseClassifier.t2(e)),
+                        PhaseClassifier.classify(e));
                 return;
             }
             String[] header = {"column", "setting", "c_kappa", "c_eta", "t1", "t2", "phase"};
@@ -644,17 +826,28 @@ public final class TheoryCommand implements Runnable {
             int col = 0;
             for (var entry : PhaseClassifier.table1Presets().entrySet()) {
                 PhaseClassifier.Exponents base = entry.getValue();
-                PhaseClassifier.Exponents[] settings = {base, PhaseClassifier.corollary1(base),
+                PhaseClassifier.Exponents[] settings = {
+                    base,
+                    PhaseClassifier.corollary1(base),
                     PhaseClassifier.corollary2(base),
-                    PhaseClassifier.corollary3(base, PhaseClassifier.table1Corollary3Kappa(entry.getKey()))};
+                    PhaseClassifier.corollary3(base, PhaseClassifier.table1Corollary3Kappa(entry.getKey()))
+                };
                 String[] names = {"plain", "cor1", "cor2", "cor3"};
                 for (int i = 0; i < 4; i++) {
                     PhaseClassifier.Exponents e = settings[i];
                     PhaseClassifier.Phase ph = PhaseClassifier.classify(e);
-                    table.add(new String[] {entry.getKey(), names[i], TheoryOutput.fmt(e.cKappa()), TheoryOutput.fmt(e.cU()),
-                        TheoryOutput.fmt(PhaseClassifier.t1(e)), TheoryOutput.fmt(PhaseClassifier.t2(e)),
-                        ph.name().toLowerCase(Locale.ROOT)});
-                    csvRows.add(new double[] {col, i, e.cKappa(), e.cU(), PhaseClassifier.t1(e), PhaseClassifier.t2(e), ph.ordinal()});
+                    table.add(new String[] {
+                        entry.getKey(),
+                        names[i],
+                        TheoryOutput.fmt(e.cKappa()),
+                        TheoryOutput.fmt(e.cU()),
+                        TheoryOutput.fmt(PhaseClassifier.t1(e)),
+                        TheoryOutput.fmt(PhaseClassifier.t2(e)),
+                        ph.name().toLowerCase(Locale.ROOT)
+                    });
+                    csvRows.add(new double[] {
+                        col, i, e.cKappa(), e.cU(), PhaseClassifier.t1(e), PhaseClassifier.t2(e), ph.ordinal()
+                    });
                 }
                 col++;
             }
@@ -670,8 +863,19 @@ public final class TheoryCommand implements Runnable {
                 }
                 System.out.println(sb);
             }
-            parent.output().csv("phase", new String[] {"column_index", "setting_index", "c_kappa", "c_eta", "t1", "t2",
-                "phase_ordinal(0=frozen,1=unstable,2=kernel,3=feature_learning)"}, csvRows);
+            parent.output()
+                    .csv(
+                            "phase",
+                            new String[] {
+                                "column_index",
+                                "setting_index",
+                                "c_kappa",
+                                "c_eta",
+                                "t1",
+                                "t2",
+                                "phase_ordinal(0=frozen,1=unstable,2=kernel,3=feature_learning)"
+                            },
+                            csvRows);
         }
     }
 }

@@ -93,8 +93,13 @@ final class TheoryOutput {
         if (dir == null) {
             return;
         }
-        XYChart chart = new XYChartBuilder().width(800).height(560).title(title)
-                .xAxisTitle(header[x]).yAxisTitle(ys.length == 1 ? header[ys[0]] : "").build();
+        XYChart chart = new XYChartBuilder()
+                .width(800)
+                .height(560)
+                .title(title)
+                .xAxisTitle(header[x])
+                .yAxisTitle(ys.length == 1 ? header[ys[0]] : "")
+                .build();
         chart.getStyler().setYAxisLogarithmic(logY);
         chart.getStyler().setMarkerSize(4);
         double[] xs = new double[rows.size()];
@@ -122,7 +127,8 @@ final class TheoryOutput {
             try {
                 Files.write(tmp, bytes);
                 try {
-                    Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                    Files.setPosixFilePermissions(
+                            tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
                 } catch (UnsupportedOperationException ignored) {
                     // not a POSIX file system: keep the default permissions
                 }

@@ -17,71 +17,130 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code ntk4j train}: trains a model on a dataset into a run folder. */
-@Command(name = "train", mixinStandardHelpOptions = true, showDefaultValues = true,
-        description = {"Train a network on a dataset; writes a run folder (model.json, train.json, metrics.jsonl,"
-                + " checkpoint/, weights.npz, PNG plots, report.html).",
+@Command(
+        name = "train",
+        mixinStandardHelpOptions = true,
+        showDefaultValues = true,
+        description = {
+            "Train a network on a dataset; writes a run folder (model.json, train.json, metrics.jsonl,"
+                    + " checkpoint/, weights.npz, PNG plots, report.html).",
             "Example: ntk4j train --model mlp-relu --dataset mnist --epochs 10 --lr 0.05 --momentum 0.9 --out runs/mlp",
             "Resume a killed run: ntk4j train --resume runs/mlp (the run continues as started: options that change it"
-                + " are refused, except --epochs to extend a constant or step schedule; the thread count of args.json is reused)",
+                    + " are refused, except --epochs to extend a constant or step schedule; the thread count of args.json is reused)",
             "Training-option defaults (TrainSpec): --optimizer sgd, --lr 0.1, --momentum 0, --weight-decay 0, --epochs 1,"
-                + " --batch-size 64, --loss ce, --target onehot, --schedule constant, --checkpoint-every 0 (each epoch end)"})
+                    + " --batch-size 64, --loss ce, --target onehot, --schedule constant, --checkpoint-every 0 (each epoch end)"
+        })
 public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "SPEC|NAME", description = "model spec file, or a name in models/")
     String model;
 
-    @Option(names = "--dataset", paramLabel = "NAME",
-            description = "mnist, fashion-mnist, cifar10, mnist-subset (bundled; the default) or a synthetic spec (ntk4j datasets)")
+    @Option(
+            names = "--dataset",
+            paramLabel = "NAME",
+            description =
+                    "mnist, fashion-mnist, cifar10, mnist-subset (bundled; the default) or a synthetic spec (ntk4j datasets)")
     String dataset;
 
-    @Option(names = "--n", paramLabel = "N", description = "train on N samples per class (balanced, seeded); default all")
+    @Option(
+            names = "--n",
+            paramLabel = "N",
+            description = "train on N samples per class (balanced, seeded); default all")
     Integer perClass;
 
     @Option(names = "--test", paramLabel = "M", description = "evaluate on M test samples per class; default all")
     Integer testPerClass;
 
-    @Option(names = "--classes", paramLabel = "C,C,...", split = ",",
+    @Option(
+            names = "--classes",
+            paramLabel = "C,C,...",
+            split = ",",
             description = "train on these classes only, relabelled 0..k-1 (e.g. 0,1 for a binary task)")
     int[] classes;
 
-    @Option(names = "--pad", paramLabel = "P", description = "zero-pad images by P pixels per side (MNIST 28→32 with 2)")
+    @Option(
+            names = "--pad",
+            paramLabel = "P",
+            description = "zero-pad images by P pixels per side (MNIST 28→32 with 2)")
     Integer pad;
 
     @Option(names = "--outputs", paramLabel = "O", description = "override the model spec's number of outputs")
     Integer outputs;
 
-    @Option(names = "--train-spec", paramLabel = "FILE", description = "training settings as JSON (TrainSpec); options below override it")
+    @Option(
+            names = "--train-spec",
+            paramLabel = "FILE",
+            description = "training settings as JSON (TrainSpec); options below override it")
     Path trainSpec;
 
-    @Option(names = "--optimizer", description = "sgd or adam") String optimizer;
-    @Option(names = "--lr", description = "learning rate") Double lr;
-    @Option(names = "--momentum", description = "SGD momentum") Double momentum;
-    @Option(names = "--nesterov", description = "Nesterov momentum") Boolean nesterov;
-    @Option(names = "--weight-decay", description = "L2 weight decay") Double weightDecay;
-    @Option(names = "--epochs", description = "epochs") Integer epochs;
-    @Option(names = "--batch-size", description = "mini-batch size; 0 = full-batch gradient descent") Integer batchSize;
-    @Option(names = "--loss", description = "ce or mse") String loss;
-    @Option(names = "--target", description = "MSE targets: onehot, pm1 or centered") String target;
-    @Option(names = "--schedule", description = "constant, cosine, step or warmup-cosine") String schedule;
-    @Option(names = "--milestones", paramLabel = "M,M,...", split = ",",
-            description = "step schedule: multiply lr by 0.1 at these points, as fractions of --epochs (< 1, e.g. 0.5,0.75)"
-                    + " or epoch numbers (>= 1); default 0.5,0.75 of the epochs")
+    @Option(names = "--optimizer", description = "sgd or adam")
+    String optimizer;
+
+    @Option(names = "--lr", description = "learning rate")
+    Double lr;
+
+    @Option(names = "--momentum", description = "SGD momentum")
+    Double momentum;
+
+    @Option(names = "--nesterov", description = "Nesterov momentum")
+    Boolean nesterov;
+
+    @Option(names = "--weight-decay", description = "L2 weight decay")
+    Double weightDecay;
+
+    @Option(names = "--epochs", description = "epochs")
+    Integer epochs;
+
+    @Option(names = "--batch-size", description = "mini-batch size; 0 = full-batch gradient descent")
+    Integer batchSize;
+
+    @Option(names = "--loss", description = "ce or mse")
+    String loss;
+
+    @Option(names = "--target", description = "MSE targets: onehot, pm1 or centered")
+    String target;
+
+    @Option(names = "--schedule", description = "constant, cosine, step or warmup-cosine")
+    String schedule;
+
+    @Option(
+            names = "--milestones",
+            paramLabel = "M,M,...",
+            split = ",",
+            description =
+                    "step schedule: multiply lr by 0.1 at these points, as fractions of --epochs (< 1, e.g. 0.5,0.75)"
+                            + " or epoch numbers (>= 1); default 0.5,0.75 of the epochs")
     double[] milestones;
 
-    @Option(names = "--force", description = "start a fresh run in a non-empty --out folder, deleting the earlier run's files")
+    @Option(
+            names = "--force",
+            description = "start a fresh run in a non-empty --out folder, deleting the earlier run's files")
     boolean force;
-    @Option(names = "--checkpoint-every", paramLabel = "STEPS", description = "checkpoint every STEPS steps (default: each epoch)")
+
+    @Option(
+            names = "--checkpoint-every",
+            paramLabel = "STEPS",
+            description = "checkpoint every STEPS steps (default: each epoch)")
     Integer checkpointEvery;
 
-    @Option(names = "--seed", defaultValue = "0", description = "seed for the initialisation, sampling and batch order (default 0)")
+    @Option(
+            names = "--seed",
+            defaultValue = "0",
+            description = "seed for the initialisation, sampling and batch order (default 0)")
     long seed;
 
     @Option(names = "--out", paramLabel = "DIR", description = "run folder (default runs/<model>-<dataset>)")
     Path out;
 
-    @Option(names = "--resume", paramLabel = "RUN_DIR", description = "continue the run in RUN_DIR from its last checkpoint")
+    @Option(
+            names = "--resume",
+            paramLabel = "RUN_DIR",
+            description = "continue the run in RUN_DIR from its last checkpoint")
     Path resume;
 
-    @Option(names = "--probe", paramLabel = "LIST", description = "measure during training, comma-separated: ntk = the NTK"
+    @Option(
+            names = "--probe",
+            paramLabel = "LIST",
+            description = "measure during training, comma-separated: ntk = the NTK"
                     + " of a probe set (--probe-points) per layer, logging the layer CKA of Lou, Mingard & Hayou (Equilibrium"
                     + " Hypothesis, Eq. 5: full per-layer kernel, global centring, one-hot labels; layer_cka.<layer>), the"
                     + " traced-centred kernel-target alignment of the traced kernel (Cortes et al. 2012; not Eq. 5;"
@@ -93,24 +152,38 @@ public final class TrainCommand implements Callable<Integer> {
                     + " and plotted in report.html")
     String probe;
 
-    @Option(names = "--probe-set", paramLabel = "N", defaultValue = "10",
+    @Option(
+            names = "--probe-set",
+            paramLabel = "N",
+            defaultValue = "10",
             description = "probe-set size per class (default ${DEFAULT-VALUE})")
     int probeSet;
 
-    @Option(names = "--probe-points", paramLabel = "train|test",
-            description = "where the ntk probe takes its --probe-set points per class: train (default; Eq. 5 layer CKA is"
-                    + " defined on training data) or test images (held out; runs started before this option used test)."
-                    + " A regression set always uses its training points. Kept in args.json for --resume")
+    @Option(
+            names = "--probe-points",
+            paramLabel = "train|test",
+            description =
+                    "where the ntk probe takes its --probe-set points per class: train (default; Eq. 5 layer CKA is"
+                            + " defined on training data) or test images (held out; runs started before this option used test)."
+                            + " A regression set always uses its training points. Kept in args.json for --resume")
     String probePoints;
 
-    @Option(names = "--layer-cka-max", paramLabel = "N*O",
-            description = "the ntk probe computes Eq. 5 layer CKA (a second, FULL (N*O)x(N*O) kernel per layer) only while"
-                    + " probe points N times outputs O is at most this; 0 = never (default " + NtkProbe.LAYER_CKA_MAX
-                    + ": 100 points x 10 outputs = 1000 is a 4 MB float matrix per layer)")
+    @Option(
+            names = "--layer-cka-max",
+            paramLabel = "N*O",
+            description =
+                    "the ntk probe computes Eq. 5 layer CKA (a second, FULL (N*O)x(N*O) kernel per layer) only while"
+                            + " probe points N times outputs O is at most this; 0 = never (default "
+                            + NtkProbe.LAYER_CKA_MAX
+                            + ": 100 points x 10 outputs = 1000 is a 4 MB float matrix per layer)")
     Integer layerCkaMax;
 
-    @Option(names = "--probe-every", paramLabel = "SCHEDULE", defaultValue = "epochs",
-            description = "when probes run: epochs (default), every:K steps, or log:N:MAX (N log-spaced steps up to MAX)")
+    @Option(
+            names = "--probe-every",
+            paramLabel = "SCHEDULE",
+            defaultValue = "epochs",
+            description =
+                    "when probes run: epochs (default), every:K steps, or log:N:MAX (N log-spaced steps up to MAX)")
     String probeEvery;
 
     @Mixin
@@ -132,8 +205,20 @@ public final class TrainCommand implements Callable<Integer> {
             if (outputs != null) {
                 spec = spec.toBuilder().outputs(outputs).validate("--outputs");
             }
-            TrainSpec ts = (trainSpec != null ? Specs.read(trainSpec, TrainSpec.Builder.class) : TrainSpec.builder()).seed(seed).build();
-            args = new TrainJobConfig(spec, ts, dataset != null ? dataset : "mnist-subset", perClass, testPerClass, probe, probeSet, probeEvery, classes, pad)
+            TrainSpec ts = (trainSpec != null ? Specs.read(trainSpec, TrainSpec.Builder.class) : TrainSpec.builder())
+                    .seed(seed)
+                    .build();
+            args = new TrainJobConfig(
+                            spec,
+                            ts,
+                            dataset != null ? dataset : "mnist-subset",
+                            perClass,
+                            testPerClass,
+                            probe,
+                            probeSet,
+                            probeEvery,
+                            classes,
+                            pad)
                     .withProbePoints(probePoints != null ? probePoints : "train", layerCkaMax);
         }
         TrainSpec.Builder t = args.train().toBuilder();
@@ -156,10 +241,13 @@ public final class TrainCommand implements Callable<Integer> {
         if (resume != null && t.epochs != epochsBefore) {
             extensionAllowed(args.train(), epochsBefore);
         }
-        Path dir = resume != null ? resume : out != null ? out : Path.of("runs", args.model().name() + "-" + args.dataset());
+        Path dir = resume != null
+                ? resume
+                : out != null ? out : Path.of("runs", args.model().name() + "-" + args.dataset());
         if (resume == null && RunFolder.hasContent(dir) && !force) {
-            throw new UserException(dir + " is not empty" + (Files.exists(dir.resolve("args.json")) ? " (it holds a run)" : "")
-                    + "; use --resume " + dir + " to continue it, --force to replace it, or another --out");
+            throw new UserException(
+                    dir + " is not empty" + (Files.exists(dir.resolve("args.json")) ? " (it holds a run)" : "")
+                            + "; use --resume " + dir + " to continue it, --force to replace it, or another --out");
         }
         try (RunFolder run = new RunFolder(dir)) {
             run.lock(); // before anything is written: a second run on this folder stops here
@@ -171,12 +259,15 @@ public final class TrainCommand implements Callable<Integer> {
                 run.writeJson("args.json", args.withThreads(threads));
             } else if (args.train().epochs() != epochsBefore) {
                 run.writeJson("args.json", args.withThreads(started.threads() != null ? started.threads() : threads));
-                System.err.println("ntk4j: extending the run from " + epochsBefore + " to " + args.train().epochs() + " epochs");
+                System.err.println("ntk4j: extending the run from " + epochsBefore + " to "
+                        + args.train().epochs() + " epochs");
             }
             try (NDManager m = runtime.manager()) {
                 TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
             } catch (RuntimeException e) {
-                if (resume == null && !Files.exists(dir.resolve("checkpoint")) && !Files.exists(dir.resolve("metrics.jsonl"))) {
+                if (resume == null
+                        && !Files.exists(dir.resolve("checkpoint"))
+                        && !Files.exists(dir.resolve("metrics.jsonl"))) {
                     run.clearRunFiles(); // failed before training started: leave no half-made run behind
                 }
                 throw e;
@@ -206,8 +297,9 @@ public final class TrainCommand implements Callable<Integer> {
         Integer saved = started == null ? null : started.threads();
         if (runtime.threads != null) {
             if (saved != null && !saved.equals(runtime.threads)) {
-                System.err.println("ntk4j: warning: --threads " + runtime.threads + " differs from the " + saved + " this run"
-                        + " started with; the resumed run may differ from an uninterrupted one in the last bits");
+                System.err.println(
+                        "ntk4j: warning: --threads " + runtime.threads + " differs from the " + saved + " this run"
+                                + " started with; the resumed run may differ from an uninterrupted one in the last bits");
             }
             return runtime.threads;
         }
@@ -241,7 +333,11 @@ public final class TrainCommand implements Callable<Integer> {
         differs(bad, "--outputs", outputs, a.model().outputs());
         differs(bad, "--probe", probe, a.probe());
         differs(bad, "--probe-points", probePoints, a.probePointsOrDefault());
-        differs(bad, "--layer-cka-max", layerCkaMax, a.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : a.layerCkaMax());
+        differs(
+                bad,
+                "--layer-cka-max",
+                layerCkaMax,
+                a.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : a.layerCkaMax());
         differs(bad, "--optimizer", optimizer, t.optimizer());
         differs(bad, "--lr", lr, t.lr());
         differs(bad, "--momentum", momentum, t.momentum());
@@ -277,13 +373,14 @@ public final class TrainCommand implements Callable<Integer> {
      */
     static void extensionAllowed(TrainSpec t, int before) {
         if (t.epochs() < before) {
-            throw new UserException("--epochs " + t.epochs() + ": the run was started with " + before + " epochs; a resumed run"
-                    + " can only be extended");
+            throw new UserException("--epochs " + t.epochs() + ": the run was started with " + before
+                    + " epochs; a resumed run" + " can only be extended");
         }
         if (t.schedule().json().contains("cosine")) {
-            throw new UserException("--epochs " + t.epochs() + ": the " + t.schedule() + " schedule spans the run's " + before
-                    + " epochs, so extending it would change the learning rate of finished epochs; start a new run (only"
-                    + " constant and step schedules can be extended)");
+            throw new UserException(
+                    "--epochs " + t.epochs() + ": the " + t.schedule() + " schedule spans the run's " + before
+                            + " epochs, so extending it would change the learning rate of finished epochs; start a new run (only"
+                            + " constant and step schedules can be extended)");
         }
     }
 }

@@ -18,6 +18,7 @@ import org.ntk4j.UserException;
 public final class CifarBinaryReader {
     /** Bytes per record: 1 label + 3·32·32 pixels. */
     public static final int RECORD = 3073;
+
     public static final List<String> TRAIN_FILES =
             List.of("data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin", "data_batch_5.bin");
     public static final String TRAIN_CONCATENATED = "data_batch.bin";
@@ -27,7 +28,8 @@ public final class CifarBinaryReader {
 
     /** True when {@code dir} holds a test file or a training file in the binary layout. */
     public static boolean present(Path dir) {
-        return Files.isRegularFile(dir.resolve(TEST_FILE)) || Files.isRegularFile(dir.resolve(TRAIN_CONCATENATED))
+        return Files.isRegularFile(dir.resolve(TEST_FILE))
+                || Files.isRegularFile(dir.resolve(TRAIN_CONCATENATED))
                 || Files.isRegularFile(dir.resolve(TRAIN_FILES.get(0)));
     }
 
@@ -71,8 +73,12 @@ public final class CifarBinaryReader {
             System.arraycopy(l, 0, labels, off, l.length);
             off += l.length;
         }
-        return new Dataset("cifar10-" + split.name().toLowerCase(), CifarPngReader.concat(parts, total),
-                CifarPngReader.SHAPE, labels, Datasets.CIFAR_CLASSES);
+        return new Dataset(
+                "cifar10-" + split.name().toLowerCase(),
+                CifarPngReader.concat(parts, total),
+                CifarPngReader.SHAPE,
+                labels,
+                Datasets.CIFAR_CLASSES);
     }
 
     /** Parses records; fills {@code labels} (length = bytes / RECORD) and returns the pixels. */

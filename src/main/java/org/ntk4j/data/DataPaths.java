@@ -33,7 +33,9 @@ public final class DataPaths {
         if (e != null && !e.isBlank()) {
             return Path.of(e).toAbsolutePath().normalize();
         }
-        return Path.of(System.getProperty("user.home"), ".ntk4j", "data").toAbsolutePath().normalize();
+        return Path.of(System.getProperty("user.home"), ".ntk4j", "data")
+                .toAbsolutePath()
+                .normalize();
     }
 
     /** The data directory by the default precedence (no {@code --dir}). */

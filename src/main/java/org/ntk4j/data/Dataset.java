@@ -26,7 +26,13 @@ public final class Dataset {
         this(name, features, sampleShape, labels, numClasses, null, 0);
     }
 
-    private Dataset(String name, float[] features, int[] sampleShape, int[] labels, int numClasses, float[] targets,
+    private Dataset(
+            String name,
+            float[] features,
+            int[] sampleShape,
+            int[] labels,
+            int numClasses,
+            float[] targets,
             int targetOutputs) {
         this.name = Objects.requireNonNull(name);
         this.features = Objects.requireNonNull(features);
@@ -41,13 +47,13 @@ public final class Dataset {
         }
         int d = featureDim();
         if ((long) labels.length * d != features.length) {
-            throw new IllegalArgumentException(name + ": " + labels.length + " labels but "
-                    + features.length + " feature values (expected " + (long) labels.length * d + ")");
+            throw new IllegalArgumentException(name + ": " + labels.length + " labels but " + features.length
+                    + " feature values (expected " + (long) labels.length * d + ")");
         }
         for (int i = 0; i < labels.length; i++) {
             if (labels[i] < 0 || labels[i] >= numClasses) {
-                throw new IllegalArgumentException(name + ": label " + labels[i] + " at index " + i
-                        + " is outside [0, " + numClasses + ")");
+                throw new IllegalArgumentException(
+                        name + ": label " + labels[i] + " at index " + i + " is outside [0, " + numClasses + ")");
             }
         }
     }

@@ -5,8 +5,15 @@ package org.ntk4j.data;
  * (population) standard deviation of all feature values, overall and per channel (the first axis
  * of the sample shape), accumulated in double precision.
  */
-public record DatasetSummary(String name, int size, int[] sampleShape, int[] classCounts, double mean, double std,
-        double[] channelMeans, double[] channelStds) {
+public record DatasetSummary(
+        String name,
+        int size,
+        int[] sampleShape,
+        int[] classCounts,
+        double mean,
+        double std,
+        double[] channelMeans,
+        double[] channelStds) {
 
     /** Computes the summary of {@code data}. */
     public static DatasetSummary of(Dataset data) {

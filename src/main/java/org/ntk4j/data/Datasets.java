@@ -45,7 +45,8 @@ public final class Datasets {
      * @throws UserException for an unknown name, missing folder or files, or bad file contents
      */
     public static Dataset load(String name, Split split, Path dataDir) {
-        if (name != null && !NAMES.contains(name.trim().toLowerCase(Locale.ROOT))
+        if (name != null
+                && !NAMES.contains(name.trim().toLowerCase(Locale.ROOT))
                 && org.ntk4j.spec.DatasetSpec.exists(name)) {
             return SyntheticDatasets.load(org.ntk4j.spec.DatasetSpec.resolve(name), split);
         }
@@ -82,15 +83,24 @@ public final class Datasets {
                     }
                     return CifarPngReader.read(dir, split);
                 }
-                Path bin = Files.isDirectory(dir.resolve("cifar-10-batches-bin")) ? dir.resolve("cifar-10-batches-bin")
+                Path bin = Files.isDirectory(dir.resolve("cifar-10-batches-bin"))
+                        ? dir.resolve("cifar-10-batches-bin")
                         : dir;
                 if (CifarBinaryReader.present(bin)) {
                     return CifarBinaryReader.read(bin, split);
                 }
-                throw missing(n, dir, "no CIFAR-10 files", concat(concat(CifarPngReader.TRAIN_IMAGES,
-                        CifarPngReader.TRAIN_LABELS, CifarPngReader.TEST_IMAGES, CifarPngReader.TEST_LABELS),
-                        "or the binary " + String.join(", ", CifarBinaryReader.TRAIN_FILES) + ", "
-                                + CifarBinaryReader.TEST_FILE));
+                throw missing(
+                        n,
+                        dir,
+                        "no CIFAR-10 files",
+                        concat(
+                                concat(
+                                        CifarPngReader.TRAIN_IMAGES,
+                                        CifarPngReader.TRAIN_LABELS,
+                                        CifarPngReader.TEST_IMAGES,
+                                        CifarPngReader.TEST_LABELS),
+                                "or the binary " + String.join(", ", CifarBinaryReader.TRAIN_FILES) + ", "
+                                        + CifarBinaryReader.TEST_FILE));
             }
             default -> throw new IllegalStateException(n);
         }
@@ -101,7 +111,8 @@ public final class Datasets {
         String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
         if (!NAMES.contains(n)) {
             throw new UserException("unknown dataset '" + name + "' (expected one of: " + String.join(", ", NAMES)
-                    + ", a synthetic spec in datasets/ " + org.ntk4j.spec.DatasetSpec.available() + " or a spec file .json)");
+                    + ", a synthetic spec in datasets/ " + org.ntk4j.spec.DatasetSpec.available()
+                    + " or a spec file .json)");
         }
         return n;
     }
@@ -113,14 +124,20 @@ public final class Datasets {
         String lab = SUBSET_RESOURCE + prefix + "-labels-idx1-ubyte.gz";
         IdxReader.Images im = IdxReader.readImages(resource(img), "classpath:" + img);
         int[] labels = IdxReader.readLabels(resource(lab), "classpath:" + lab, MNIST_CLASSES);
-        return IdxReader.combine(MNIST_SUBSET + "-" + split.name().toLowerCase(Locale.ROOT), im, "classpath:" + img,
-                labels, "classpath:" + lab, MNIST_CLASSES);
+        return IdxReader.combine(
+                MNIST_SUBSET + "-" + split.name().toLowerCase(Locale.ROOT),
+                im,
+                "classpath:" + img,
+                labels,
+                "classpath:" + lab,
+                MNIST_CLASSES);
     }
 
     private static InputStream resource(String path) {
         InputStream in = Datasets.class.getResourceAsStream(path);
         if (in == null) {
-            throw new IllegalStateException("bundled resource " + path + " is missing from the classpath (broken build?)");
+            throw new IllegalStateException(
+                    "bundled resource " + path + " is missing from the classpath (broken build?)");
         }
         return in;
     }
@@ -136,8 +153,15 @@ public final class Datasets {
         if (Files.isRegularFile(gz)) {
             return gz;
         }
-        throw missing(name, dir, plain + "[.gz]", List.of("train-images-idx3-ubyte[.gz]", "train-labels-idx1-ubyte[.gz]",
-                "t10k-images-idx3-ubyte[.gz]", "t10k-labels-idx1-ubyte[.gz]"));
+        throw missing(
+                name,
+                dir,
+                plain + "[.gz]",
+                List.of(
+                        "train-images-idx3-ubyte[.gz]",
+                        "train-labels-idx1-ubyte[.gz]",
+                        "t10k-images-idx3-ubyte[.gz]",
+                        "t10k-labels-idx1-ubyte[.gz]"));
     }
 
     private static void requireDir(String name, Path dir) {

@@ -36,7 +36,8 @@ public final class DjlDataset extends RandomAccessDataset {
         super(builder);
         this.data = builder.data;
         this.oneHot = builder.oneHot;
-        this.sampleShape = new Shape(Arrays.stream(data.sampleShape()).asLongStream().toArray());
+        this.sampleShape =
+                new Shape(Arrays.stream(data.sampleShape()).asLongStream().toArray());
         this.dim = data.featureDim();
     }
 

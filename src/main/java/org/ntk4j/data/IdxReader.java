@@ -60,8 +60,8 @@ public final class IdxReader {
     }
 
     /** Joins images and labels read separately, checking the counts agree. */
-    public static Dataset combine(String name, Images im, String imagesWhat, int[] labels, String labelsWhat,
-            int numClasses) {
+    public static Dataset combine(
+            String name, Images im, String imagesWhat, int[] labels, String labelsWhat, int numClasses) {
         if (im.count() != labels.length) {
             throw new UserException(imagesWhat + ": holds " + im.count() + " images but " + labelsWhat + " holds "
                     + labels.length + " labels (expected equal counts)");
@@ -85,11 +85,12 @@ public final class IdxReader {
         }
         long need = 16L + (long) n * rows * cols;
         if (b.length < need) {
-            throw new UserException(what + ": truncated file: " + b.length + " bytes but the header (" + n + " images of "
-                    + rows + "x" + cols + ") needs " + need);
+            throw new UserException(what + ": truncated file: " + b.length + " bytes but the header (" + n
+                    + " images of " + rows + "x" + cols + ") needs " + need);
         }
         if ((long) n * rows * cols > Integer.MAX_VALUE - 8) {
-            throw new UserException(what + ": " + n + " images of " + rows + "x" + cols + " are too many to hold in memory");
+            throw new UserException(
+                    what + ": " + n + " images of " + rows + "x" + cols + " are too many to hold in memory");
         }
         float[] px = new float[n * rows * cols];
         for (int i = 0; i < px.length; i++) {
@@ -111,8 +112,8 @@ public final class IdxReader {
         }
         long need = 8L + n;
         if (b.length < need) {
-            throw new UserException(what + ": truncated file: " + b.length + " bytes but the header (" + n
-                    + " labels) needs " + need);
+            throw new UserException(
+                    what + ": truncated file: " + b.length + " bytes but the header (" + n + " labels) needs " + need);
         }
         int[] labels = new int[n];
         for (int i = 0; i < n; i++) {

@@ -22,8 +22,8 @@ public final class IdxWriter {
     public static void writeImages(Dataset data, Path file) {
         int[] s = data.sampleShape();
         if (s.length != 3 || s[0] != 1) {
-            throw new IllegalArgumentException("IDX images need sample shape {1, rows, cols}, got "
-                    + java.util.Arrays.toString(s));
+            throw new IllegalArgumentException(
+                    "IDX images need sample shape {1, rows, cols}, got " + java.util.Arrays.toString(s));
         }
         float[] f = data.features();
         try (DataOutputStream out = open(file)) {

@@ -202,8 +202,8 @@ public final class Preprocess {
 
     private static void checkLabel(int y, int i, int numClasses) {
         if (y < 0 || y >= numClasses) {
-            throw new UserException("label " + y + " at index " + i + " is out of range (expected 0.." + (numClasses - 1)
-                    + ")");
+            throw new UserException(
+                    "label " + y + " at index " + i + " is out of range (expected 0.." + (numClasses - 1) + ")");
         }
     }
 
@@ -215,7 +215,8 @@ public final class Preprocess {
     public static Dataset pad(Dataset data, int p) {
         int[] sh = data.sampleShape();
         if (sh.length != 3) {
-            throw new UserException("pad: " + data.name() + " samples have shape " + Arrays.toString(sh) + "; expected (C, H, W)");
+            throw new UserException(
+                    "pad: " + data.name() + " samples have shape " + Arrays.toString(sh) + "; expected (C, H, W)");
         }
         if (p < 0) {
             throw new UserException("pad: " + p + " pixels; expected >= 0");

@@ -11,11 +11,12 @@ public record RegressionData(String name, float[] x, int n, int d, float[] y, in
             throw new IllegalArgumentException(name + ": invalid sizes n=" + n + ", d=" + d + ", outputs=" + outputs);
         }
         if ((long) n * d != x.length) {
-            throw new IllegalArgumentException(name + ": x has " + x.length + " values, expected n·d = " + (long) n * d);
+            throw new IllegalArgumentException(
+                    name + ": x has " + x.length + " values, expected n·d = " + (long) n * d);
         }
         if ((long) n * outputs != y.length) {
-            throw new IllegalArgumentException(name + ": y has " + y.length + " values, expected n·outputs = "
-                    + (long) n * outputs);
+            throw new IllegalArgumentException(
+                    name + ": y has " + y.length + " values, expected n·outputs = " + (long) n * outputs);
         }
     }
 

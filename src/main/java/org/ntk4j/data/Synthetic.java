@@ -199,8 +199,8 @@ public final class Synthetic {
      * boolean, long)}), β a uniformly random unit vector, y = s·βᵀx. With λ = 1 this is App. E's
      * x ~ N(0, I), y = w·x.
      */
-    public static Teacher anisotropicLinearTeacher(int p, double[] eigenvalues, boolean haarBasis, double s,
-            long seed) {
+    public static Teacher anisotropicLinearTeacher(
+            int p, double[] eigenvalues, boolean haarBasis, double s, long seed) {
         int d = eigenvalues.length;
         SplittableRandom rng = new SplittableRandom(seed);
         float[] x = gaussian(p, eigenvalues, haarBasis, rng.nextLong());
@@ -217,8 +217,8 @@ public final class Synthetic {
     public static Teacher multiOutputTeacher(int p, int d, double[] singularValues, long seed) {
         int c = singularValues.length;
         if (c < 1 || c > Math.min(p, d)) {
-            throw new UserException("multi-output teacher: " + c + " singular values need 1 <= C <= min(P, d) = "
-                    + Math.min(p, d));
+            throw new UserException(
+                    "multi-output teacher: " + c + " singular values need 1 <= C <= min(P, d) = " + Math.min(p, d));
         }
         SplittableRandom rng = new SplittableRandom(seed);
         Whitened w = whitened(p, d, rng);
@@ -398,8 +398,8 @@ public final class Synthetic {
      */
     public static RegressionData reduceToSinglePoint(RegressionData data) {
         if (data.outputs() != 1) {
-            throw new UserException(data.name() + ": single-point reduction needs scalar targets (got "
-                    + data.outputs() + " outputs)");
+            throw new UserException(
+                    data.name() + ": single-point reduction needs scalar targets (got " + data.outputs() + " outputs)");
         }
         int d = data.d();
         double[] u = null;
@@ -427,8 +427,9 @@ public final class Synthetic {
                 nr += r[j] * r[j];
             }
             if (res > 1e-8 * Math.max(nr, 1e-30)) {
-                throw new UserException(data.name() + ": input " + i + " is not on the line of input 0 (relative residual "
-                        + Math.sqrt(res / nr) + "); the single-point reduction needs x_i = c_i·u");
+                throw new UserException(
+                        data.name() + ": input " + i + " is not on the line of input 0 (relative residual "
+                                + Math.sqrt(res / nr) + "); the single-point reduction needs x_i = c_i·u");
             }
             ec2 += c * c;
             ecy += c * data.y()[i];

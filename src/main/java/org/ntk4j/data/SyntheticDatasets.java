@@ -31,7 +31,8 @@ public final class SyntheticDatasets {
             }
             case ANISOTROPIC_LINEAR_TEACHER: {
                 // train and test drawn together so that they share the covariance's eigenbasis
-                Synthetic.Teacher t = Synthetic.anisotropicLinearTeacher(p + m, spectrum(spec), spec.haarBasis(), spec.s(), spec.seed());
+                Synthetic.Teacher t = Synthetic.anisotropicLinearTeacher(
+                        p + m, spectrum(spec), spec.haarBasis(), spec.s(), spec.seed());
                 data = split == Split.TRAIN ? t.data().rows(0, p) : t.data().rows(p, p + m);
                 break;
             }
@@ -54,9 +55,12 @@ public final class SyntheticDatasets {
 
     private static double[] spectrum(DatasetSpec spec) {
         switch (spec.spectrum()) {
-            case GEOMETRIC: return Synthetic.geometricSpectrum(spec.d(), spec.first(), spec.last());
-            case INVERSE_ONE_PLUS_POWER: return Synthetic.inverseOnePlusPowerSpectrum(spec.d(), spec.alpha());
-            default: return Synthetic.powerLawSpectrum(spec.d(), spec.alpha());
+            case GEOMETRIC:
+                return Synthetic.geometricSpectrum(spec.d(), spec.first(), spec.last());
+            case INVERSE_ONE_PLUS_POWER:
+                return Synthetic.inverseOnePlusPowerSpectrum(spec.d(), spec.alpha());
+            default:
+                return Synthetic.powerLawSpectrum(spec.d(), spec.alpha());
         }
     }
 }

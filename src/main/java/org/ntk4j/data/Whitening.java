@@ -82,8 +82,8 @@ public final class Whitening {
      */
     public static Whitening fit(float[] x, int n, int d, double gamma, double rcond, Rescale rescale) {
         if (n < 1 || d < 1 || (long) n * d != x.length) {
-            throw new UserException("whitening: " + x.length + " values do not form " + n + " samples of " + d
-                    + " features");
+            throw new UserException(
+                    "whitening: " + x.length + " values do not form " + n + " samples of " + d + " features");
         }
         if (!(gamma >= 0 && gamma <= 1)) {
             throw new UserException("whitening: gamma " + gamma + " is outside [0, 1] (0 whitens, 1 is raw)");

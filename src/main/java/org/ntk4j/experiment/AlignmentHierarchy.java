@@ -62,17 +62,47 @@ import org.ntk4j.train.Trainer;
  */
 public final class AlignmentHierarchy {
     /** Settings: datasets, network, the lr sweep, epochs, the CKA sample (per class) and probe density. */
-    public record Settings(List<String> datasets, int depth, int width, double[] lrs, int batch, int epochs, int perClass,
-            int probesPerEpochEarly, boolean unitSphere, int trainPerClass, long seed) {
+    public record Settings(
+            List<String> datasets,
+            int depth,
+            int width,
+            double[] lrs,
+            int batch,
+            int epochs,
+            int perClass,
+            int probesPerEpochEarly,
+            boolean unitSphere,
+            int trainPerClass,
+            long seed) {
         public static Settings paper() {
-            return new Settings(EquilibriumSetup.availableDatasets(), 10, 100, new double[] {0.0005, 0.003, 0.05}, 32, 20, 10,
-                    6, false, 1000, 0);
+            return new Settings(
+                    EquilibriumSetup.availableDatasets(),
+                    10,
+                    100,
+                    new double[] {0.0005, 0.003, 0.05},
+                    32,
+                    20,
+                    10,
+                    6,
+                    false,
+                    1000,
+                    0);
         }
 
         /** The MNIST subset, lr 0.003 and 0.05, 4 epochs, CKA at each epoch end: the same checks in seconds (the tests). */
         public static Settings quick() {
-            return new Settings(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET), 10, 100, new double[] {0.003, 0.05}, 32, 4,
-                    10, 1, false, 1000, 0);
+            return new Settings(
+                    List.of(org.ntk4j.data.Datasets.MNIST_SUBSET),
+                    10,
+                    100,
+                    new double[] {0.003, 0.05},
+                    32,
+                    4,
+                    10,
+                    1,
+                    false,
+                    1000,
+                    0);
         }
     }
 
@@ -86,11 +116,23 @@ public final class AlignmentHierarchy {
      * @param peakLayer    argmax_l of the final A_l, 1-based
      * @param tracedPeak   argmax of the traced-centred alignment, 1-based
      * @param sharpness    mean over layers of (A_l(epoch 2) − A_l(0))
- * @param stepsPerEpoch SGD steps per epoch
+     * @param stepsPerEpoch SGD steps per epoch
      */
-    public record Row(String dataset, double lr, double[] initial, double[] finalCka, double[] tracedFinal,
-            double riseByEpoch2, int peakLayer, int tracedPeak, double sharpness, double trainLoss, double testAccuracy,
-            int stepsPerEpoch, int epochs, double seconds) { }
+    public record Row(
+            String dataset,
+            double lr,
+            double[] initial,
+            double[] finalCka,
+            double[] tracedFinal,
+            double riseByEpoch2,
+            int peakLayer,
+            int tracedPeak,
+            double sharpness,
+            double trainLoss,
+            double testAccuracy,
+            int stepsPerEpoch,
+            int epochs,
+            double seconds) {}
 
     private AlignmentHierarchy() {}
 
@@ -110,11 +152,20 @@ public final class AlignmentHierarchy {
         @Override
         public String run(boolean quick, Path out, NDManager manager) {
             List<Row> rows = AlignmentHierarchy.run(quick ? Settings.quick() : Settings.paper(), out, manager);
-            StringBuilder t = new StringBuilder(String.format("%-14s %-7s %-62s %5s %6s %8s %8s%n", "dataset", "lr",
-                    "Eq. 5 A_l at the end, l = 1..L", "peak", "traced", "rise@2ep", "test acc"));
+            StringBuilder t = new StringBuilder(String.format(
+                    "%-14s %-7s %-62s %5s %6s %8s %8s%n",
+                    "dataset", "lr", "Eq. 5 A_l at the end, l = 1..L", "peak", "traced", "rise@2ep", "test acc"));
             for (Row r : rows) {
-                t.append(String.format(Locale.ROOT, "%-14s %-7s %-62s %5d %6d %8.2f %8.4f%n", r.dataset(), r.lr(),
-                        fmt(r.finalCka()), r.peakLayer(), r.tracedPeak(), r.riseByEpoch2(), r.testAccuracy()));
+                t.append(String.format(
+                        Locale.ROOT,
+                        "%-14s %-7s %-62s %5d %6d %8.2f %8.4f%n",
+                        r.dataset(),
+                        r.lr(),
+                        fmt(r.finalCka()),
+                        r.peakLayer(),
+                        r.tracedPeak(),
+                        r.riseByEpoch2(),
+                        r.testAccuracy()));
             }
             return t + "\n" + Verdicts.text(verdicts(rows));
         }
@@ -132,8 +183,8 @@ public final class AlignmentHierarchy {
     public static List<Row> run(Settings set, Path out, NDManager manager) {
         List<Row> rows = new ArrayList<>();
         for (String ds : set.datasets()) {
-            Dataset train = EquilibriumSetup.cap(EquilibriumSetup.load(ds, Split.TRAIN, set.unitSphere()), set.trainPerClass(),
-                    set.seed());
+            Dataset train = EquilibriumSetup.cap(
+                    EquilibriumSetup.load(ds, Split.TRAIN, set.unitSphere()), set.trainPerClass(), set.seed());
             Dataset test = EquilibriumSetup.load(ds, Split.TEST, set.unitSphere());
             Dataset ckaSet = Preprocess.balancedSample(train, set.perClass(), set.seed());
             Dataset tracedSet = Preprocess.balancedSample(test, set.perClass(), set.seed());
@@ -141,7 +192,8 @@ public final class AlignmentHierarchy {
             int early = Math.max(1, stepsPerEpoch / set.probesPerEpochEarly());
             for (double lr : set.lrs()) {
                 long t0 = System.nanoTime();
-                ModelSpec spec = EquilibriumSetup.ffnn(train.featureDim(), set.depth(), set.width(), train.numClasses());
+                ModelSpec spec =
+                        EquilibriumSetup.ffnn(train.featureDim(), set.depth(), set.width(), train.numClasses());
                 TrainSpec t = EquilibriumSetup.sgd(lr, set.batch(), set.epochs(), set.seed());
                 String tag = String.format(Locale.ROOT, "%s-lr%s", ds, lr);
                 RunFolder run = new RunFolder(EquilibriumSetup.fresh(out.resolve(tag)));
@@ -150,7 +202,8 @@ public final class AlignmentHierarchy {
                 List<Double> losses = new ArrayList<>();
                 double[] traced;
                 Trainer.Result res;
-                try (NDManager m = manager.newSubManager(); Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
+                try (NDManager m = manager.newSubManager();
+                        Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
                     Trainer trainer = new Trainer(net, t, train, test, run).quiet(true);
                     trainer.addListener(new ProbeListener(run).add(new Probe() {
                         @Override
@@ -166,7 +219,8 @@ public final class AlignmentHierarchy {
                         @Override
                         public Map<String, Object> run(Network n, long step, int epoch) {
                             double[] a = layerCka(n, ckaSet);
-                            double loss = crossEntropy(EquilibriumSetup.outputs(n, train), train.labels(), train.numClasses());
+                            double loss = crossEntropy(
+                                    EquilibriumSetup.outputs(n, train), train.labels(), train.numClasses());
                             if (!steps.isEmpty() && steps.get(steps.size() - 1) == step) {
                                 return Map.of("step_repeat", step);
                             }
@@ -194,8 +248,21 @@ public final class AlignmentHierarchy {
                 }
                 double rise = mean(fin) - mean(init);
                 double rise2 = mean(cka.get(at2)) - mean(init);
-                Row row = new Row(ds, lr, init, fin, traced, rise2 / rise, argmax(fin) + 1, argmax(traced) + 1, rise2,
-                        res.trainLoss(), res.testAccuracy(), stepsPerEpoch, set.epochs(), (System.nanoTime() - t0) / 1e9);
+                Row row = new Row(
+                        ds,
+                        lr,
+                        init,
+                        fin,
+                        traced,
+                        rise2 / rise,
+                        argmax(fin) + 1,
+                        argmax(traced) + 1,
+                        rise2,
+                        res.trainLoss(),
+                        res.testAccuracy(),
+                        stepsPerEpoch,
+                        set.epochs(),
+                        (System.nanoTime() - t0) / 1e9);
                 rows.add(row);
                 plotRun(out, tag, s, stepsPerEpoch, cka, losses, row);
             }
@@ -206,8 +273,10 @@ public final class AlignmentHierarchy {
 
     /** Eq. 5 per layer on the labelled set: Ntk FULL per layer, float64 accumulation. */
     static double[] layerCka(Network net, Dataset data) {
-        try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {
-            NDArray x = Arrays2.fromFloats(m, data.features(), new Shape(data.size(), data.featureDim()), net.dataType());
+        try (NDScope scope = new NDScope();
+                NDManager m = net.manager().newSubManager()) {
+            NDArray x =
+                    Arrays2.fromFloats(m, data.features(), new Shape(data.size(), data.featureDim()), net.dataType());
             KernelResult k = Ntk.of(net).mode(Mode.FULL).perLayer().float64().compute(x);
             return LayerCka.perLayer(k, data.labels(), data.numClasses());
         }
@@ -216,11 +285,14 @@ public final class AlignmentHierarchy {
     /** The traced-centred alignment per layer (traced kernel, centred n×n, test images). */
     static double[] tracedCentred(Network net, Dataset data) {
         float[] y = Preprocess.oneHot(data.labels(), data.numClasses());
-        try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {
-            NDArray x = Arrays2.fromFloats(m, data.features(), new Shape(data.size(), data.featureDim()), net.dataType());
+        try (NDScope scope = new NDScope();
+                NDManager m = net.manager().newSubManager()) {
+            NDArray x =
+                    Arrays2.fromFloats(m, data.features(), new Shape(data.size(), data.featureDim()), net.dataType());
             KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().float64().compute(x);
-            return k.layers().values().stream().mapToDouble(l -> Alignment.centeredAlignment(l.traced(), y,
-                    data.numClasses())).toArray();
+            return k.layers().values().stream()
+                    .mapToDouble(l -> Alignment.centeredAlignment(l.traced(), y, data.numClasses()))
+                    .toArray();
         }
     }
 
@@ -266,48 +338,80 @@ public final class AlignmentHierarchy {
                 rising += main.finalCka()[l] > main.initial()[l] ? 1 : 0;
             }
             int layers = main.finalCka().length;
-            // "sharp rise within ≈ 2 epochs, then plateau": ≥ 70% of the final mean rise reached by epoch 2, ≥ 40% partly
-            v.add(new Verdict("CKA rise reached by epoch 2" + at, String.format("%.0f%% of final", 100 * main.riseByEpoch2()),
-                    "sharp rise, plateau", Verdicts.grade(main.riseByEpoch2() >= 0.7, main.riseByEpoch2() >= 0.4),
-                    String.format("mean A_l %.4f → %.4f; %d of %d layers rise; epoch 2 here is step %d of %d, while 2 epochs"
-                            + " of a 60 000-image set at batch 32 are 3750 steps", mean(main.initial()), mean(main.finalCka()),
-                            rising, layers, 2 * main.stepsPerEpoch(), main.stepsPerEpoch() * main.epochs())));
+            // "sharp rise within ≈ 2 epochs, then plateau": ≥ 70% of the final mean rise reached by epoch 2, ≥ 40%
+            // partly
+            v.add(new Verdict(
+                    "CKA rise reached by epoch 2" + at,
+                    String.format("%.0f%% of final", 100 * main.riseByEpoch2()),
+                    "sharp rise, plateau",
+                    Verdicts.grade(main.riseByEpoch2() >= 0.7, main.riseByEpoch2() >= 0.4),
+                    String.format(
+                            "mean A_l %.4f → %.4f; %d of %d layers rise; epoch 2 here is step %d of %d, while 2 epochs"
+                                    + " of a 60 000-image set at batch 32 are 3750 steps",
+                            mean(main.initial()),
+                            mean(main.finalCka()),
+                            rising,
+                            layers,
+                            2 * main.stepsPerEpoch(),
+                            main.stepsPerEpoch() * main.epochs())));
             // "some middle layers": reproduced for a peak at 3..L−2 with the last layer clearly lower; partly for an
             // interior peak next to an end (2 or L−1, the notes' numpy run found 2–6); not at layer 1 or L
             boolean interior = main.peakLayer() > 1 && main.peakLayer() < layers;
             boolean middle = main.peakLayer() > 2 && main.peakLayer() < layers - 1;
             double last = main.finalCka()[layers - 1];
             double peak = main.finalCka()[main.peakLayer() - 1];
-            v.add(new Verdict("argmax_l A_l at the end" + at, "layer " + main.peakLayer() + " (A = " + String.format("%.3f",
-                    peak) + ")", "middle layer", Verdicts.grade(middle && last < 0.8 * peak, interior),
-                    String.format("profile %s; L^(3/5) = %.2f; traced-centred on test images peaks at layer %d",
+            v.add(new Verdict(
+                    "argmax_l A_l at the end" + at,
+                    "layer " + main.peakLayer() + " (A = " + String.format("%.3f", peak) + ")",
+                    "middle layer",
+                    Verdicts.grade(middle && last < 0.8 * peak, interior),
+                    String.format(
+                            "profile %s; L^(3/5) = %.2f; traced-centred on test images peaks at layer %d",
                             fmt(main.finalCka()), Math.pow(layers, 0.6), main.tracedPeak())));
             if (dr.size() > 1) {
-                Row best = dr.stream().max((a, b) -> Double.compare(a.testAccuracy(), b.testAccuracy())).orElseThrow();
+                Row best = dr.stream()
+                        .max((a, b) -> Double.compare(a.testAccuracy(), b.testAccuracy()))
+                        .orElseThrow();
                 // a diverged run (NaN kernel) has no alignment rise: it cannot be the sharpest
-                Row sharp = dr.stream().filter(r -> Double.isFinite(r.sharpness()))
-                        .max((a, b) -> Double.compare(a.sharpness(), b.sharpness())).orElse(best);
+                Row sharp = dr.stream()
+                        .filter(r -> Double.isFinite(r.sharpness()))
+                        .max((a, b) -> Double.compare(a.sharpness(), b.sharpness()))
+                        .orElse(best);
                 StringBuilder acc = new StringBuilder();
                 for (Row r : dr) {
-                    acc.append(acc.length() > 0 ? ", " : "").append(String.format(Locale.ROOT, "lr %s: %.1f%% (rise %s)",
-                            r.lr(), 100 * r.testAccuracy(), Double.isFinite(r.sharpness()) ? String.format(Locale.ROOT, "%.4f",
-                                    r.sharpness()) : "diverged"));
+                    acc.append(acc.length() > 0 ? ", " : "")
+                            .append(String.format(
+                                    Locale.ROOT,
+                                    "lr %s: %.1f%% (rise %s)",
+                                    r.lr(),
+                                    100 * r.testAccuracy(),
+                                    Double.isFinite(r.sharpness())
+                                            ? String.format(Locale.ROOT, "%.4f", r.sharpness())
+                                            : "diverged"));
                 }
                 // a diverged lr leaves the comparison to the others: at most "partly" (the paper trains all three)
-                List<String> diverged = dr.stream().filter(r -> !Double.isFinite(r.sharpness())).map(r -> "" + r.lr()).toList();
-                Verdicts.Outcome o = best != sharp ? Verdicts.Outcome.NOT
+                List<String> diverged = dr.stream()
+                        .filter(r -> !Double.isFinite(r.sharpness()))
+                        .map(r -> "" + r.lr())
+                        .toList();
+                Verdicts.Outcome o = best != sharp
+                        ? Verdicts.Outcome.NOT
                         : diverged.isEmpty() ? Verdicts.Outcome.REPRODUCED : Verdicts.Outcome.PARTLY;
-                v.add(new Verdict("best test acc = sharpest CKA rise (" + ds + ")", "best lr " + best.lr() + ", sharpest lr "
-                        + sharp.lr(), "same lr (Fig. 4b)", o, acc + (diverged.isEmpty() ? "" : "; lr " + String.join(", ",
-                                diverged) + " diverged here") + "; paper Fig. 7 (FMNIST) 88.4/88.3/87.1%, Fig. 8 (CIFAR-10)"
-                        + " 53.9/56.7/51.4%"));
+                v.add(new Verdict(
+                        "best test acc = sharpest CKA rise (" + ds + ")",
+                        "best lr " + best.lr() + ", sharpest lr " + sharp.lr(),
+                        "same lr (Fig. 4b)",
+                        o,
+                        acc + (diverged.isEmpty() ? "" : "; lr " + String.join(", ", diverged) + " diverged here")
+                                + "; paper Fig. 7 (FMNIST) 88.4/88.3/87.1%, Fig. 8 (CIFAR-10)"
+                                + " 53.9/56.7/51.4%"));
             }
         }
         return v;
     }
 
-    private static void plotRun(Path out, String tag, double[] steps, int stepsPerEpoch, List<double[]> cka, List<Double> losses,
-            Row row) {
+    private static void plotRun(
+            Path out, String tag, double[] steps, int stepsPerEpoch, List<double[]> cka, List<Double> losses, Row row) {
         double[] ep = Arrays.stream(steps).map(s -> s / stepsPerEpoch).toArray();
         Map<String, double[]> series = new LinkedHashMap<>();
         int layers = cka.get(0).length;
@@ -316,8 +420,16 @@ public final class AlignmentHierarchy {
             series.put("layer " + (l + 1), cka.stream().mapToDouble(a -> a[li]).toArray());
         }
         Plots.lines(out.resolve("cka-" + tag + ".png"), "Eq. 5 layer CKA, " + tag, "epoch", "A_l", ep, series, false);
-        Plots.lines(out.resolve("loss-" + tag + ".png"), "Training loss, " + tag, "epoch", "CE", ep,
-                Map.of("train loss", losses.stream().mapToDouble(Double::doubleValue).toArray()), true);
+        Plots.lines(
+                out.resolve("loss-" + tag + ".png"),
+                "Training loss, " + tag,
+                "epoch",
+                "CE",
+                ep,
+                Map.of(
+                        "train loss",
+                        losses.stream().mapToDouble(Double::doubleValue).toArray()),
+                true);
         double[] idx = new double[layers];
         for (int l = 0; l < layers; l++) {
             idx[l] = l + 1;
@@ -326,7 +438,14 @@ public final class AlignmentHierarchy {
         prof.put("Eq. 5, training (end)", row.finalCka());
         prof.put("Eq. 5, training (init)", row.initial());
         prof.put("traced-centred, test (end)", row.tracedFinal());
-        Plots.lines(out.resolve("profile-" + tag + ".png"), "Alignment per layer, " + tag, "layer", "alignment", idx, prof, false);
+        Plots.lines(
+                out.resolve("profile-" + tag + ".png"),
+                "Alignment per layer, " + tag,
+                "layer",
+                "alignment",
+                idx,
+                prof,
+                false);
     }
 
     private static void write(Settings set, Path out, List<Row> rows) {
@@ -337,17 +456,41 @@ public final class AlignmentHierarchy {
         Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row r : rows) {
-            summary.put(r.dataset() + ", lr " + r.lr(), String.format(Locale.ROOT, "Eq. 5 A_l end: %s (peak layer %d; traced-centred"
-                    + " peak %d); %.0f%% of the rise by epoch 2; train loss %.3f, test accuracy %.4f; %.0f s", fmt(r.finalCka()),
-                    r.peakLayer(), r.tracedPeak(), 100 * r.riseByEpoch2(), r.trainLoss(), r.testAccuracy(), r.seconds()));
+            summary.put(
+                    r.dataset() + ", lr " + r.lr(),
+                    String.format(
+                            Locale.ROOT,
+                            "Eq. 5 A_l end: %s (peak layer %d; traced-centred"
+                                    + " peak %d); %.0f%% of the rise by epoch 2; train loss %.3f, test accuracy %.4f; %.0f s",
+                            fmt(r.finalCka()),
+                            r.peakLayer(),
+                            r.tracedPeak(),
+                            100 * r.riseByEpoch2(),
+                            r.trainLoss(),
+                            r.testAccuracy(),
+                            r.seconds()));
         }
-        HtmlReport.write(out, "Equilibrium Hypothesis, Figs 1/5/7: the alignment hierarchy", summary, List.of(String.format(
-                Locale.ROOT, "Depth-%d bias-free ReLU FFNN, width %d, He init, inputs %s; SGD momentum 0.9, weight"
-                        + " decay 5e-4, batch %d, %d epochs, lr %s. Eq. 5 on %d class-balanced training images (full per-layer"
-                        + " kernels, global centring), at %d points per epoch in epochs 1–2 then each epoch end; traced-centred"
-                        + " alignment on as many test images. Datasets: %s (fetched ones on %d training images per class). CPU scale: the paper trains width 256 on the full"
-                        + " datasets (GPU).", set.depth(), set.width(), set.unitSphere() ? "scaled to ‖x‖² = d" : "pixels in [0, 1]", set.batch(), set.epochs(), Arrays.toString(set.lrs()),
-                set.perClass() * 10, set.probesPerEpochEarly(), String.join(", ", set.datasets()), set.trainPerClass())));
+        HtmlReport.write(
+                out,
+                "Equilibrium Hypothesis, Figs 1/5/7: the alignment hierarchy",
+                summary,
+                List.of(String.format(
+                        Locale.ROOT,
+                        "Depth-%d bias-free ReLU FFNN, width %d, He init, inputs %s; SGD momentum 0.9, weight"
+                                + " decay 5e-4, batch %d, %d epochs, lr %s. Eq. 5 on %d class-balanced training images (full per-layer"
+                                + " kernels, global centring), at %d points per epoch in epochs 1–2 then each epoch end; traced-centred"
+                                + " alignment on as many test images. Datasets: %s (fetched ones on %d training images per class). CPU scale: the paper trains width 256 on the full"
+                                + " datasets (GPU).",
+                        set.depth(),
+                        set.width(),
+                        set.unitSphere() ? "scaled to ‖x‖² = d" : "pixels in [0, 1]",
+                        set.batch(),
+                        set.epochs(),
+                        Arrays.toString(set.lrs()),
+                        set.perClass() * 10,
+                        set.probesPerEpochEarly(),
+                        String.join(", ", set.datasets()),
+                        set.trainPerClass())));
         Verdicts.addToReport(out, verdicts(rows));
     }
 }

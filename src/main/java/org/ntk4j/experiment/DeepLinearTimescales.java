@@ -8,9 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
-import org.ntk4j.model.Network;
+import org.ntk4j.probe.ScheduledProbe;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
@@ -21,7 +22,6 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.probe.ScheduledProbe;
 import org.ntk4j.train.Trainer;
 
 /**
@@ -36,8 +36,17 @@ import org.ntk4j.train.Trainer;
  */
 public final class DeepLinearTimescales {
     /** Settings; {@link #paper()} follows the paper's Fig. 4b/c setting (L = 3, D = 30). */
-    public record Settings(int depth, int d, int hidden, int points, double s, double[] sigmas, double dt, double time,
-            int probeEvery, long seed) {
+    public record Settings(
+            int depth,
+            int d,
+            int hidden,
+            int points,
+            double s,
+            double[] sigmas,
+            double dt,
+            double time,
+            int probeEvery,
+            long seed) {
         public static Settings paper() {
             return new Settings(3, 30, 50, 100, 1.0, new double[] {0.2, 0.1, 0.05, 0.025}, 0.02, 64.0, 25, 0);
         }
@@ -48,11 +57,15 @@ public final class DeepLinearTimescales {
     }
 
     /** One σ: half-loss time, weight-alignment time, final NTK alignment. */
-    public record Row(double sigma, double halfLossTime, double weightAlignTime, double finalAlignment,
-            double finalAlignmentTheory) { }
+    public record Row(
+            double sigma,
+            double halfLossTime,
+            double weightAlignTime,
+            double finalAlignment,
+            double finalAlignmentTheory) {}
 
     /** Result: rows and the fitted log–log slope of t½ against σ. */
-    public record Result(List<Row> rows, double slope, double slopeTheory) { }
+    public record Result(List<Row> rows, double slope, double slopeTheory) {}
 
     private DeepLinearTimescales() {}
 
@@ -73,13 +86,21 @@ public final class DeepLinearTimescales {
         @Override
         public String run(boolean quick, Path out, NDManager manager) {
             Result res = DeepLinearTimescales.run(quick ? Settings.quick() : Settings.paper(), out, manager);
-            StringBuilder t = new StringBuilder(String.format("%-8s %8s %12s %8s %12s %12s%n", "sigma", "t_half", "t(cos>=1/2)",
-                    "ratio", "alignment", "sigma->0"));
+            StringBuilder t = new StringBuilder(String.format(
+                    "%-8s %8s %12s %8s %12s %12s%n",
+                    "sigma", "t_half", "t(cos>=1/2)", "ratio", "alignment", "sigma->0"));
             for (Row r : res.rows()) {
-                t.append(String.format("%-8.3g %8.2f %12.2f %8.2f %12.4f %12.4f%n", r.sigma(), r.halfLossTime(), r.weightAlignTime(),
-                        r.weightAlignTime() / r.halfLossTime(), r.finalAlignment(), r.finalAlignmentTheory()));
+                t.append(String.format(
+                        "%-8.3g %8.2f %12.2f %8.2f %12.4f %12.4f%n",
+                        r.sigma(),
+                        r.halfLossTime(),
+                        r.weightAlignTime(),
+                        r.weightAlignTime() / r.halfLossTime(),
+                        r.finalAlignment(),
+                        r.finalAlignmentTheory()));
             }
-            t.append(String.format("log-log slope of t_half vs sigma: %.3f (theory %.0f)%n", res.slope(), res.slopeTheory()));
+            t.append(String.format(
+                    "log-log slope of t_half vs sigma: %.3f (theory %.0f)%n", res.slope(), res.slopeTheory()));
             return t.toString();
         }
     };
@@ -97,12 +118,17 @@ public final class DeepLinearTimescales {
         for (double sigma : set.sigmas()) {
             String tag = String.format(java.util.Locale.ROOT, "sigma-%g", sigma);
             ModelSpec spec = LinearTeacherSetup.linearNet("linear" + set.depth() + "-" + tag, set.d(), widths, sigma);
-            TrainSpec ts = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed()).validate(tag);
+            TrainSpec ts = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed())
+                    .validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             Schedule every = Schedule.parse("every:" + set.probeEvery());
-            ProbeListener probes = new ProbeListener(run).add(new NtkProbe(train, run, every)).add(new WeightAlignment(beta, every));
+            ProbeListener probes =
+                    new ProbeListener(run).add(new NtkProbe(train, run, every)).add(new WeightAlignment(beta, every));
             try (Network net = Network.build(spec, set.seed(), manager)) {
-                new Trainer(net, ts, train, null, run).quiet(true).addListener(probes).fit(false);
+                new Trainer(net, ts, train, null, run)
+                        .quiet(true)
+                        .addListener(probes)
+                        .fit(false);
             }
             RunReport.write(run, spec.name() + " on " + train.name(), probes.reportSections());
             List<JsonObject> epochs = run.records("epoch");
@@ -112,17 +138,29 @@ public final class DeepLinearTimescales {
                 tt[k] = k * set.dt();
                 l[k] = epochs.get(k).get("train_loss").getAsDouble();
             }
-            List<JsonObject> w = run.records("probe").stream().filter(r -> r.has("weight_alignment")).toList();
-            List<JsonObject> ntk = run.records("probe").stream().filter(r -> r.has("alignment")).toList();
-            double[] twa = w.stream().mapToDouble(r -> r.get("step").getAsDouble() * set.dt()).toArray();
-            double[] wa = w.stream().mapToDouble(r -> r.get("weight_alignment").getAsDouble()).toArray();
+            List<JsonObject> w = run.records("probe").stream()
+                    .filter(r -> r.has("weight_alignment"))
+                    .toList();
+            List<JsonObject> ntk = run.records("probe").stream()
+                    .filter(r -> r.has("alignment"))
+                    .toList();
+            double[] twa = w.stream()
+                    .mapToDouble(r -> r.get("step").getAsDouble() * set.dt())
+                    .toArray();
+            double[] wa = w.stream()
+                    .mapToDouble(r -> r.get("weight_alignment").getAsDouble())
+                    .toArray();
             t = tt;
             tp = twa;
             String name = "σ = " + sigma;
             loss.put(name, l);
             cos.put(name, wa);
-            rows.add(new Row(sigma, SilentAlignment.crossing(tt, l, l[0] / 2), rising(twa, wa, 0.5),
-                    ntk.get(ntk.size() - 1).get("alignment").getAsDouble(), LinearNetworks.finalAlignment(set.depth(), set.d())));
+            rows.add(new Row(
+                    sigma,
+                    SilentAlignment.crossing(tt, l, l[0] / 2),
+                    rising(twa, wa, 0.5),
+                    ntk.get(ntk.size() - 1).get("alignment").getAsDouble(),
+                    LinearNetworks.finalAlignment(set.depth(), set.d())));
         }
         double slope = slope(rows);
         Result result = new Result(rows, slope, -(set.depth() - 2));
@@ -197,7 +235,13 @@ public final class DeepLinearTimescales {
         return sxy / sxx;
     }
 
-    private static void write(Settings set, Path out, Result res, double[] t, Map<String, double[]> loss, double[] tp,
+    private static void write(
+            Settings set,
+            Path out,
+            Result res,
+            double[] t,
+            Map<String, double[]> loss,
+            double[] tp,
             Map<String, double[]> cos) {
         Map<String, double[]> both = new LinkedHashMap<>();
         int k = (int) Math.round(tp[tp.length - 1] / set.dt());
@@ -209,25 +253,58 @@ public final class DeepLinearTimescales {
             both.put(name + " loss / L₀", sampled);
             both.put(name + " cos(W₁ᵀW₁, ββᵀ)", cos.get(name));
         });
-        Plots.lines(out.resolve("loss-and-weight-alignment.png"), "Deep linear (L = " + set.depth()
-                + "): weights align (dashed in Fig. 4b) before the loss falls", "t", "value", tp, both, false);
-        double[] ls = res.rows().stream().mapToDouble(r -> Math.log10(r.sigma())).toArray();
+        Plots.lines(
+                out.resolve("loss-and-weight-alignment.png"),
+                "Deep linear (L = " + set.depth() + "): weights align (dashed in Fig. 4b) before the loss falls",
+                "t",
+                "value",
+                tp,
+                both,
+                false);
+        double[] ls =
+                res.rows().stream().mapToDouble(r -> Math.log10(r.sigma())).toArray();
         Map<String, double[]> times = new LinkedHashMap<>();
-        times.put("log10 t½", res.rows().stream().mapToDouble(r -> Math.log10(r.halfLossTime())).toArray());
-        times.put("log10 t(cos ≥ ½)", res.rows().stream().mapToDouble(r -> Math.log10(r.weightAlignTime())).toArray());
-        Plots.lines(out.resolve("timescales.png"), String.format("Both times ∝ σ^−(L−2): fitted slope %.3f (theory %.0f)",
-                res.slope(), res.slopeTheory()), "log10 σ", "log10 time", ls, times, false);
+        times.put(
+                "log10 t½",
+                res.rows().stream()
+                        .mapToDouble(r -> Math.log10(r.halfLossTime()))
+                        .toArray());
+        times.put(
+                "log10 t(cos ≥ ½)",
+                res.rows().stream()
+                        .mapToDouble(r -> Math.log10(r.weightAlignTime()))
+                        .toArray());
+        Plots.lines(
+                out.resolve("timescales.png"),
+                String.format("Both times ∝ σ^−(L−2): fitted slope %.3f (theory %.0f)", res.slope(), res.slopeTheory()),
+                "log10 σ",
+                "log10 time",
+                ls,
+                times,
+                false);
         Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "result", res)) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
-        summary.put("log–log slope of t½ vs σ", String.format("%.3f (theory −(L−2) = %.0f)", res.slope(), res.slopeTheory()));
+        summary.put(
+                "log–log slope of t½ vs σ",
+                String.format("%.3f (theory −(L−2) = %.0f)", res.slope(), res.slopeTheory()));
         for (Row r : res.rows()) {
-            summary.put("σ = " + r.sigma(), String.format("t½ %.2f, t(cos ≥ ½) %.2f (ratio %.2f), final NTK"
-                    + " alignment %.4f (σ → 0: %.4f)", r.halfLossTime(), r.weightAlignTime(), r.weightAlignTime() / r.halfLossTime(),
-                    r.finalAlignment(), r.finalAlignmentTheory()));
+            summary.put(
+                    "σ = " + r.sigma(),
+                    String.format(
+                            "t½ %.2f, t(cos ≥ ½) %.2f (ratio %.2f), final NTK" + " alignment %.4f (σ → 0: %.4f)",
+                            r.halfLossTime(),
+                            r.weightAlignTime(),
+                            r.weightAlignTime() / r.halfLossTime(),
+                            r.finalAlignment(),
+                            r.finalAlignmentTheory()));
         }
-        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. 4b/c: timescales of deep linear"
-                + " networks", summary, List.of(String.format(
-                "L = %d layers, D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.0f;"
-                        + " one run folder per σ.", set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
+        HtmlReport.write(
+                out,
+                "Atanasov et al., Silent Alignment, Fig. 4b/c: timescales of deep linear" + " networks",
+                summary,
+                List.of(String.format(
+                        "L = %d layers, D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.0f;"
+                                + " one run folder per σ.",
+                        set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
     }
 }

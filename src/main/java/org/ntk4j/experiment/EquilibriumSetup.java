@@ -81,22 +81,41 @@ final class EquilibriumSetup {
         for (int l = 1; l < depth; l++) {
             w.append(l > 1 ? ", " : "").append(width);
         }
-        return ModelSpec.parse(String.format(Locale.ROOT, "{\"name\": \"ffnn-L%d-w%d\", \"arch\": \"mlp\", \"input\": [%d],"
-                + " \"widths\": [%s], \"outputs\": %d, \"activation\": \"relu\", \"bias\": false, \"initializer\": \"gaussian\","
-                + " \"sigmaW\": %s}", depth, width, inputDim, w, classes, Math.sqrt(2)), "equilibrium-hypothesis");
+        return ModelSpec.parse(
+                String.format(
+                        Locale.ROOT,
+                        "{\"name\": \"ffnn-L%d-w%d\", \"arch\": \"mlp\", \"input\": [%d],"
+                                + " \"widths\": [%s], \"outputs\": %d, \"activation\": \"relu\", \"bias\": false, \"initializer\": \"gaussian\","
+                                + " \"sigmaW\": %s}",
+                        depth,
+                        width,
+                        inputDim,
+                        w,
+                        classes,
+                        Math.sqrt(2)),
+                "equilibrium-hypothesis");
     }
 
     /** SGD, momentum 0.9, weight decay 5e-4, CE on one-hot targets. */
     static TrainSpec sgd(double lr, int batch, int epochs, long seed) {
-        return TrainSpec.builder().loss("ce").optimizer("sgd").lr(lr).momentum(0.9).weightDecay(5e-4).batchSize(batch)
-                .epochs(epochs).seed(seed).validate("equilibrium-hypothesis");
+        return TrainSpec.builder()
+                .loss("ce")
+                .optimizer("sgd")
+                .lr(lr)
+                .momentum(0.9)
+                .weightDecay(5e-4)
+                .batchSize(batch)
+                .epochs(epochs)
+                .seed(seed)
+                .validate("equilibrium-hypothesis");
     }
 
     /** Deletes a previous run's folder (its metrics.jsonl would otherwise be appended to), returns the path. */
     static java.nio.file.Path fresh(java.nio.file.Path dir) {
         if (Files.isDirectory(dir)) {
             try (var s = Files.walk(dir)) {
-                for (java.nio.file.Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                for (java.nio.file.Path p :
+                        s.sorted(java.util.Comparator.reverseOrder()).toList()) {
                     Files.delete(p);
                 }
             } catch (java.io.IOException e) {
@@ -109,7 +128,8 @@ final class EquilibriumSetup {
     /** The network's outputs on a set, n × O row-major, in float64. */
     static double[] outputs(Network net, Dataset data) {
         int n = data.size();
-        try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {
+        try (NDScope scope = new NDScope();
+                NDManager m = net.manager().newSubManager()) {
             NDArray x = Arrays2.fromFloats(m, data.features(), new Shape(n, data.featureDim()), net.dataType());
             NDArray f = net.forward(x, Forward.eval(m));
             return f.toType(ai.djl.ndarray.types.DataType.FLOAT64, false).toDoubleArray();

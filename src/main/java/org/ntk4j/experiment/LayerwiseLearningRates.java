@@ -42,8 +42,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class LayerwiseLearningRates {
     /** Settings; {@link #paper()} follows the paper's Fig. D.1b setting (with a coarser step). */
-    public record Settings(int d, int hidden, int points, double s, double sigma, double[] ratios, double dt, double time,
-            long seed) {
+    public record Settings(
+            int d, int hidden, int points, double s, double sigma, double[] ratios, double dt, double time, long seed) {
         public static Settings paper() {
             return new Settings(20, 30, 100, 1.0, 1e-3, new double[] {1, 2, 4}, 0.005, 15.0, 0);
         }
@@ -54,9 +54,17 @@ public final class LayerwiseLearningRates {
     }
 
     /** One ratio ρ = η₁/η₂: extreme eigenvalues of M for the NTK and the lr-weighted kernel, and their closed forms. */
-    public record Row(double ratio, double largest, double smallest, double eigenRatio, double eigenRatioTheory,
-            double smallestTheory, double weightedEigenRatio, double weightedSmallest, double weightedSmallestTheory,
-            double finalLoss) { }
+    public record Row(
+            double ratio,
+            double largest,
+            double smallest,
+            double eigenRatio,
+            double eigenRatioTheory,
+            double smallestTheory,
+            double weightedEigenRatio,
+            double weightedSmallest,
+            double weightedSmallestTheory,
+            double finalLoss) {}
 
     private LayerwiseLearningRates() {}
 
@@ -77,12 +85,29 @@ public final class LayerwiseLearningRates {
 
         @Override
         public String run(boolean quick, Path out, NDManager manager) {
-            StringBuilder t = new StringBuilder(String.format("%-9s %9s %9s %9s %10s | %-20s %9s %9s %10s%n", "eta1/eta2", "NTK",
-                    "1+ratio", "smallest", "s/sqrt(r)", "lr-weighted max/min", "smallest", "s*sqrt(r)", "final loss"));
+            StringBuilder t = new StringBuilder(String.format(
+                    "%-9s %9s %9s %9s %10s | %-20s %9s %9s %10s%n",
+                    "eta1/eta2",
+                    "NTK",
+                    "1+ratio",
+                    "smallest",
+                    "s/sqrt(r)",
+                    "lr-weighted max/min",
+                    "smallest",
+                    "s*sqrt(r)",
+                    "final loss"));
             for (Row r : LayerwiseLearningRates.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
-                t.append(String.format("%-9.3g %9.4f %9.4f %9.4f %10.4f | %-20.4f %9.4f %9.4f %10.2g%n", r.ratio(), r.eigenRatio(),
-                        r.eigenRatioTheory(), r.smallest(), r.smallestTheory(), r.weightedEigenRatio(), r.weightedSmallest(),
-                        r.weightedSmallestTheory(), r.finalLoss()));
+                t.append(String.format(
+                        "%-9.3g %9.4f %9.4f %9.4f %10.4f | %-20.4f %9.4f %9.4f %10.2g%n",
+                        r.ratio(),
+                        r.eigenRatio(),
+                        r.eigenRatioTheory(),
+                        r.smallest(),
+                        r.smallestTheory(),
+                        r.weightedEigenRatio(),
+                        r.weightedSmallest(),
+                        r.weightedSmallestTheory(),
+                        r.finalLoss()));
             }
             return t.toString();
         }
@@ -95,7 +120,8 @@ public final class LayerwiseLearningRates {
         int shown = set.d() + 3; // the D nonzero eigenvalues and the start of the null space
         for (double rho : set.ratios()) {
             String tag = String.format(java.util.Locale.ROOT, "ratio-%g", rho);
-            ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, set.sigma());
+            ModelSpec spec =
+                    LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, set.sigma());
             TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed());
             t.layerLr().put("dense1", rho); // η₁ = ρ·η₂
             t.validate(tag);
@@ -103,12 +129,17 @@ public final class LayerwiseLearningRates {
             double[] ev;
             double[] wev;
             Trainer.Result result;
-            try (Network net = Network.build(spec, set.seed(), manager); NDManager m = manager.newSubManager()) {
+            try (Network net = Network.build(spec, set.seed(), manager);
+                    NDManager m = manager.newSubManager()) {
                 result = new Trainer(net, t, train, null, run).quiet(true).fit(false);
                 NDArray x = Arrays2.inputs(m, net, train, 0, train.size());
                 KernelResult k = Ntk.of(net).mode(Mode.TRACE).float64().compute(x);
                 ev = KernelSpectrum.of(k.total().traced()).eigenvalues();
-                KernelResult kw = Ntk.of(net).mode(Mode.TRACE).layerWeights(Map.of("dense1", rho)).float64().compute(x);
+                KernelResult kw = Ntk.of(net)
+                        .mode(Mode.TRACE)
+                        .layerWeights(Map.of("dense1", rho))
+                        .float64()
+                        .compute(x);
                 wev = KernelSpectrum.of(kw.total().traced()).eigenvalues();
             }
             RunReport.write(run, spec.name() + " with η₁/η₂ = " + rho);
@@ -120,8 +151,17 @@ public final class LayerwiseLearningRates {
             double[] ab = LinearNetworks.finalNtkCoefficients(new double[] {rho, 1});
             double scale = LinearNetworks.finalScale(set.s(), new double[] {rho, 1});
             int last = set.d() - 1;
-            rows.add(new Row(rho, m[0], m[last], m[0] / m[last], (ab[0] + ab[1]) / ab[1], scale * ab[1], wev[0] / wev[last],
-                    wev[last] / set.points(), set.s() * Math.sqrt(rho), result.trainLoss()));
+            rows.add(new Row(
+                    rho,
+                    m[0],
+                    m[last],
+                    m[0] / m[last],
+                    (ab[0] + ab[1]) / ab[1],
+                    scale * ab[1],
+                    wev[0] / wev[last],
+                    wev[last] / set.points(),
+                    set.s() * Math.sqrt(rho),
+                    result.trainLoss()));
         }
         write(set, out, rows, spectra, shown);
         return rows;
@@ -133,28 +173,57 @@ public final class LayerwiseLearningRates {
             idx[i] = i + 1;
         }
         Map<String, double[]> positive = new LinkedHashMap<>();
-        spectra.forEach((k, v) -> positive.put(k, java.util.Arrays.stream(v).map(e -> Math.max(e, 1e-12)).toArray()));
-        Plots.lines(out.resolve("spectrum.png"), "Final NTK: eigenvalues of M (K = X M Xᵀ), D.1b", "index",
-                "eigenvalue", idx, positive, true);
+        spectra.forEach((k, v) -> positive.put(
+                k, java.util.Arrays.stream(v).map(e -> Math.max(e, 1e-12)).toArray()));
+        Plots.lines(
+                out.resolve("spectrum.png"),
+                "Final NTK: eigenvalues of M (K = X M Xᵀ), D.1b",
+                "index",
+                "eigenvalue",
+                idx,
+                positive,
+                true);
         double[] r = rows.stream().mapToDouble(Row::ratio).toArray();
         Map<String, double[]> ratio = new LinkedHashMap<>();
-        ratio.put("measured max/min eigenvalue", rows.stream().mapToDouble(Row::eigenRatio).toArray());
+        ratio.put(
+                "measured max/min eigenvalue",
+                rows.stream().mapToDouble(Row::eigenRatio).toArray());
         ratio.put("1 + η₁/η₂", rows.stream().mapToDouble(Row::eigenRatioTheory).toArray());
-        ratio.put("lr-weighted kernel (derived: 2)", rows.stream().mapToDouble(Row::weightedEigenRatio).toArray());
-        Plots.lines(out.resolve("eigenvalue-ratio.png"), "Rank-one spike of the final NTK grows linearly in η₁/η₂", "η₁/η₂",
-                "max / min eigenvalue", r, ratio, false);
+        ratio.put(
+                "lr-weighted kernel (derived: 2)",
+                rows.stream().mapToDouble(Row::weightedEigenRatio).toArray());
+        Plots.lines(
+                out.resolve("eigenvalue-ratio.png"),
+                "Rank-one spike of the final NTK grows linearly in η₁/η₂",
+                "η₁/η₂",
+                "max / min eigenvalue",
+                r,
+                ratio,
+                false);
         Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "rows", rows)) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row row : rows) {
-            summary.put("η₁/η₂ = " + row.ratio(), String.format("NTK: max/min %.4f (theory %.4f), smallest %.4f (theory s/√ρ ="
-                    + " %.4f); lr-weighted: max/min %.4f (derived 2), smallest %.4f (derived s√ρ = %.4f); final loss %.2g",
-                    row.eigenRatio(), row.eigenRatioTheory(), row.smallest(), row.smallestTheory(), row.weightedEigenRatio(),
-                    row.weightedSmallest(), row.weightedSmallestTheory(), row.finalLoss()));
+            summary.put(
+                    "η₁/η₂ = " + row.ratio(),
+                    String.format(
+                            "NTK: max/min %.4f (theory %.4f), smallest %.4f (theory s/√ρ ="
+                                    + " %.4f); lr-weighted: max/min %.4f (derived 2), smallest %.4f (derived s√ρ = %.4f); final loss %.2g",
+                            row.eigenRatio(),
+                            row.eigenRatioTheory(),
+                            row.smallest(),
+                            row.smallestTheory(),
+                            row.weightedEigenRatio(),
+                            row.weightedSmallest(),
+                            row.weightedSmallestTheory(),
+                            row.finalLoss()));
         }
-        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK under per-layer learning"
-                + " rates", summary, List.of(
-                String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, σ = %s, full-batch GD with η₂ = %s"
-                        + " for t ≤ %.1f; one run folder per ratio.", set.d(), set.hidden(), set.points(), set.s(), set.sigma(),
-                        set.dt(), set.time())));
+        HtmlReport.write(
+                out,
+                "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK under per-layer learning" + " rates",
+                summary,
+                List.of(String.format(
+                        "D = %d, N = %d hidden, P = %d whitened points, s = %.1f, σ = %s, full-batch GD with η₂ = %s"
+                                + " for t ≤ %.1f; one run folder per ratio.",
+                        set.d(), set.hidden(), set.points(), set.s(), set.sigma(), set.dt(), set.time())));
     }
 }

@@ -20,8 +20,13 @@ final class LinearTeacherSetup {
     /** P points in D dimensions, XᵀX/P = I, y = s·βᵀx with ‖β‖ = 1. */
     static Dataset whitenedTeacher(int d, int points, double s, long seed) {
         String name = "whitened-linear-d" + d;
-        DatasetSpec.Builder data = DatasetSpec.builder().name(name).kind(DatasetKind.WHITENED_LINEAR_TEACHER).d(d)
-                .train(points).s(s).seed(seed);
+        DatasetSpec.Builder data = DatasetSpec.builder()
+                .name(name)
+                .kind(DatasetKind.WHITENED_LINEAR_TEACHER)
+                .d(d)
+                .train(points)
+                .s(s)
+                .seed(seed);
         return SyntheticDatasets.load(data.validate(name), Split.TRAIN);
     }
 
@@ -31,8 +36,16 @@ final class LinearTeacherSetup {
         for (int i = 0; i < widths.length; i++) {
             w.append(i > 0 ? ", " : "").append(widths[i]);
         }
-        return ModelSpec.parse(String.format(Locale.ROOT, "{\"name\": \"%s\", \"arch\": \"linear\", \"input\": [%d],"
-                + " \"widths\": [%s], \"outputs\": 1, \"sigmaW\": %s, \"initializer\": \"gaussian\"}", name, d, w, sigma), name);
+        return ModelSpec.parse(
+                String.format(
+                        Locale.ROOT,
+                        "{\"name\": \"%s\", \"arch\": \"linear\", \"input\": [%d],"
+                                + " \"widths\": [%s], \"outputs\": 1, \"sigmaW\": %s, \"initializer\": \"gaussian\"}",
+                        name,
+                        d,
+                        w,
+                        sigma),
+                name);
     }
 
     /** Full-batch gradient descent on the MSE with step dt up to time T (T/dt one-step epochs). */

@@ -37,8 +37,8 @@ public final class NtkDispersion {
      * Settings; {@link #paper()} is the M = 50 proof-form oracle table (FiniteWidthNtkMomentsTest) at 2000
      * initialisations per cell.
      */
-    public record Settings(int width, int inputDim, int[] depths, double[] sigmaW2, int initialisations, int bootstrap,
-            long seed) {
+    public record Settings(
+            int width, int inputDim, int[] depths, double[] sigmaW2, int initialisations, int bootstrap, long seed) {
         public static Settings paper() {
             return new Settings(50, 50, new int[] {2, 5, 10}, new double[] {1.0, 2.0, 3.0}, 2000, 300, 0);
         }
@@ -49,8 +49,15 @@ public final class NtkDispersion {
     }
 
     /** One (L, σ_w²) cell: sampled and predicted dispersion and mean of Θ(x, x). */
-    public record Row(int depth, double sigmaW2, double dispersion, double dispersionSe, double dispersionTheory,
-            double mean, double meanSe, double meanTheory) { }
+    public record Row(
+            int depth,
+            double sigmaW2,
+            double dispersion,
+            double dispersionSe,
+            double dispersionTheory,
+            double mean,
+            double meanSe,
+            double meanTheory) {}
 
     private NtkDispersion() {}
 
@@ -70,11 +77,20 @@ public final class NtkDispersion {
 
         @Override
         public String run(boolean quick, Path out, NDManager manager) {
-            StringBuilder t = new StringBuilder(String.format("%-5s %8s %18s %10s %20s %12s%n", "L", "sigma_w^2",
-                    "r (sampled ± SE)", "theory", "E[Θ] (sampled ± SE)", "theory"));
+            StringBuilder t = new StringBuilder(String.format(
+                    "%-5s %8s %18s %10s %20s %12s%n",
+                    "L", "sigma_w^2", "r (sampled ± SE)", "theory", "E[Θ] (sampled ± SE)", "theory"));
             for (Row r : NtkDispersion.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
-                t.append(String.format("%-5d %8.2f %10.4f ± %.4f %10.4f %12.4g ± %.3g %12.4g%n", r.depth(), r.sigmaW2(),
-                        r.dispersion(), r.dispersionSe(), r.dispersionTheory(), r.mean(), r.meanSe(), r.meanTheory()));
+                t.append(String.format(
+                        "%-5d %8.2f %10.4f ± %.4f %10.4f %12.4g ± %.3g %12.4g%n",
+                        r.depth(),
+                        r.sigmaW2(),
+                        r.dispersion(),
+                        r.dispersionSe(),
+                        r.dispersionTheory(),
+                        r.mean(),
+                        r.meanSe(),
+                        r.meanTheory()));
             }
             return t.toString();
         }
@@ -91,10 +107,18 @@ public final class NtkDispersion {
         for (int depth : set.depths()) {
             for (double s2 : set.sigmaW2()) {
                 double[] theta = sample(set, depth, s2, x, manager);
-                FiniteWidthNtkMoments theory = FiniteWidthNtkMoments.constantWidth(set.width(), depth, set.inputDim(), s2);
+                FiniteWidthNtkMoments theory =
+                        FiniteWidthNtkMoments.constantWidth(set.width(), depth, set.inputDim(), s2);
                 double[] se = bootstrap(theta, set.bootstrap(), set.seed() + depth * 1000L + (long) (s2 * 100));
-                rows.add(new Row(depth, s2, FiniteWidthNtkMoments.dispersionLeaveOneOut(theta), se[0], theory.dispersion(),
-                        mean(theta), se[1], theory.moments().mean()));
+                rows.add(new Row(
+                        depth,
+                        s2,
+                        FiniteWidthNtkMoments.dispersionLeaveOneOut(theta),
+                        se[0],
+                        theory.dispersion(),
+                        mean(theta),
+                        se[1],
+                        theory.moments().mean()));
             }
         }
         write(set, out, rows);
@@ -107,13 +131,23 @@ public final class NtkDispersion {
         for (int l = 1; l < depth; l++) {
             widths.append(l > 1 ? ", " : "").append(set.width());
         }
-        ModelSpec spec = ModelSpec.parse(String.format(Locale.ROOT, "{\"name\": \"relu-L%d\", \"arch\": \"mlp\", \"input\": [%d],"
-                + " \"widths\": [%s], \"outputs\": 1, \"activation\": \"relu\", \"sigmaW\": %s, \"sigmaB\": 0,"
-                + " \"initializer\": \"gaussian\"}", depth, set.inputDim(), widths, Math.sqrt(sigmaW2)), "ntk-dispersion");
+        ModelSpec spec = ModelSpec.parse(
+                String.format(
+                        Locale.ROOT,
+                        "{\"name\": \"relu-L%d\", \"arch\": \"mlp\", \"input\": [%d],"
+                                + " \"widths\": [%s], \"outputs\": 1, \"activation\": \"relu\", \"sigmaW\": %s, \"sigmaB\": 0,"
+                                + " \"initializer\": \"gaussian\"}",
+                        depth,
+                        set.inputDim(),
+                        widths,
+                        Math.sqrt(sigmaW2)),
+                "ntk-dispersion");
         double[] theta = new double[set.initialisations()];
         for (int k = 0; k < theta.length; k++) {
-            try (NDManager m = manager.newSubManager(); Network net = Network.build(spec, set.seed() + k, m, DataType.FLOAT64)) {
-                NDArray in = m.create(x, new Shape(1, x.length)).duplicate(); // native copy: no Java buffer kept aliased
+            try (NDManager m = manager.newSubManager();
+                    Network net = Network.build(spec, set.seed() + k, m, DataType.FLOAT64)) {
+                NDArray in =
+                        m.create(x, new Shape(1, x.length)).duplicate(); // native copy: no Java buffer kept aliased
                 theta[k] = Ntk.of(net).mode(Mode.TRACE).compute(in).total().get(0, 0);
             }
         }
@@ -173,24 +207,45 @@ public final class NtkDispersion {
         Map<String, double[]> r = new LinkedHashMap<>();
         for (double s2 : set.sigmaW2()) {
             List<Row> cell = rows.stream().filter(x -> x.sigmaW2() == s2).toList();
-            r.put("σw² = " + s2 + " sampled", cell.stream().mapToDouble(Row::dispersion).toArray());
-            r.put("σw² = " + s2 + " Thm 3.2", cell.stream().mapToDouble(Row::dispersionTheory).toArray());
+            r.put(
+                    "σw² = " + s2 + " sampled",
+                    cell.stream().mapToDouble(Row::dispersion).toArray());
+            r.put(
+                    "σw² = " + s2 + " Thm 3.2",
+                    cell.stream().mapToDouble(Row::dispersionTheory).toArray());
         }
-        Plots.lines(out.resolve("dispersion.png"), String.format("NTK dispersion E[Θ²]/E[Θ]², width %d, %d initialisations",
-                set.width(), set.initialisations()), "depth L", "r", depths, r, false);
+        Plots.lines(
+                out.resolve("dispersion.png"),
+                String.format(
+                        "NTK dispersion E[Θ²]/E[Θ]², width %d, %d initialisations", set.width(), set.initialisations()),
+                "depth L",
+                "r",
+                depths,
+                r,
+                false);
         Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "rows", rows)) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row row : rows) {
-            summary.put("L = " + row.depth() + ", σw² = " + row.sigmaW2(), String.format("r = %.4f ± %.4f (Thm 3.2: %.4f);"
-                    + " E[Θ] = %.4g ± %.2g (%.4g)", row.dispersion(), row.dispersionSe(), row.dispersionTheory(), row.mean(),
-                    row.meanSe(), row.meanTheory()));
+            summary.put(
+                    "L = " + row.depth() + ", σw² = " + row.sigmaW2(),
+                    String.format(
+                            "r = %.4f ± %.4f (Thm 3.2: %.4f);" + " E[Θ] = %.4g ± %.2g (%.4g)",
+                            row.dispersion(),
+                            row.dispersionSe(),
+                            row.dispersionTheory(),
+                            row.mean(),
+                            row.meanSe(),
+                            row.meanTheory()));
         }
-        HtmlReport.write(out, "Seleznova & Kutyniok 2022, Thm. 3.2: NTK dispersion across"
-                + " initialisations", summary, List.of(String.format(
-                "ReLU MLPs of width M = %d on a unit-norm input of dimension n₀ = %d, standard parameterisation, biases"
-                        + " initialised at 0 and trained; Θ(x, x) from ntk4j's kernel engine in float64 for %d initialisations"
-                        + " per cell; r by the leave-one-out estimator (App. C.3, 1/N prefactor), errors by a"
+        HtmlReport.write(
+                out,
+                "Seleznova & Kutyniok 2022, Thm. 3.2: NTK dispersion across" + " initialisations",
+                summary,
+                List.of(String.format(
+                        "ReLU MLPs of width M = %d on a unit-norm input of dimension n₀ = %d, standard parameterisation, biases"
+                                + " initialised at 0 and trained; Θ(x, x) from ntk4j's kernel engine in float64 for %d initialisations"
+                                + " per cell; r by the leave-one-out estimator (App. C.3, 1/N prefactor), errors by a"
                                 + " %d-resample bootstrap.",
-                set.width(), set.inputDim(), set.initialisations(), set.bootstrap())));
+                        set.width(), set.inputDim(), set.initialisations(), set.bootstrap())));
     }
 }

@@ -8,9 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
-import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
@@ -47,7 +47,15 @@ public final class SilentAlignment {
      * Settings of a reproduction; {@link #paper()} follows the paper's Fig. B.1 setting (D = 25, s = 1, σ = 1e-3; with
      * a coarser step).
      */
-    public record Settings(int d, int hidden, int points, double s, double[] sigmas, double dt, double time, int probeEvery,
+    public record Settings(
+            int d,
+            int hidden,
+            int points,
+            double s,
+            double[] sigmas,
+            double dt,
+            double time,
+            int probeEvery,
             long seed) {
         public static Settings paper() {
             return new Settings(25, 10, 100, 1.0, new double[] {1e-1, 1e-2, 1e-3, 1e-4}, 0.005, 12.0, 20, 0);
@@ -60,8 +68,16 @@ public final class SilentAlignment {
     }
 
     /** One σ's measurements and predictions. */
-    public record Row(double sigma, double q0, double r0, double halfLossTime, double halfLossTimeTheory, double alignTime,
-            double initialAlignment, double finalAlignment, double finalAlignmentTheory) { }
+    public record Row(
+            double sigma,
+            double q0,
+            double r0,
+            double halfLossTime,
+            double halfLossTimeTheory,
+            double alignTime,
+            double initialAlignment,
+            double finalAlignment,
+            double finalAlignmentTheory) {}
 
     private SilentAlignment() {}
 
@@ -81,11 +97,19 @@ public final class SilentAlignment {
 
         @Override
         public String run(boolean quick, Path out, NDManager manager) {
-            StringBuilder t = new StringBuilder(String.format("%-8s %10s %10s %10s %12s %10s %10s%n", "sigma", "t_half", "theory",
-                    "t_align99", "alignment", "final", "theory"));
+            StringBuilder t = new StringBuilder(String.format(
+                    "%-8s %10s %10s %10s %12s %10s %10s%n",
+                    "sigma", "t_half", "theory", "t_align99", "alignment", "final", "theory"));
             for (Row r : SilentAlignment.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
-                t.append(String.format("%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n", r.sigma(), r.halfLossTime(),
-                        r.halfLossTimeTheory(), r.alignTime(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory()));
+                t.append(String.format(
+                        "%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n",
+                        r.sigma(),
+                        r.halfLossTime(),
+                        r.halfLossTimeTheory(),
+                        r.alignTime(),
+                        r.initialAlignment(),
+                        r.finalAlignment(),
+                        r.finalAlignmentTheory()));
             }
             return t.toString();
         }
@@ -104,16 +128,21 @@ public final class SilentAlignment {
         for (double sigma : set.sigmas()) {
             String tag = String.format("sigma-%.0e", sigma);
             ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, sigma);
-            TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed()).validate(tag);
+            TrainSpec t = LinearTeacherSetup.gradientDescent(set.dt(), set.time(), set.seed())
+                    .validate(tag);
             RunFolder run = new RunFolder(out.resolve(tag));
             double q0;
             double r0;
-            ProbeListener probeRunner = new ProbeListener(run).add(new NtkProbe(train, run, Schedule.parse("every:" + set.probeEvery())));
+            ProbeListener probeRunner =
+                    new ProbeListener(run).add(new NtkProbe(train, run, Schedule.parse("every:" + set.probeEvery())));
             try (Network net = Network.build(spec, set.seed(), manager)) {
                 double[] qr = orderParameters(net, beta);
                 q0 = qr[0];
                 r0 = qr[1];
-                new Trainer(net, t, train, null, run).quiet(true).addListener(probeRunner).fit(false);
+                new Trainer(net, t, train, null, run)
+                        .quiet(true)
+                        .addListener(probeRunner)
+                        .fit(false);
             }
             RunReport.write(run, spec.name() + " on " + train.name(), probeRunner.reportSections());
             List<JsonObject> epochs = run.records("epoch");
@@ -124,10 +153,15 @@ public final class SilentAlignment {
             for (int k = 0; k < t0.length; k++) {
                 t0[k] = k * set.dt(); // epoch k+1's loss is evaluated before update k+1, at time k·dt
                 l[k] = epochs.get(k).get("train_loss").getAsDouble();
-                lt[k] = LinearNetworks.twoLayerLoss(set.s(), LinearNetworks.twoLayerOrderParameters(t0[k], set.s(), q0 + r0)[1]);
+                lt[k] = LinearNetworks.twoLayerLoss(
+                        set.s(), LinearNetworks.twoLayerOrderParameters(t0[k], set.s(), q0 + r0)[1]);
             }
-            double[] a = probes.stream().mapToDouble(p -> p.get("alignment").getAsDouble()).toArray();
-            double[] ta = probes.stream().mapToDouble(p -> p.get("step").getAsDouble() * set.dt()).toArray();
+            double[] a = probes.stream()
+                    .mapToDouble(p -> p.get("alignment").getAsDouble())
+                    .toArray();
+            double[] ta = probes.stream()
+                    .mapToDouble(p -> p.get("step").getAsDouble() * set.dt())
+                    .toArray();
             tAxis = t0;
             tProbe = ta;
             lossM.put("σ = " + String.format("%.0e", sigma), l);
@@ -136,7 +170,15 @@ public final class SilentAlignment {
             double half = crossing(t0, l, l[0] / 2);
             double fin = a[a.length - 1];
             double alignTime = ta[firstAbove(a, 0.99 * fin)];
-            rows.add(new Row(sigma, q0, r0, half, LinearNetworks.halfLossTime(set.s(), (q0 + r0) / 2), alignTime, a[0], fin,
+            rows.add(new Row(
+                    sigma,
+                    q0,
+                    r0,
+                    half,
+                    LinearNetworks.halfLossTime(set.s(), (q0 + r0) / 2),
+                    alignTime,
+                    a[0],
+                    fin,
                     LinearNetworks.finalAlignment(2, set.d())));
         }
         write(set, out, rows, tAxis, lossM, lossT, tProbe, align);
@@ -197,40 +239,82 @@ public final class SilentAlignment {
         return v.length - 1;
     }
 
-    private static void write(Settings set, Path out, List<Row> rows, double[] t, Map<String, double[]> lossM,
-            Map<String, double[]> lossT, double[] ta, Map<String, double[]> align) {
+    private static void write(
+            Settings set,
+            Path out,
+            List<Row> rows,
+            double[] t,
+            Map<String, double[]> lossM,
+            Map<String, double[]> lossT,
+            double[] ta,
+            Map<String, double[]> align) {
         Map<String, double[]> loss = new LinkedHashMap<>();
         for (String k : lossM.keySet()) {
             loss.put(k, lossM.get(k));
             loss.put(k + " theory", lossT.get(k + " theory"));
         }
-        Plots.lines(out.resolve("loss.png"), "Loss: measured and ½(s − r(t))², eqs. 27–28 (Fig. 3a)", "t = steps · dt", "loss",
-                t, loss, false);
+        Plots.lines(
+                out.resolve("loss.png"),
+                "Loss: measured and ½(s − r(t))², eqs. 27–28 (Fig. 3a)",
+                "t = steps · dt",
+                "loss",
+                t,
+                loss,
+                false);
         double[] sig = rows.stream().mapToDouble(Row::sigma).toArray();
         Map<String, double[]> th = new LinkedHashMap<>();
         th.put("measured t½", rows.stream().mapToDouble(Row::halfLossTime).toArray());
-        th.put("(1/2s) ln((√2−1)(s/c₀−1)), c₀ = (q₀+r₀)/2", rows.stream().mapToDouble(Row::halfLossTimeTheory).toArray());
-        th.put("t when alignment ≥ 99% of final", rows.stream().mapToDouble(Row::alignTime).toArray());
+        th.put(
+                "(1/2s) ln((√2−1)(s/c₀−1)), c₀ = (q₀+r₀)/2",
+                rows.stream().mapToDouble(Row::halfLossTimeTheory).toArray());
+        th.put(
+                "t when alignment ≥ 99% of final",
+                rows.stream().mapToDouble(Row::alignTime).toArray());
         double[] logSigma = java.util.Arrays.stream(sig).map(Math::log10).toArray();
-        Plots.lines(out.resolve("half-loss-time.png"), "Half-loss time vs init scale (Fig. 3b): t½ ∝ −ln σ², alignment first",
-                "log10 σ", "time", logSigma, th, false);
+        Plots.lines(
+                out.resolve("half-loss-time.png"),
+                "Half-loss time vs init scale (Fig. 3b): t½ ∝ −ln σ², alignment first",
+                "log10 σ",
+                "time",
+                logSigma,
+                th,
+                false);
         Map<String, double[]> al = new LinkedHashMap<>(align);
         double theory = LinearNetworks.finalAlignment(2, set.d());
         al.put("2/√(D+3)", java.util.Arrays.stream(ta).map(x -> theory).toArray());
         int shortest = al.values().stream().mapToInt(v -> v.length).min().orElse(0);
         al.replaceAll((k, v) -> java.util.Arrays.copyOf(v, shortest));
-        Plots.lines(out.resolve("alignment.png"), "NTK–target alignment (Fig. 3c): aligned before the loss moves", "t", "alignment",
-                java.util.Arrays.copyOf(ta, shortest), al, false);
+        Plots.lines(
+                out.resolve("alignment.png"),
+                "NTK–target alignment (Fig. 3c): aligned before the loss moves",
+                "t",
+                "alignment",
+                java.util.Arrays.copyOf(ta, shortest),
+                al,
+                false);
         Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "rows", rows)) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row r : rows) {
-            summary.put(String.format("σ = %.0e", r.sigma()), String.format(
-                    "q₀ %.3g, r₀ %.3g; t½ %.3f (theory %.3f); alignment %.4f → %.4f (theory %.6f), 99%% at t = %.2f", r.q0(), r.r0(), r.halfLossTime(),
-                    r.halfLossTimeTheory(), r.initialAlignment(), r.finalAlignment(), r.finalAlignmentTheory(), r.alignTime()));
+            summary.put(
+                    String.format("σ = %.0e", r.sigma()),
+                    String.format(
+                            "q₀ %.3g, r₀ %.3g; t½ %.3f (theory %.3f); alignment %.4f → %.4f (theory %.6f), 99%% at t = %.2f",
+                            r.q0(),
+                            r.r0(),
+                            r.halfLossTime(),
+                            r.halfLossTimeTheory(),
+                            r.initialAlignment(),
+                            r.finalAlignment(),
+                            r.finalAlignmentTheory(),
+                            r.alignTime()));
         }
-        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Fig. 3: silent alignment in two-layer linear"
-                + " networks", summary, List.of(
-                String.format("D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
-                        + " one run folder per σ (sigma-*/).", set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
+        HtmlReport.write(
+                out,
+                "Atanasov et al., Silent Alignment, Fig. 3: silent alignment in two-layer linear" + " networks",
+                summary,
+                List.of(String.format(
+                        "D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
+                                + " one run folder per σ (sigma-*/).",
+                        set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
     }
 }

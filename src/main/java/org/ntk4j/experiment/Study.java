@@ -17,7 +17,11 @@ public interface Study {
 
     /** Every study, in the order they are listed. */
     static List<Study> all() {
-        return List.of(SilentAlignment.STUDY, LayerwiseLearningRates.STUDY, DeepLinearTimescales.STUDY, NtkDispersion.STUDY,
+        return List.of(
+                SilentAlignment.STUDY,
+                LayerwiseLearningRates.STUDY,
+                DeepLinearTimescales.STUDY,
+                NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY);

@@ -43,21 +43,39 @@ import org.ntk4j.train.Trainer;
  */
 public final class TargetCorrelation {
     /** Settings; {@link #paper()} is the CPU-scale default (the setting is small enough for the paper's widths). */
-    public record Settings(List<String> datasets, int depth, int width, double lr, int batch, int epochs, int perClass,
-            int probeEvery, double lastLayerScale, int trainPerClass, long seed) {
+    public record Settings(
+            List<String> datasets,
+            int depth,
+            int width,
+            double lr,
+            int batch,
+            int epochs,
+            int perClass,
+            int probeEvery,
+            double lastLayerScale,
+            int trainPerClass,
+            long seed) {
         public static Settings paper() {
             return new Settings(EquilibriumSetup.availableDatasets(), 10, 100, 0.003, 32, 5, 100, 4, 0.1, 1000, 0);
         }
 
         /** The bundled MNIST subset, the first epoch and one more: seconds. */
         public static Settings quick() {
-            return new Settings(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET), 10, 100, 0.003, 32, 2, 50, 8, 0.1, 1000, 0);
+            return new Settings(
+                    List.of(org.ntk4j.data.Datasets.MNIST_SUBSET), 10, 100, 0.003, 32, 2, 50, 8, 0.1, 1000, 0);
         }
     }
 
     /** One run: −corr at init, its minimum and mean over the first epoch, at the end, the test accuracy, and when −corr first fell below 0.9 (in epochs; NaN if never). */
-    public record Row(String dataset, String init, double atInit, double firstEpochMin, double firstEpochMean,
-            double atEnd, double testAccuracy, double epochBelow09) { }
+    public record Row(
+            String dataset,
+            String init,
+            double atInit,
+            double firstEpochMin,
+            double firstEpochMean,
+            double atEnd,
+            double testAccuracy,
+            double epochBelow09) {}
 
     private TargetCorrelation() {}
 
@@ -77,11 +95,19 @@ public final class TargetCorrelation {
         @Override
         public String run(boolean quick, Path out, NDManager manager) {
             List<Row> rows = TargetCorrelation.run(quick ? Settings.quick() : Settings.paper(), out, manager);
-            StringBuilder t = new StringBuilder(String.format("%-14s %-10s %9s %12s %12s %9s %9s%n", "dataset", "init",
-                    "at init", "epoch-1 min", "epoch-1 mean", "at end", "test acc"));
+            StringBuilder t = new StringBuilder(String.format(
+                    "%-14s %-10s %9s %12s %12s %9s %9s%n",
+                    "dataset", "init", "at init", "epoch-1 min", "epoch-1 mean", "at end", "test acc"));
             for (Row r : rows) {
-                t.append(String.format("%-14s %-10s %9.4f %12.4f %12.4f %9.4f %9.4f%n", r.dataset(), r.init(), r.atInit(),
-                        r.firstEpochMin(), r.firstEpochMean(), r.atEnd(), r.testAccuracy()));
+                t.append(String.format(
+                        "%-14s %-10s %9.4f %12.4f %12.4f %9.4f %9.4f%n",
+                        r.dataset(),
+                        r.init(),
+                        r.atInit(),
+                        r.firstEpochMin(),
+                        r.firstEpochMean(),
+                        r.atEnd(),
+                        r.testAccuracy()));
             }
             return t + "\n" + Verdicts.text(verdicts(rows));
         }
@@ -93,12 +119,14 @@ public final class TargetCorrelation {
         Map<String, double[]> curves = new LinkedHashMap<>();
         Map<String, double[]> xs = new LinkedHashMap<>();
         for (String ds : set.datasets()) {
-            Dataset train = EquilibriumSetup.cap(EquilibriumSetup.load(ds, Split.TRAIN), set.trainPerClass(), set.seed());
+            Dataset train =
+                    EquilibriumSetup.cap(EquilibriumSetup.load(ds, Split.TRAIN), set.trainPerClass(), set.seed());
             Dataset test = EquilibriumSetup.load(ds, Split.TEST);
             Dataset probeSet = Preprocess.balancedSample(train, set.perClass(), set.seed());
             int stepsPerEpoch = (train.size() + set.batch() - 1) / set.batch();
             for (String init : List.of("he", "last×" + set.lastLayerScale())) {
-                ModelSpec spec = EquilibriumSetup.ffnn(train.featureDim(), set.depth(), set.width(), train.numClasses());
+                ModelSpec spec =
+                        EquilibriumSetup.ffnn(train.featureDim(), set.depth(), set.width(), train.numClasses());
                 if (!init.equals("he")) {
                     double[] sigmas = new double[set.depth()];
                     java.util.Arrays.fill(sigmas, Math.sqrt(2));
@@ -110,7 +138,8 @@ public final class TargetCorrelation {
                 RunFolder run = new RunFolder(EquilibriumSetup.fresh(out.resolve(tag)));
                 List<double[]> trace = new ArrayList<>(); // epochs, −corr
                 Trainer.Result res;
-                try (NDManager m = manager.newSubManager(); Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
+                try (NDManager m = manager.newSubManager();
+                        Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
                     Trainer trainer = new Trainer(net, t, train, test, run).quiet(true);
                     trainer.addListener(new ProbeListener(run).add(new Probe() {
                         @Override
@@ -125,8 +154,8 @@ public final class TargetCorrelation {
 
                         @Override
                         public Map<String, Object> run(Network n, long step, int epoch) {
-                            double c = -correlation(EquilibriumSetup.outputs(n, probeSet), probeSet.labels(),
-                                    probeSet.numClasses());
+                            double c = -correlation(
+                                    EquilibriumSetup.outputs(n, probeSet), probeSet.labels(), probeSet.numClasses());
                             trace.add(new double[] {(double) step / stepsPerEpoch, c});
                             return Map.of("minus_corr", c);
                         }
@@ -208,21 +237,35 @@ public final class TargetCorrelation {
         List<Verdict> v = new ArrayList<>();
         for (Row r : rows) {
             String where = r.dataset() + ", " + r.init();
-            v.add(new Verdict("-corr(Y~, w) at init (" + where + ")", String.format("%.4f", r.atInit()), "≈ 1",
+            v.add(new Verdict(
+                    "-corr(Y~, w) at init (" + where + ")",
+                    String.format("%.4f", r.atInit()),
+                    "≈ 1",
                     Verdicts.grade(r.atInit() >= 0.9, r.atInit() >= 0.7),
                     "equal logits would give exactly 1; the gap is the initial logit spread"));
-            v.add(new Verdict("-corr min over epoch 1 (" + where + ")", String.format("%.4f", r.firstEpochMin()), "≈ 1",
+            v.add(new Verdict(
+                    "-corr min over epoch 1 (" + where + ")",
+                    String.format("%.4f", r.firstEpochMin()),
+                    "≈ 1",
                     Verdicts.grade(r.firstEpochMin() >= 0.9, r.firstEpochMin() >= 0.7),
-                    String.format("mean over epoch 1 %.4f; first below 0.9 at epoch %.2f; at the end of training %.4f",
+                    String.format(
+                            "mean over epoch 1 %.4f; first below 0.9 at epoch %.2f; at the end of training %.4f",
                             r.firstEpochMean(), r.epochBelow09(), r.atEnd())));
         }
         return v;
     }
 
-    private static void write(Settings set, Path out, List<Row> rows, Map<String, double[]> curves, Map<String, double[]> xs) {
+    private static void write(
+            Settings set, Path out, List<Row> rows, Map<String, double[]> curves, Map<String, double[]> xs) {
         for (String k : curves.keySet()) {
-            Plots.lines(out.resolve("corr-" + k.replaceAll("[^A-Za-z0-9.-]+", "_") + ".png"),
-                    "−corr(Ỹ, w_t), " + k, "epoch", "−corr", xs.get(k), Map.of("−corr(Ỹ, w_t)", curves.get(k)), false);
+            Plots.lines(
+                    out.resolve("corr-" + k.replaceAll("[^A-Za-z0-9.-]+", "_") + ".png"),
+                    "−corr(Ỹ, w_t), " + k,
+                    "epoch",
+                    "−corr",
+                    xs.get(k),
+                    Map.of("−corr(Ỹ, w_t)", curves.get(k)),
+                    false);
         }
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", set);
@@ -231,16 +274,29 @@ public final class TargetCorrelation {
         Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row r : rows) {
-            summary.put(r.dataset() + ", " + r.init(), String.format("−corr at init %.4f, epoch-1 min %.4f / mean %.4f, at end"
-                    + " %.4f; test accuracy %.4f", r.atInit(), r.firstEpochMin(), r.firstEpochMean(), r.atEnd(),
-                    r.testAccuracy()));
+            summary.put(
+                    r.dataset() + ", " + r.init(),
+                    String.format(
+                            "−corr at init %.4f, epoch-1 min %.4f / mean %.4f, at end" + " %.4f; test accuracy %.4f",
+                            r.atInit(), r.firstEpochMin(), r.firstEpochMean(), r.atEnd(), r.testAccuracy()));
         }
-        HtmlReport.write(out, "Equilibrium Hypothesis, Figs 3/6: the CE output gradient against the centred labels", summary,
-                List.of(String.format("Depth-%d bias-free ReLU FFNN of width %d, He init (and the last layer's init ×%s), inputs"
-                        + " scaled to ‖x‖² = d; SGD lr %s, momentum 0.9, weight decay 5e-4, batch %d, %d epochs; w_t on %d"
-                        + " class-balanced training points, every %d steps in epoch 1 then at each epoch end. Datasets: %s"
-                        + " (MNIST, Fashion-MNIST, CIFAR-10 join when fetched with ntk4j data).", set.depth(), set.width(),
-                        set.lastLayerScale(), set.lr(), set.batch(), set.epochs(), set.perClass() * 10, set.probeEvery(),
+        HtmlReport.write(
+                out,
+                "Equilibrium Hypothesis, Figs 3/6: the CE output gradient against the centred labels",
+                summary,
+                List.of(String.format(
+                        "Depth-%d bias-free ReLU FFNN of width %d, He init (and the last layer's init ×%s), inputs"
+                                + " scaled to ‖x‖² = d; SGD lr %s, momentum 0.9, weight decay 5e-4, batch %d, %d epochs; w_t on %d"
+                                + " class-balanced training points, every %d steps in epoch 1 then at each epoch end. Datasets: %s"
+                                + " (MNIST, Fashion-MNIST, CIFAR-10 join when fetched with ntk4j data).",
+                        set.depth(),
+                        set.width(),
+                        set.lastLayerScale(),
+                        set.lr(),
+                        set.batch(),
+                        set.epochs(),
+                        set.perClass() * 10,
+                        set.probeEvery(),
                         String.join(", ", set.datasets()))));
         Verdicts.addToReport(out, verdicts(rows));
     }

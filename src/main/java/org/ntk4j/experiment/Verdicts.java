@@ -13,7 +13,9 @@ import org.ntk4j.report.Files2;
 final class Verdicts {
     /** reproduced | partly | not. */
     enum Outcome {
-        REPRODUCED("reproduced"), PARTLY("partly"), NOT("not");
+        REPRODUCED("reproduced"),
+        PARTLY("partly"),
+        NOT("not");
 
         final String word;
 
@@ -39,11 +41,11 @@ final class Verdicts {
 
     /** The table as fixed-width text for the terminal. */
     static String text(List<Verdict> vs) {
-        StringBuilder t = new StringBuilder(String.format("%-44s %-22s %-16s %-11s %s%n", "quantity", "measured", "paper",
-                "verdict", "reason"));
+        StringBuilder t = new StringBuilder(
+                String.format("%-44s %-22s %-16s %-11s %s%n", "quantity", "measured", "paper", "verdict", "reason"));
         for (Verdict v : vs) {
-            t.append(String.format("%-44s %-22s %-16s %-11s %s%n", v.quantity(), v.measured(), v.paper(), v.verdict(),
-                    v.reason()));
+            t.append(String.format(
+                    "%-44s %-22s %-16s %-11s %s%n", v.quantity(), v.measured(), v.paper(), v.verdict(), v.reason()));
         }
         return t.toString();
     }
@@ -57,17 +59,29 @@ final class Verdicts {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        StringBuilder t = new StringBuilder("<h2>Verdict</h2><table><tr><th>quantity</th><th>measured</th><th>paper</th>"
-                + "<th>verdict</th><th>reason</th></tr>");
+        StringBuilder t =
+                new StringBuilder("<h2>Verdict</h2><table><tr><th>quantity</th><th>measured</th><th>paper</th>"
+                        + "<th>verdict</th><th>reason</th></tr>");
         for (Verdict v : vs) {
-            String colour = switch (v.outcome()) {
-                case REPRODUCED -> "#dfd";
-                case PARTLY -> "#ffd";
-                default -> "#fdd";
-            };
-            t.append("<tr><td>").append(esc(v.quantity())).append("</td><td>").append(esc(v.measured())).append("</td><td>")
-                    .append(esc(v.paper())).append("</td><td style=\"background:").append(colour).append("\">")
-                    .append(esc(v.verdict())).append("</td><td>").append(esc(v.reason())).append("</td></tr>");
+            String colour =
+                    switch (v.outcome()) {
+                        case REPRODUCED -> "#dfd";
+                        case PARTLY -> "#ffd";
+                        default -> "#fdd";
+                    };
+            t.append("<tr><td>")
+                    .append(esc(v.quantity()))
+                    .append("</td><td>")
+                    .append(esc(v.measured()))
+                    .append("</td><td>")
+                    .append(esc(v.paper()))
+                    .append("</td><td style=\"background:")
+                    .append(colour)
+                    .append("\">")
+                    .append(esc(v.verdict()))
+                    .append("</td><td>")
+                    .append(esc(v.reason()))
+                    .append("</td></tr>");
         }
         t.append("</table><h2>Details</h2>");
         int at = h.indexOf("<table>");

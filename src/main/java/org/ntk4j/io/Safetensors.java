@@ -49,8 +49,7 @@ public final class Safetensors {
     /** Header size limit of the reference implementation (100 MB). */
     private static final long MAX_HEADER = 100_000_000L;
 
-    private Safetensors() {
-    }
+    private Safetensors() {}
 
     /** Writes named arrays (in map order), without metadata. */
     public static void write(Map<String, NDArray> tensors, Path file) throws IOException {
@@ -162,11 +161,9 @@ public final class Safetensors {
         }
     }
 
-    private record Entry(String name, DataType type, Shape shape, long begin, long end) {
-    }
+    private record Entry(String name, DataType type, Shape shape, long begin, long end) {}
 
-    private record Header(List<Entry> entries, Map<String, String> metadata, long dataStart) {
-    }
+    private record Header(List<Entry> entries, Map<String, String> metadata, long dataStart) {}
 
     private static Header header(Path file, FileChannel ch) throws IOException {
         ByteBuffer len = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
@@ -191,7 +188,8 @@ public final class Safetensors {
         try {
             for (Map.Entry<String, JsonElement> kv : json.entrySet()) {
                 if (METADATA.equals(kv.getKey())) {
-                    for (Map.Entry<String, JsonElement> m : kv.getValue().getAsJsonObject().entrySet()) {
+                    for (Map.Entry<String, JsonElement> m :
+                            kv.getValue().getAsJsonObject().entrySet()) {
                         meta.put(m.getKey(), m.getValue().getAsString());
                     }
                     continue;
@@ -209,12 +207,15 @@ public final class Safetensors {
                 long begin = o.get(0).getAsLong();
                 long end = o.get(1).getAsLong();
                 if (o.size() != 2 || end - begin != count * type.getNumOfBytes()) {
-                    throw new UserException(file + ": tensor '" + kv.getKey() + "' has offsets " + o + " for " + count + " × "
-                            + type.asSafetensors());
+                    throw new UserException(file + ": tensor '" + kv.getKey() + "' has offsets " + o + " for " + count
+                            + " × " + type.asSafetensors());
                 }
                 entries.add(new Entry(kv.getKey(), type, new Shape(dims), begin, end));
             }
-        } catch (IllegalStateException | IllegalArgumentException | NullPointerException | ClassCastException
+        } catch (IllegalStateException
+                | IllegalArgumentException
+                | NullPointerException
+                | ClassCastException
                 | IndexOutOfBoundsException ex) {
             throw new UserException(file + ": malformed safetensors header (" + ex + ")");
         }

@@ -11,8 +11,7 @@ import org.ntk4j.UserException;
 
 /** Named weight arrays from a file, by its extension: {@code .safetensors}, else NPZ ({@code weights.npz}). */
 public final class Weights {
-    private Weights() {
-    }
+    private Weights() {}
 
     /** Whether the file is read as safetensors. */
     public static boolean isSafetensors(Path file) {

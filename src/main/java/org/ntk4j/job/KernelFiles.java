@@ -39,11 +39,13 @@ import org.ntk4j.UserException;
 public final class KernelFiles {
     /** The {@code format} field that marks a kernel sidecar. */
     public static final String FORMAT = "ntk4j-kernel";
+
     private static final Pattern OWNED = Pattern.compile("\\.ntk4j-pid(\\d+)\\.");
     private static final Set<Path> PENDING = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> PENDING.forEach(KernelFiles::deleteQuietly), "ntk4j-kernel-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> PENDING.forEach(KernelFiles::deleteQuietly), "ntk4j-kernel-cleanup"));
     }
 
     private final Path out;
@@ -81,8 +83,9 @@ public final class KernelFiles {
             throw new UserException("--out " + out + " is a directory; name a .npz file");
         }
         if (Files.exists(f.sidecar) && !isKernelSidecar(f.sidecar)) {
-            throw new UserException(f.sidecar + " exists and is not an ntk4j kernel sidecar; ntk4j kernel will not replace it"
-                    + " (even with --force): choose another --out");
+            throw new UserException(
+                    f.sidecar + " exists and is not an ntk4j kernel sidecar; ntk4j kernel will not replace it"
+                            + " (even with --force): choose another --out");
         }
         if (!force) {
             for (Path p : List.of(f.out, f.sidecar)) {
@@ -238,7 +241,8 @@ public final class KernelFiles {
                     } catch (NumberFormatException e) {
                         continue;
                     }
-                    boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+                    boolean alive =
+                            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
                     if (!alive) {
                         deleteQuietly(p);
                         removed.add(p);
@@ -254,11 +258,12 @@ public final class KernelFiles {
     private static void checkWritable(Path d, String what) {
         try {
             Files.createDirectories(d);
-            Path probe = Files.createTempFile(d, ".ntk4j-pid" + ProcessHandle.current().pid() + ".", ".probe");
+            Path probe = Files.createTempFile(
+                    d, ".ntk4j-pid" + ProcessHandle.current().pid() + ".", ".probe");
             Files.delete(probe);
         } catch (IOException | SecurityException e) {
-            throw new UserException("cannot write " + what + " (" + d + "): " + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : " " + e.getMessage()));
+            throw new UserException("cannot write " + what + " (" + d + "): "
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()));
         }
     }
 

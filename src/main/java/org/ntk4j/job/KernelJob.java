@@ -43,7 +43,7 @@ public final class KernelJob {
     }
 
     /** What a run produced: the sidecar's metrics and the kernels' seconds. */
-    public record Result(Map<String, Object> metrics, Map<String, Object> sidecar) { }
+    public record Result(Map<String, Object> metrics, Map<String, Object> sidecar) {}
 
     /** Runs the job on a manager the caller owns; {@code print} receives the summary (and --explain) lines. */
     public Result run(NDManager m, Consumer<String> print) {
@@ -64,7 +64,8 @@ public final class KernelJob {
             n = train.size();
         } else {
             if (n > train.size()) {
-                throw new UserException("--n " + n + " exceeds the " + train.size() + " training images of " + c.dataset());
+                throw new UserException(
+                        "--n " + n + " exceeds the " + train.size() + " training images of " + c.dataset());
             }
             train = train.head(n);
         }
@@ -76,7 +77,8 @@ public final class KernelJob {
         if (test > 0) {
             testSet = Datasets.load(c.dataset(), Split.TEST, c.dataDir());
             if (test > testSet.size()) {
-                throw new UserException("--test " + test + " exceeds the " + testSet.size() + " test images of " + c.dataset());
+                throw new UserException(
+                        "--test " + test + " exceeds the " + testSet.size() + " test images of " + c.dataset());
             }
             testSet = testSet.head(test);
             if (c.pad() != null) {
@@ -94,9 +96,12 @@ public final class KernelJob {
             checkShape(net, train);
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
             Network target = c.features() ? net.features() : net;
-            // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native, NPZ copy)
+            // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native,
+            // NPZ copy)
             // and the metrics' N×N float64 matrices (traced kernel, centred copy, spectrum: about 6)
-            long extras = 3L * x1.size() * 4 + 2L * net.parameterCount() * 4 + 48L * n * n
+            long extras = 3L * x1.size() * 4
+                    + 2L * net.parameterCount() * 4
+                    + 48L * n * n
                     + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
             Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method());
             ntk.spillDir(files.spillDir());
@@ -112,8 +117,13 @@ public final class KernelJob {
             if (c.meanNormalised()) {
                 ntk.meanNormalised();
             }
-            if (c.spillDir() != null && dt == DataType.FLOAT32 && !ntk.estimate(n, n).outputsOnDisk()
-                    && ntk.estimate(n, n).outputBytes() + (test > 0 ? ntk.estimate(test, n).outputBytes() : 0) + extras > c.memory()) {
+            if (c.spillDir() != null
+                    && dt == DataType.FLOAT32
+                    && !ntk.estimate(n, n).outputsOnDisk()
+                    && ntk.estimate(n, n).outputBytes()
+                                    + (test > 0 ? ntk.estimate(test, n).outputBytes() : 0)
+                                    + extras
+                            > c.memory()) {
                 // the output does not fit the budget: with --spill-dir it is accumulated on disk instead
                 ntk.onDisk(files.spillDir());
             }
@@ -123,14 +133,17 @@ public final class KernelJob {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
             }
             ProgressBar bar = new ProgressBar("ntk " + n + "x" + n, 1000);
-            KernelResult k = ntk.onProgress(f -> bar.update(Math.round(f * 1000))).compute(x1);
+            KernelResult k =
+                    ntk.onProgress(f -> bar.update(Math.round(f * 1000))).compute(x1);
             KernelResult kt = null;
             NDArray x2 = null;
             if (testSet != null) {
                 x2 = Arrays2.fromFloats(m, testSet.features(), shape(net, test), dt);
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
                 // the train kernel is held meanwhile: the test kernel's tiles get what is left of the budget
-                kt = ntk.memory(tileBudgets[1]).onProgress(f -> bar2.update(Math.round(f * 1000))).compute(x2, x1);
+                kt = ntk.memory(tileBudgets[1])
+                        .onProgress(f -> bar2.update(Math.round(f * 1000)))
+                        .compute(x2, x1);
             }
             Npz npz = new Npz().format(c.format()).compress(c.compress()).put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
@@ -162,7 +175,9 @@ public final class KernelJob {
             // what was applied: --normalisation mean divides by O in trace mode only (as neural-tangents does)
             side.put("normalisation", c.meanNormalised() && c.mode() == org.ntk4j.kernel.Mode.TRACE ? "mean" : "sum");
             if (c.meanNormalised() && c.mode() != org.ntk4j.kernel.Mode.TRACE) {
-                side.put("normalisation_note", "mean applies to traced kernels only; this " + mode + " kernel is not divided by O");
+                side.put(
+                        "normalisation_note",
+                        "mean applies to traced kernels only; this " + mode + " kernel is not divided by O");
             }
             side.put("dtype", dt.toString());
             side.put("device", m.getDevice().toString());
@@ -177,7 +192,8 @@ public final class KernelJob {
             side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
-            // the sidecar inside the NPZ too (entry meta.json, UTF-8 bytes as uint8), so the NPZ alone says what it holds
+            // the sidecar inside the NPZ too (entry meta.json, UTF-8 bytes as uint8), so the NPZ alone says what it
+            // holds
             byte[] meta = (Specs.toJson(side) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
             try (NDManager mm = m.newSubManager()) {
                 npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
@@ -200,8 +216,9 @@ public final class KernelJob {
                 release(k);
                 release(kt);
             }
-            print.accept(String.format("NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s", mode, n,
-                    c.dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
+            print.accept(String.format(
+                    "NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s",
+                    mode, n, c.dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {
                 print.accept(summary(metrics));
             }
@@ -234,13 +251,18 @@ public final class KernelJob {
         long tiles = Math.max(a.minWorkingBytes(), b == null ? 0 : b.minWorkingBytes());
         long smallest = output + tiles + extras;
         if (output > budget) {
-            throw new UserException("the output kernels alone need " + Ntk.bytes(output) + ", more than the memory budget (--memory "
-                    + Ntk.bytes(budget) + "): raise --memory to at least " + Ntk.bytes(smallest)
-                    + (c.dtype() == DataType.FLOAT64 ? " (float64 is heap-only)" : ", or accumulate them on disk with --spill-dir DIR (float32)"));
+            throw new UserException(
+                    "the output kernels alone need " + Ntk.bytes(output) + ", more than the memory budget (--memory "
+                            + Ntk.bytes(budget) + "): raise --memory to at least " + Ntk.bytes(smallest)
+                            + (c.dtype() == DataType.FLOAT64
+                                    ? " (float64 is heap-only)"
+                                    : ", or accumulate them on disk with --spill-dir DIR (float32)"));
         }
-        throw new UserException("memory budget " + Ntk.bytes(budget) + " (--memory) is too small for this kernel: it needs at least "
-                + Ntk.bytes(smallest) + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles " + Ntk.bytes(tiles)
-                + ", inputs and parameters " + Ntk.bytes(extras) + ")");
+        throw new UserException(
+                "memory budget " + Ntk.bytes(budget) + " (--memory) is too small for this kernel: it needs at least "
+                        + Ntk.bytes(smallest) + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles "
+                        + Ntk.bytes(tiles)
+                        + ", inputs and parameters " + Ntk.bytes(extras) + ")");
     }
 
     private static void release(KernelResult r) {
@@ -254,15 +276,18 @@ public final class KernelJob {
 
     /** The one-line metrics summary printed after the kernel. */
     static String summary(Map<String, Object> metrics) {
-        StringBuilder line = new StringBuilder(String.format("kernel-target alignment %.4f (centred %.4f)",
+        StringBuilder line = new StringBuilder(String.format(
+                "kernel-target alignment %.4f (centred %.4f)",
                 metrics.get(KernelMetrics.ALIGNMENT), metrics.get(KernelMetrics.CENTERED_ALIGNMENT)));
         if (metrics.containsKey(KernelMetrics.THETA_C_OVER_D)) {
-            line.append(String.format("; label awareness Θc/Θd %.4f, Θn/Θd %.4f", metrics.get(KernelMetrics.THETA_C_OVER_D),
-                    metrics.get(KernelMetrics.THETA_N_OVER_D)));
+            line.append(String.format(
+                    "; label awareness Θc/Θd %.4f, Θn/Θd %.4f",
+                    metrics.get(KernelMetrics.THETA_C_OVER_D), metrics.get(KernelMetrics.THETA_N_OVER_D)));
         }
         if (metrics.containsKey("gamma_d")) {
-            line.append(String.format("; blocks γd %.4g, γc %.4g, γn %.4g", metrics.get("gamma_d"), metrics.get("gamma_c"),
-                    metrics.get("gamma_n")));
+            line.append(String.format(
+                    "; blocks γd %.4g, γc %.4g, γn %.4g",
+                    metrics.get("gamma_d"), metrics.get("gamma_c"), metrics.get("gamma_n")));
         }
         if (metrics.containsKey(KernelMetrics.EFFECTIVE_RANK)) {
             line.append(String.format("; effective rank %.2f", metrics.get(KernelMetrics.EFFECTIVE_RANK)));
@@ -300,8 +325,8 @@ public final class KernelJob {
 
     static void checkShape(Network net, Dataset d) {
         if (net.inputShape().size() != d.featureDim()) {
-            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape() + " but "
-                    + d.name() + " samples have shape " + java.util.Arrays.toString(d.sampleShape()));
+            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape()
+                    + " but " + d.name() + " samples have shape " + java.util.Arrays.toString(d.sampleShape()));
         }
     }
 

@@ -37,16 +37,75 @@ import org.ntk4j.report.Npz;
  * @param format NPZ (one zip, entries stored) or NPY (a directory of .npy files; the sidecar is DIR.json)
  * @param compress deflate the NPZ entries (smaller, ~25 MB/s instead of disk speed)
  */
-public record KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
-        Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
-        boolean factorKernels, boolean explain, Path out, Path dataDir, boolean force, Path spillDir, Npz.Format format,
+public record KernelJobConfig(
+        String model,
+        Path weights,
+        long seed,
+        String dataset,
+        int n,
+        Integer perClass,
+        int test,
+        Integer pad,
+        Mode mode,
+        Method method,
+        DataType dtype,
+        boolean meanNormalised,
+        long memory,
+        boolean perLayer,
+        boolean features,
+        boolean factorKernels,
+        boolean explain,
+        Path out,
+        Path dataDir,
+        boolean force,
+        Path spillDir,
+        Npz.Format format,
         boolean compress) {
     /** Without --force, spilling beside the output, one NPZ with stored (uncompressed) entries. */
-    public KernelJobConfig(String model, Path weights, long seed, String dataset, int n, Integer perClass, int test, Integer pad,
-            Mode mode, Method method, DataType dtype, boolean meanNormalised, long memory, boolean perLayer, boolean features,
-            boolean factorKernels, boolean explain, Path out, Path dataDir) {
-        this(model, weights, seed, dataset, n, perClass, test, pad, mode, method, dtype, meanNormalised, memory, perLayer,
-                features, factorKernels, explain, out, dataDir, false, null, Npz.Format.NPZ, false);
+    public KernelJobConfig(
+            String model,
+            Path weights,
+            long seed,
+            String dataset,
+            int n,
+            Integer perClass,
+            int test,
+            Integer pad,
+            Mode mode,
+            Method method,
+            DataType dtype,
+            boolean meanNormalised,
+            long memory,
+            boolean perLayer,
+            boolean features,
+            boolean factorKernels,
+            boolean explain,
+            Path out,
+            Path dataDir) {
+        this(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                perClass,
+                test,
+                pad,
+                mode,
+                method,
+                dtype,
+                meanNormalised,
+                memory,
+                perLayer,
+                features,
+                factorKernels,
+                explain,
+                out,
+                dataDir,
+                false,
+                null,
+                Npz.Format.NPZ,
+                false);
     }
 
     public KernelJobConfig {

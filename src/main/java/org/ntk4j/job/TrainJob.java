@@ -15,9 +15,9 @@ import org.ntk4j.probe.FeatureAnsatzProbe;
 import org.ntk4j.probe.NeuralCollapseProbe;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
+import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
-import org.ntk4j.report.ReportSection;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Schedule;
 import org.ntk4j.train.Trainer;
@@ -42,7 +42,8 @@ public final class TrainJob {
         for (String p : list.split(",")) {
             String q = p.trim();
             if (!PROBES.contains(q)) {
-                throw new UserException("--probe: unknown probe '" + q + "'; expected a comma-separated list of " + PROBES);
+                throw new UserException(
+                        "--probe: unknown probe '" + q + "'; expected a comma-separated list of " + PROBES);
             }
             if (!out.contains(q)) {
                 out.add(q);
@@ -72,7 +73,8 @@ public final class TrainJob {
         probes(c.probe());
         Schedule.parse(c.probeEvery());
         if (c.probePoints() != null && !TrainJobConfig.PROBE_POINTS.contains(c.probePoints())) {
-            throw new UserException("--probe-points must be one of " + TrainJobConfig.PROBE_POINTS + " (got " + c.probePoints() + ")");
+            throw new UserException(
+                    "--probe-points must be one of " + TrainJobConfig.PROBE_POINTS + " (got " + c.probePoints() + ")");
         }
         if (c.layerCkaMax() != null && c.layerCkaMax() < 0) {
             throw new UserException("--layer-cka-max must be >= 0 (got " + c.layerCkaMax() + ")");
@@ -95,7 +97,8 @@ public final class TrainJob {
      * Trains (or, with {@code resume}, continues from the last checkpoint in {@code run}) on a
      * manager the caller owns; {@code quiet} drops the progress bars and epoch lines.
      */
-    public static Trainer.Result run(TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
+    public static Trainer.Result run(
+            TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
         boolean locked = run.lock(); // one run per folder; a no-op when the caller holds the lock
         try {
             return runLocked(args, run, dataDir, m, resume, quiet);
@@ -106,8 +109,8 @@ public final class TrainJob {
         }
     }
 
-    private static Trainer.Result runLocked(TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume,
-            boolean quiet) {
+    private static Trainer.Result runLocked(
+            TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
         args = validate(args);
         Dataset train = Datasets.load(args.dataset(), Split.TRAIN, dataDir);
         Dataset test = Datasets.load(args.dataset(), Split.TEST, dataDir);
@@ -120,17 +123,26 @@ public final class TrainJob {
             test = Preprocess.pad(test, args.pad());
         }
         if (args.perClass() != null) {
-            train = Preprocess.balancedSample(train, args.perClass(), args.train().seed());
+            train = Preprocess.balancedSample(
+                    train, args.perClass(), args.train().seed());
         }
         if (args.testPerClass() != null) {
-            test = Preprocess.balancedSample(test, args.testPerClass(), args.train().seed() + 1);
+            test = Preprocess.balancedSample(
+                    test, args.testPerClass(), args.train().seed() + 1);
         }
         if (test.size() == 0) {
             test = null; // a synthetic set generated without test points
         }
         try (Network net = Network.build(args.model(), args.train().seed(), m)) {
-            System.err.printf("%s: %,d parameters; %s: %d train, %d test; %s on %s%n", args.model().name(), net.parameterCount(),
-                    args.dataset(), train.size(), test == null ? 0 : test.size(), args.train().optimizer(), m.getDevice());
+            System.err.printf(
+                    "%s: %,d parameters; %s: %d train, %d test; %s on %s%n",
+                    args.model().name(),
+                    net.parameterCount(),
+                    args.dataset(),
+                    train.size(),
+                    test == null ? 0 : test.size(),
+                    args.train().optimizer(),
+                    m.getDevice());
             Trainer trainer = new Trainer(net, args.train(), train, test, run).quiet(quiet);
             Schedule when = Schedule.parse(args.probeEvery());
             ProbeListener probes = new ProbeListener(run);
@@ -140,9 +152,13 @@ public final class TrainJob {
                         // --probe-points train (Eq. 5 is defined on training data) or test (held-out images; the
                         // behaviour of runs started before the option); regression (seeds 001, 004) and a set without
                         // test points: the training points themselves
-                        boolean onTest = "test".equals(args.probePointsOrDefault()) && !train.isRegression() && test != null;
+                        boolean onTest =
+                                "test".equals(args.probePointsOrDefault()) && !train.isRegression() && test != null;
                         Dataset from = onTest ? test : train;
-                        probes.add(new NtkProbe(Preprocess.balancedSample(from, args.probeSet(), 7), run, when,
+                        probes.add(new NtkProbe(
+                                Preprocess.balancedSample(from, args.probeSet(), 7),
+                                run,
+                                when,
                                 args.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : args.layerCkaMax()));
                         break;
                     case "nc":

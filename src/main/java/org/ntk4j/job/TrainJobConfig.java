@@ -24,20 +24,76 @@ import org.ntk4j.spec.TrainSpec;
  *     classification set ({@link #probePointsOrDefault})
  * @param layerCkaMax the ntk probe computes Eq. 5 layer CKA up to this N·O (0 = never); null = the probe's default
  */
-public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
-        String probe, int probeSet, String probeEvery, int[] classes, Integer pad, Integer threads, String probePoints,
+public record TrainJobConfig(
+        ModelSpec model,
+        TrainSpec train,
+        String dataset,
+        Integer perClass,
+        Integer testPerClass,
+        String probe,
+        int probeSet,
+        String probeEvery,
+        int[] classes,
+        Integer pad,
+        Integer threads,
+        String probePoints,
         Integer layerCkaMax) {
     /** The values {@code --probe-points} accepts. */
     public static final java.util.List<String> PROBE_POINTS = java.util.List.of("train", "test");
 
-    public TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
-            String probe, int probeSet, String probeEvery, int[] classes, Integer pad) {
-        this(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, null, null, null);
+    public TrainJobConfig(
+            ModelSpec model,
+            TrainSpec train,
+            String dataset,
+            Integer perClass,
+            Integer testPerClass,
+            String probe,
+            int probeSet,
+            String probeEvery,
+            int[] classes,
+            Integer pad) {
+        this(
+                model,
+                train,
+                dataset,
+                perClass,
+                testPerClass,
+                probe,
+                probeSet,
+                probeEvery,
+                classes,
+                pad,
+                null,
+                null,
+                null);
     }
 
-    public TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, Integer perClass, Integer testPerClass,
-            String probe, int probeSet, String probeEvery, int[] classes, Integer pad, Integer threads) {
-        this(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, threads, null, null);
+    public TrainJobConfig(
+            ModelSpec model,
+            TrainSpec train,
+            String dataset,
+            Integer perClass,
+            Integer testPerClass,
+            String probe,
+            int probeSet,
+            String probeEvery,
+            int[] classes,
+            Integer pad,
+            Integer threads) {
+        this(
+                model,
+                train,
+                dataset,
+                perClass,
+                testPerClass,
+                probe,
+                probeSet,
+                probeEvery,
+                classes,
+                pad,
+                threads,
+                null,
+                null);
     }
 
     /** {@link #probePoints}, or {@code test} where it is not recorded (the behaviour before the option). */
@@ -46,8 +102,20 @@ public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, I
     }
 
     public TrainJobConfig withProbePoints(String points, Integer ckaMax) {
-        return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad,
-                threads, points, ckaMax);
+        return new TrainJobConfig(
+                model,
+                train,
+                dataset,
+                perClass,
+                testPerClass,
+                probe,
+                probeSet,
+                probeEvery,
+                classes,
+                pad,
+                threads,
+                points,
+                ckaMax);
     }
 
     /** The defaults of {@code ntk4j train}: probe set 10 per class, probes at each epoch end. */
@@ -56,17 +124,53 @@ public record TrainJobConfig(ModelSpec model, TrainSpec train, String dataset, I
     }
 
     public TrainJobConfig withProbes(String list, int perClass, String every) {
-        return new TrainJobConfig(model, train, dataset, this.perClass, testPerClass, list, perClass, every, classes, pad, threads,
-                probePoints, layerCkaMax);
+        return new TrainJobConfig(
+                model,
+                train,
+                dataset,
+                this.perClass,
+                testPerClass,
+                list,
+                perClass,
+                every,
+                classes,
+                pad,
+                threads,
+                probePoints,
+                layerCkaMax);
     }
 
     public TrainJobConfig withTrain(TrainSpec t) {
-        return new TrainJobConfig(model, t, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, threads,
-                probePoints, layerCkaMax);
+        return new TrainJobConfig(
+                model,
+                t,
+                dataset,
+                perClass,
+                testPerClass,
+                probe,
+                probeSet,
+                probeEvery,
+                classes,
+                pad,
+                threads,
+                probePoints,
+                layerCkaMax);
     }
 
     public TrainJobConfig withThreads(Integer n) {
-        return new TrainJobConfig(model, train, dataset, perClass, testPerClass, probe, probeSet, probeEvery, classes, pad, n,
-                probePoints, layerCkaMax);
+        return new TrainJobConfig(
+                model,
+                train,
+                dataset,
+                perClass,
+                testPerClass,
+                probe,
+                probeSet,
+                probeEvery,
+                classes,
+                pad,
+                n,
+                probePoints,
+                layerCkaMax);
     }
 }

@@ -20,6 +20,7 @@ import java.util.Map;
 public abstract class FactorBuilder {
     /** Where the factors live: the tile's manager. */
     protected final NDManager keep;
+
     protected final int outputs;
 
     protected FactorBuilder(NDManager keep, int outputs) {

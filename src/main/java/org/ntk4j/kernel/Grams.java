@@ -22,8 +22,10 @@ public final class Grams {
             case DIAGONAL:
                 return d1.transpose(1, 0, 2).batchMatMul(d2.transpose(1, 2, 0)).transpose(1, 2, 0);
             case FULL:
-                return d1.reshape(n1 * o, k).matMul(d2.reshape(n2 * o, k).transpose())
-                        .reshape(n1, o, n2, o).transpose(0, 2, 1, 3);
+                return d1.reshape(n1 * o, k)
+                        .matMul(d2.reshape(n2 * o, k).transpose())
+                        .reshape(n1, o, n2, o)
+                        .transpose(0, 2, 1, 3);
             default:
                 throw new IllegalStateException(mode.toString());
         }
@@ -51,17 +53,22 @@ public final class Grams {
                 return ai.djl.ndarray.NDArrays.stack(blocks, 2);
             }
             default:
-                return outputGram(ai.djl.ndarray.NDArrays.stack(new ai.djl.ndarray.NDList(r1), 1),
-                        ai.djl.ndarray.NDArrays.stack(new ai.djl.ndarray.NDList(r2), 1), mode);
+                return outputGram(
+                        ai.djl.ndarray.NDArrays.stack(new ai.djl.ndarray.NDList(r1), 1),
+                        ai.djl.ndarray.NDArrays.stack(new ai.djl.ndarray.NDList(r2), 1),
+                        mode);
         }
     }
 
     /** Broadcasts an (n1, n2) Gram to multiply a block of the given mode. */
     public static NDArray broadcastPairs(NDArray g, Mode mode) {
         switch (mode) {
-            case TRACE: return g;
-            case DIAGONAL: return g.expandDims(2);
-            default: return g.expandDims(2).expandDims(3);
+            case TRACE:
+                return g;
+            case DIAGONAL:
+                return g.expandDims(2);
+            default:
+                return g.expandDims(2).expandDims(3);
         }
     }
 }

@@ -84,9 +84,12 @@ public final class KernelMatrix {
 
     public long[] shape() {
         switch (mode) {
-            case TRACE: return new long[] {n1, n2};
-            case DIAGONAL: return new long[] {n1, n2, outputs};
-            default: return new long[] {n1, n2, outputs, outputs};
+            case TRACE:
+                return new long[] {n1, n2};
+            case DIAGONAL:
+                return new long[] {n1, n2, outputs};
+            default:
+                return new long[] {n1, n2, outputs, outputs};
         }
     }
 
@@ -109,7 +112,8 @@ public final class KernelMatrix {
     }
 
     /** As {@link #addBlock(int, int, int, int, double[], boolean)}, reading entry i of the block from {@code block}. */
-    public void addBlock(int r0, int c0, int br, int bc, java.util.function.IntToDoubleFunction block, boolean transpose) {
+    public void addBlock(
+            int r0, int c0, int br, int bc, java.util.function.IntToDoubleFunction block, boolean transpose) {
         for (int a = 0; a < br; a++) {
             for (int b = 0; b < bc; b++) {
                 int src = (a * bc + b) * inner;
@@ -186,7 +190,8 @@ public final class KernelMatrix {
     /** Largest |a−b| / max|b| over all entries: the relative error used to compare kernels. */
     public double relativeError(KernelMatrix ref) {
         if (ref.size() != size()) {
-            throw new IllegalArgumentException("shape mismatch " + Arrays.toString(shape()) + " vs " + Arrays.toString(ref.shape()));
+            throw new IllegalArgumentException(
+                    "shape mismatch " + Arrays.toString(shape()) + " vs " + Arrays.toString(ref.shape()));
         }
         double maxDiff = 0;
         double maxRef = 0;

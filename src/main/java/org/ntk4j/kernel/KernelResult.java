@@ -18,8 +18,14 @@ import java.util.Map;
  *     Gram of the layer's input) and "&lt;layer&gt;.backward" = Σ_o Δ1_o Δ2_oᵀ (the output-gradient Gram),
  *     the two factors of Θ_l in Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7; N1×N2 each
  */
-public record KernelResult(KernelMatrix total, Map<String, KernelMatrix> layers, NtkPlan plan,
-        double seconds, boolean symmetric, Map<String, Double> timings, Map<String, KernelMatrix> factorKernels) {
+public record KernelResult(
+        KernelMatrix total,
+        Map<String, KernelMatrix> layers,
+        NtkPlan plan,
+        double seconds,
+        boolean symmetric,
+        Map<String, Double> timings,
+        Map<String, KernelMatrix> factorKernels) {
     public KernelResult {
         layers = Collections.unmodifiableMap(layers);
         factorKernels = Collections.unmodifiableMap(factorKernels);

@@ -5,9 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.nio.channels.WritableByteChannel;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -49,8 +49,7 @@ abstract class KernelStore implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     static KernelStore heap(long size, boolean float64) {
         if (size > Integer.MAX_VALUE - 8) {

@@ -19,8 +19,17 @@ import org.ntk4j.model.TangentLayer;
  * @param transientBytesPerSample bytes per sample held only during the probe pass (0 for JACOBIAN)
  * @param reason why this method was chosen
  */
-public record LayerPlan(String name, Module layer, TangentRule<TangentLayer> rule, Method method, RuleEstimate estimate,
-        double structuredFlops, double jacobianFlops, long bytesPerSample, long transientBytesPerSample, String reason) {
+public record LayerPlan(
+        String name,
+        Module layer,
+        TangentRule<TangentLayer> rule,
+        Method method,
+        RuleEstimate estimate,
+        double structuredFlops,
+        double jacobianFlops,
+        long bytesPerSample,
+        long transientBytesPerSample,
+        String reason) {
 
     /** The rule's name ("dense", "conv2d", ...) or "jacobian". */
     public String ruleName() {
@@ -42,7 +51,12 @@ public record LayerPlan(String name, Module layer, TangentRule<TangentLayer> rul
             return String.format("jacobian (%.3g GFLOP; %s)", jacobianFlops / 1e9, reason);
         }
         String how = variant().isEmpty() ? "" : " " + variant();
-        return String.format("%s (structured%s %.3g GFLOP, jacobian rows' Gram %.3g GFLOP; %s)",
-                structured() ? "structured" + how : "jacobian", how, structuredFlops / 1e9, jacobianFlops / 1e9, reason);
+        return String.format(
+                "%s (structured%s %.3g GFLOP, jacobian rows' Gram %.3g GFLOP; %s)",
+                structured() ? "structured" + how : "jacobian",
+                how,
+                structuredFlops / 1e9,
+                jacobianFlops / 1e9,
+                reason);
     }
 }

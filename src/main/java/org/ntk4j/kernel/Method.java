@@ -7,4 +7,8 @@ package org.ntk4j.kernel;
  * per-sample gradients from im2col patches and one batched backward per output). AUTO: per layer, the cheaper
  * of the two by FLOP estimate.
  */
-public enum Method { AUTO, STRUCTURED, JACOBIAN }
+public enum Method {
+    AUTO,
+    STRUCTURED,
+    JACOBIAN
+}

@@ -28,7 +28,7 @@ import org.ntk4j.model.Param;
 public final class Ntk {
     private final Network net;
     private NtkOptions opts;
-    private Consumer<Double> progress = p -> { };
+    private Consumer<Double> progress = p -> {};
 
     private Ntk(Network net, NtkOptions opts) {
         this.net = net;
@@ -229,17 +229,19 @@ public final class Ntk {
                                 block.attach(bm);
                                 nanos[1] += System.nanoTime() - tc;
                                 if (perLayer) {
-                                    KernelMatrix km = layers.computeIfAbsent(e.getKey(),
-                                            k -> new KernelMatrix(n1, n2, mode, o, float64, spill));
+                                    KernelMatrix km = layers.computeIfAbsent(
+                                            e.getKey(), k -> new KernelMatrix(n1, n2, mode, o, float64, spill));
                                     long th = System.nanoTime();
                                     addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
                                     nanos[2] += System.nanoTime() - th;
                                 }
                                 if (opts.factorKernels() && !parts && e.getValue() instanceof HadamardFactor df) {
                                     LayerFactor dj = fj.get(e.getKey());
-                                    KernelMatrix fw = factors.computeIfAbsent(e.getKey() + ".forward",
+                                    KernelMatrix fw = factors.computeIfAbsent(
+                                            e.getKey() + ".forward",
                                             k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
-                                    KernelMatrix bw = factors.computeIfAbsent(e.getKey() + ".backward",
+                                    KernelMatrix bw = factors.computeIfAbsent(
+                                            e.getKey() + ".backward",
                                             k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
                                     NDArray fb = df.forwardGram(dj);
                                     NDArray bb = df.backwardGram(dj);
@@ -309,13 +311,14 @@ public final class Ntk {
         return TangentFactors.compute(net, xt, plan, opts.parts(), m);
     }
 
-    private static void addBlock(KernelMatrix km, NDArray block, int r0, int c0, int br, int bc,
-            boolean mirror, double scale) {
+    private static void addBlock(
+            KernelMatrix km, NDArray block, int r0, int c0, int br, int bc, boolean mirror, double scale) {
         NDArray scaled = scale == 1.0 ? block : block.mul(scale);
         NDArray b = scaled.reshape(br, -1);
         // read in place through a direct buffer on the native block (no float64 copy, no host array: issue #11),
         // in row slices of at most 256 MiB because DJL's buffers are int-indexed
-        long rowBytes = (long) b.getDataType().getNumOfBytes() * Math.max(1, b.getShape().get(1));
+        long rowBytes = (long) b.getDataType().getNumOfBytes()
+                * Math.max(1, b.getShape().get(1));
         int rows = (int) Math.max(1, Math.min(br, (256L << 20) / rowBytes));
         try {
             for (int a0 = 0; a0 < br; a0 += rows) {
@@ -360,8 +363,8 @@ public final class Ntk {
         var s = x.getShape();
         var in = net.inputShape();
         if (s.dimension() != in.dimension() + 1 || !s.slice(1).equals(in)) {
-            throw new UserException(what + " has shape " + s + "; model " + net.spec().name()
-                    + " expects (N, " + in.toString().replaceAll("[()]", "") + ")");
+            throw new UserException(what + " has shape " + s + "; model "
+                    + net.spec().name() + " expects (N, " + in.toString().replaceAll("[()]", "") + ")");
         }
     }
 
@@ -380,8 +383,14 @@ public final class Ntk {
      * @param budget the tiles' memory budget
      * @param float64 float64 accumulation (heap only)
      */
-    public record MemoryEstimate(long outputBytes, boolean outputsOnDisk, long workingBytes, long minWorkingBytes, int tile,
-            long budget, boolean float64) {
+    public record MemoryEstimate(
+            long outputBytes,
+            boolean outputsOnDisk,
+            long workingBytes,
+            long minWorkingBytes,
+            int tile,
+            long budget,
+            boolean float64) {
         /** Peak bytes: the output kernels held in memory and the tiles' working set. */
         public long peakBytes() {
             return heldOutputBytes() + workingBytes;
@@ -395,8 +404,9 @@ public final class Ntk {
         /** Throws a one-line {@link UserException} when even one-sample tiles exceed the budget. */
         public void check() {
             if (tile == 0) {
-                throw new UserException("memory budget " + bytes(budget) + " is too small for the tiles: it needs at least "
-                        + bytes(minWorkingBytes) + " (one-sample tiles); raise --memory");
+                throw new UserException(
+                        "memory budget " + bytes(budget) + " is too small for the tiles: it needs at least "
+                                + bytes(minWorkingBytes) + " (one-sample tiles); raise --memory");
             }
         }
     }
@@ -413,7 +423,8 @@ public final class Ntk {
             v /= 1024;
             u++;
         }
-        return String.format(java.util.Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
+        return String.format(
+                java.util.Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
     }
 
     /** The memory estimate of Θ(X1, X2) with N1 and N2 samples (N2 = N1 for X1×X1), before any work. */
@@ -426,15 +437,28 @@ public final class Ntk {
         int o = net.outputs();
         boolean float64 = opts.float64();
         int denseFactors = opts.factorKernels() && !opts.parts()
-                ? 2 * (int) plan.layers().stream().filter(l -> l.structured() && "dense".equals(l.ruleName())).count() : 0;
-        int layerMatrices = opts.perLayer() ? (opts.parts() ? net.trainableParams().size() : net.parameterLayers().size()) : 0;
+                ? 2
+                        * (int) plan.layers().stream()
+                                .filter(l -> l.structured() && "dense".equals(l.ruleName()))
+                                .count()
+                : 0;
+        int layerMatrices = opts.perLayer()
+                ? (opts.parts()
+                        ? net.trainableParams().size()
+                        : net.parameterLayers().size())
+                : 0;
         long hostBytes = (1 + layerMatrices) * KernelMatrix.bytes(n1, n2, mode, o, float64)
                 + denseFactors * KernelMatrix.bytes(n1, n2, Mode.TRACE, o, float64);
         long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
-        boolean onDisk = opts.onDisk() || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8;
+        boolean onDisk =
+                opts.onDisk() || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8;
         if (onDisk && float64) {
-            throw new UserException("the kernels need " + bytes(hostBytes) + (opts.onDisk() ? "" : ", more than half the Java heap ("
-                    + bytes(Runtime.getRuntime().maxMemory()) + ")") + ": float64 accumulation is heap-only; use float32"
+            throw new UserException("the kernels need " + bytes(hostBytes)
+                    + (opts.onDisk()
+                            ? ""
+                            : ", more than half the Java heap ("
+                                    + bytes(Runtime.getRuntime().maxMemory()) + ")")
+                    + ": float64 accumulation is heap-only; use float32"
                     + " (streamed to disk) or raise -Xmx in JAVA_OPTS");
         }
         long budget = opts.memoryBytes();
@@ -447,15 +471,16 @@ public final class Ntk {
         // contraction's intermediates (output Gram, broadcast input Gram, weight part, bias part, their sum) and the
         // running sum in the network's dtype, and the total's scaled copy; the blocks are read in place (no host copy).
         // Counted at 16 per layer, not 6: measured peak native memory of tile pairs (issue #11, mlp-quickstart full,
-        // float32, tiles of 31-125 samples) was 140-210 bytes per entry for 3 layers, the libtorch intermediates and the
+        // float32, tiles of 31-125 samples) was 140-210 bytes per entry for 3 layers, the libtorch intermediates and
+        // the
         // blocks glibc keeps after they are freed (trimmed after every tile pair, see trimNativeHeap)
         long nb = net.dataType().getNumOfBytes();
         int layers = Math.max(plan.layers().size(), layerMatrices);
         long perEntry = layers * 16L * nb + 2 * nb + denseFactors * 2L * nb;
         // the factors of every column tile when they are cached (compute's cacheAll), else those of two tiles
         long cache = cacheBytes(plan, n2);
-        java.util.function.IntToLongFunction need = t -> cache + 2 * perSample * t + transientPerSample * t
-                + perEntry * inner * t * (long) t;
+        java.util.function.IntToLongFunction need =
+                t -> cache + 2 * perSample * t + transientPerSample * t + perEntry * inner * t * (long) t;
         long min = need.applyAsLong(1);
         int t = Math.min(n, 4096);
         while (t > 1 && need.applyAsLong(t) > tileBudget) {
@@ -484,18 +509,22 @@ public final class Ntk {
     static void trimNativeHeap() {
         Runnable r = trim;
         if (r == null) {
-            r = () -> { };
+            r = () -> {};
             try {
                 if (System.getProperty("os.name", "").startsWith("Linux")) {
-                    javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-                    javax.management.ObjectName name = new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
-                    boolean has = java.util.Arrays.stream(server.getMBeanInfo(name).getOperations())
+                    javax.management.MBeanServer server =
+                            java.lang.management.ManagementFactory.getPlatformMBeanServer();
+                    javax.management.ObjectName name =
+                            new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand");
+                    boolean has = java.util.Arrays.stream(
+                                    server.getMBeanInfo(name).getOperations())
                             .anyMatch(op -> op.getName().equals("systemTrimNativeHeap"));
                     if (has) {
                         r = () -> {
                             try {
-                                server.invoke(name, "systemTrimNativeHeap", new Object[] {new String[0]},
-                                        new String[] {String[].class.getName()});
+                                server.invoke(name, "systemTrimNativeHeap", new Object[] {new String[0]}, new String[] {
+                                    String[].class.getName()
+                                });
                             } catch (javax.management.JMException e) {
                                 // best effort: the memory is still accounted for in the estimate
                             }

@@ -21,9 +21,19 @@ import java.util.Map;
  * @param factorKernels also return dense layers' forward and backward Grams (Lou, Mingard &amp; Hayou, Equilibrium
  *     Hypothesis, Eq. 7)
  */
-public record NtkOptions(Mode mode, Method method, boolean perLayer, boolean parts, boolean float64,
-        boolean meanNormalised, long memoryBytes, Path spillDir, boolean onDisk, Map<String, Double> layerWeights,
-        Boolean convPairs, boolean factorKernels) {
+public record NtkOptions(
+        Mode mode,
+        Method method,
+        boolean perLayer,
+        boolean parts,
+        boolean float64,
+        boolean meanNormalised,
+        long memoryBytes,
+        Path spillDir,
+        boolean onDisk,
+        Map<String, Double> layerWeights,
+        Boolean convPairs,
+        boolean factorKernels) {
     public NtkOptions {
         if (mode == null || method == null) {
             throw new IllegalArgumentException("mode and method are required");
@@ -145,8 +155,19 @@ public record NtkOptions(Mode mode, Method method, boolean perLayer, boolean par
         }
 
         public NtkOptions build() {
-            return new NtkOptions(mode, method, perLayer, parts, float64, mean, memoryBytes, spillDir, onDisk,
-                    layerWeights, convPairs, factorKernels);
+            return new NtkOptions(
+                    mode,
+                    method,
+                    perLayer,
+                    parts,
+                    float64,
+                    mean,
+                    memoryBytes,
+                    spillDir,
+                    onDisk,
+                    layerWeights,
+                    convPairs,
+                    factorKernels);
         }
     }
 }

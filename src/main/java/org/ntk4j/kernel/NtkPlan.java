@@ -47,7 +47,8 @@ public final class NtkPlan {
         Map<Module, String> whyNot = new LinkedHashMap<>();
         for (Module l : params) {
             TangentRule<TangentLayer> r = TangentRules.find(l);
-            String not = r == null ? "no tangent rule for " + l.getClass().getSimpleName()
+            String not = r == null
+                    ? "no tangent rule for " + l.getClass().getSimpleName()
                     : r.inapplicable((TangentLayer) l);
             if (r != null && not != null) {
                 not = r.name() + " rule does not apply: " + not;
@@ -62,19 +63,40 @@ public final class NtkPlan {
             RuleEstimate jac = JacobianRule.estimate(l, ctx);
             TangentRule<TangentLayer> r = rules.get(l);
             if (r == null) {
-                out.add(new LayerPlan(l.name(), l, null, Method.JACOBIAN, null, Double.NaN, jac.flops(),
-                        jac.keptPerSample() * bytes, 0, whyNot.get(l)));
+                out.add(new LayerPlan(
+                        l.name(),
+                        l,
+                        null,
+                        Method.JACOBIAN,
+                        null,
+                        Double.NaN,
+                        jac.flops(),
+                        jac.keptPerSample() * bytes,
+                        0,
+                        whyNot.get(l)));
                 continue;
             }
             RuleEstimate est = r.estimate((TangentLayer) l, ctx);
             boolean structured = method == Method.STRUCTURED
                     || (method == Method.AUTO && (allRules || r.structuredBesideJacobian()));
-            String why = method != Method.AUTO ? "as asked"
-                    : allRules ? "every layer has tangent factors"
-                    : structured ? "Hadamard factorisation" : "per-sample passes needed anyway for other layers";
-            out.add(new LayerPlan(l.name(), l, r, structured ? Method.STRUCTURED : Method.JACOBIAN, est, est.flops(),
-                    jac.flops(), (structured ? est.keptPerSample() : jac.keptPerSample()) * bytes,
-                    structured ? est.transientPerSample() * bytes : 0, why));
+            String why = method != Method.AUTO
+                    ? "as asked"
+                    : allRules
+                            ? "every layer has tangent factors"
+                            : structured
+                                    ? "Hadamard factorisation"
+                                    : "per-sample passes needed anyway for other layers";
+            out.add(new LayerPlan(
+                    l.name(),
+                    l,
+                    r,
+                    structured ? Method.STRUCTURED : Method.JACOBIAN,
+                    est,
+                    est.flops(),
+                    jac.flops(),
+                    (structured ? est.keptPerSample() : jac.keptPerSample()) * bytes,
+                    structured ? est.transientPerSample() * bytes : 0,
+                    why));
         }
         return new NtkPlan(out, n1, n2, net.outputs());
     }
@@ -96,7 +118,10 @@ public final class NtkPlan {
 
     /** The layers computed by per-sample Jacobian passes. */
     public List<Module> jacobian() {
-        return layers.stream().filter(l -> !l.structured()).map(LayerPlan::layer).toList();
+        return layers.stream()
+                .filter(l -> !l.structured())
+                .map(LayerPlan::layer)
+                .toList();
     }
 
     /** Bytes per sample of the factors a tile keeps for its contractions. */
@@ -137,13 +162,17 @@ public final class NtkPlan {
 
     /** The backward passes behind the factors, by method (see {@link #explain()}). */
     public String passes() {
-        String s = String.format("backward passes (besides the contractions above): structured %d batched passes per tile"
-                + " of samples; jacobian one per-sample pass per sample and output (%d for X1 alone, N1 = %d, N2 = %d)",
+        String s = String.format(
+                "backward passes (besides the contractions above): structured %d batched passes per tile"
+                        + " of samples; jacobian one per-sample pass per sample and output (%d for X1 alone, N1 = %d, N2 = %d)",
                 outputs, (long) n1 * outputs, n1, n2);
         boolean anyStructured = layers.stream().anyMatch(LayerPlan::structured);
         boolean anyJacobian = layers.stream().anyMatch(l -> !l.structured());
-        String chosen = anyStructured && anyJacobian ? "this plan pays both"
-                : anyStructured ? "this plan pays the structured passes only" : "this plan pays the jacobian passes only";
+        String chosen = anyStructured && anyJacobian
+                ? "this plan pays both"
+                : anyStructured
+                        ? "this plan pays the structured passes only"
+                        : "this plan pays the jacobian passes only";
         return s + "; " + chosen;
     }
 

@@ -77,8 +77,8 @@ final class TangentFactors {
      * graph, the zero leaves and the im2col patches live in a scratch manager and a scope closed
      * before returning; each output's temporaries in a scope closed after that output.
      */
-    private static void structuredFactors(Network net, NDArray x, List<LayerPlan> layers, boolean parts,
-            NDManager m, Map<String, LayerFactor> out) {
+    private static void structuredFactors(
+            Network net, NDArray x, List<LayerPlan> layers, boolean parts, NDManager m, Map<String, LayerFactor> out) {
         List<Param> params = net.trainableParams();
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
@@ -95,7 +95,8 @@ final class TangentFactors {
             // The scope closes every array the pass creates that no factor keeps, including those that ops
             // on parameters attach to the model's manager (a transposed weight, a BN scale): without it
             // each kernel left ~250 handles in the model's manager (ResNet-20). Builders unregister what they keep.
-            try (GradientCollector gc = Engine.getInstance().newGradientCollector(); NDScope pass = new NDScope()) {
+            try (GradientCollector gc = Engine.getInstance().newGradientCollector();
+                    NDScope pass = new NDScope()) {
                 NDArray f = net.forward(xs, new Forward(scratch, false, rec));
                 for (LayerPlan l : layers) {
                     TangentLayer t = (TangentLayer) l.layer();
@@ -126,8 +127,8 @@ final class TangentFactors {
         }
     }
 
-    private static void jacobianFactors(Network net, NDArray x, List<Module> layers, boolean parts,
-            NDManager m, Map<String, LayerFactor> out) {
+    private static void jacobianFactors(
+            Network net, NDArray x, List<Module> layers, boolean parts, NDManager m, Map<String, LayerFactor> out) {
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
         // groups: one per layer, or one per parameter
@@ -135,7 +136,8 @@ final class TangentFactors {
         for (Module l : layers) {
             for (Param p : l.ownParams()) {
                 if (p.trainable()) {
-                    groups.computeIfAbsent(parts ? p.name() : l.name(), k -> new ArrayList<>()).add(p);
+                    groups.computeIfAbsent(parts ? p.name() : l.name(), k -> new ArrayList<>())
+                            .add(p);
                 }
             }
         }
@@ -146,7 +148,8 @@ final class TangentFactors {
         try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
             for (int i = 0; i < n; i++) {
                 // The scope closes the gradient wrappers getGradient() attaches to the model's manager.
-                try (NDScope scope = new NDScope(); NDManager sm = m.newSubManager()) {
+                try (NDScope scope = new NDScope();
+                        NDManager sm = m.newSubManager()) {
                     NDArray xi = x.get(new NDIndex("{}:{}", i, i + 1));
                     xi.attach(sm);
                     NDArray f = net.forward(xi, new Forward(sm, false, null));

@@ -53,8 +53,12 @@ public record BlockStructure(double gammaD, double gammaC, double gammaN, double
 
     /** As {@link #of(KernelMatrix, int[])} for a kernel held as {@code kernel[i][j][k][s]} (N × N × O × O). */
     public static BlockStructure of(double[][][][] kernel, int[] labels) {
-        if (kernel == null || kernel.length == 0 || kernel[0] == null || kernel[0].length == 0
-                || kernel[0][0] == null || kernel[0][0].length == 0) {
+        if (kernel == null
+                || kernel.length == 0
+                || kernel[0] == null
+                || kernel[0].length == 0
+                || kernel[0][0] == null
+                || kernel[0][0].length == 0) {
             throw new UserException("kernel: empty; expected an N x N x O x O array with N, O >= 1");
         }
         int n = kernel.length;
@@ -121,7 +125,10 @@ public record BlockStructure(double gammaD, double gammaC, double gammaN, double
             }
         }
         double offMean = o == 1 ? Double.NaN : off / ((double) n * n * o * (o - 1));
-        return new BlockStructure(diagonal / ((double) n * o), same / ((double) samePairs * o),
-                other / ((double) otherPairs * o), offMean);
+        return new BlockStructure(
+                diagonal / ((double) n * o),
+                same / ((double) samePairs * o),
+                other / ((double) otherPairs * o),
+                offMean);
     }
 }

@@ -28,13 +28,14 @@ final class ClassPartition {
             throw new UserException("labels: null; expected one integer label per sample (" + samples + ")");
         }
         if (labels.length != samples) {
-            throw new UserException("labels: " + labels.length + " entries for " + samples
-                    + " samples; expected one label per sample");
+            throw new UserException(
+                    "labels: " + labels.length + " entries for " + samples + " samples; expected one label per sample");
         }
         int[] distinct = Arrays.stream(labels).distinct().sorted().toArray();
         if (distinct.length < 2) {
-            throw new UserException("labels: " + distinct.length + " class" + (distinct.length == 1 ? " (label "
-                    + distinct[0] + ")" : "") + " among " + samples + " samples; expected at least 2 classes");
+            throw new UserException("labels: " + distinct.length + " class"
+                    + (distinct.length == 1 ? " (label " + distinct[0] + ")" : "") + " among " + samples
+                    + " samples; expected at least 2 classes");
         }
         int[] classOf = new int[samples];
         int[] size = new int[distinct.length];

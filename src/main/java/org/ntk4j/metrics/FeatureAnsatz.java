@@ -73,8 +73,8 @@ public final class FeatureAnsatz {
      * @param nfc           the (uncentred) NFC ρ(F, Ḡ)
      * @param centred       the centred quantities, or null when no initial weights were given
      */
-    public record Layer(String name, DMatrixRMaj nfm, DMatrixRMaj agop, DMatrixRMaj ptkCovariance, double nfc,
-            Centred centred) {}
+    public record Layer(
+            String name, DMatrixRMaj nfm, DMatrixRMaj agop, DMatrixRMaj ptkCovariance, double nfc, Centred centred) {}
 
     /**
      * The weights W_l = c_w·w of every dense layer (out × in, float64 host copies) by layer name: the
@@ -114,7 +114,8 @@ public final class FeatureAnsatz {
         }
         DataType type = net.dataType();
         List<Layer> out = new ArrayList<>();
-        try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {
+        try (NDScope scope = new NDScope();
+                NDManager m = net.manager().newSubManager()) {
             NDArray xs = x.getDataType() == type ? x.duplicate() : x.toType(type, true);
             xs.attach(m);
             Map<Dense, NDArray> k = PtkCovariance.compute(net, xs, layers, m);
@@ -133,7 +134,10 @@ public final class FeatureAnsatz {
                     NDArray wbar = w.sub(Module.create64(m, v0, w.getShape()).toType(type, false));
                     DMatrixRMaj cNfm = host(wbar.transpose().matMul(wbar));
                     DMatrixRMaj cAgop = host(wbar.transpose().matMul(kl.matMul(wbar)));
-                    centred = new Centred(cNfm, cAgop, FeatureCorrelation.rho(cNfm, cAgop),
+                    centred = new Centred(
+                            cNfm,
+                            cAgop,
+                            FeatureCorrelation.rho(cNfm, cAgop),
                             FeatureCorrelation.frobenius(cNfm, cAgop) / FeatureCorrelation.frobenius(nfm, agop));
                 }
                 out.add(new Layer(d.name(), nfm, agop, host(kl), FeatureCorrelation.rho(nfm, agop), centred));
@@ -159,10 +163,11 @@ public final class FeatureAnsatz {
     private static void checkInput(Network net, NDArray x) {
         Shape s = x.getShape();
         Shape want = net.inputShape();
-        if (s.dimension() != want.dimension() + 1 || s.get(0) < 1
+        if (s.dimension() != want.dimension() + 1
+                || s.get(0) < 1
                 || !Arrays.equals(s.slice(1).getShape(), want.getShape())) {
-            throw new UserException("feature ansatz inputs have shape " + s + "; model " + net.spec().name()
-                    + " expects (n, " + want.toString().replaceAll("[()]", "") + ") with n ≥ 1");
+            throw new UserException("feature ansatz inputs have shape " + s + "; model "
+                    + net.spec().name() + " expects (n, " + want.toString().replaceAll("[()]", "") + ") with n ≥ 1");
         }
     }
 
@@ -181,6 +186,10 @@ public final class FeatureAnsatz {
     /** A 2-d array as a float64 host matrix. */
     private static DMatrixRMaj host(NDArray a) {
         Shape s = a.getShape();
-        return new DMatrixRMaj((int) s.get(0), (int) s.get(1), true, a.toType(DataType.FLOAT64, false).toDoubleArray());
+        return new DMatrixRMaj(
+                (int) s.get(0),
+                (int) s.get(1),
+                true,
+                a.toType(DataType.FLOAT64, false).toDoubleArray());
     }
 }

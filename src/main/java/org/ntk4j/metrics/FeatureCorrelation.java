@@ -20,8 +20,8 @@ public final class FeatureCorrelation {
     /** ⟨A, B⟩_F = Σ_ij A_ij B_ij = tr(AᵀB). */
     public static double frobenius(DMatrixRMaj a, DMatrixRMaj b) {
         if (a.numRows != b.numRows || a.numCols != b.numCols) {
-            throw new IllegalArgumentException("shapes differ: " + a.numRows + "×" + a.numCols + " vs "
-                    + b.numRows + "×" + b.numCols);
+            throw new IllegalArgumentException(
+                    "shapes differ: " + a.numRows + "×" + a.numCols + " vs " + b.numRows + "×" + b.numCols);
         }
         double s = 0;
         int size = a.getNumElements();

@@ -57,8 +57,9 @@ public final class KernelChange {
 
     private static void check(double[][] a, double[][] b) {
         if (a.length != b.length || a.length > 0 && a[0].length != b[0].length) {
-            throw new UserException("kernels have shapes " + a.length + "×" + (a.length == 0 ? 0 : a[0].length) + " and "
-                    + b.length + "×" + (b.length == 0 ? 0 : b[0].length) + "; compare kernels of the same probe set");
+            throw new UserException(
+                    "kernels have shapes " + a.length + "×" + (a.length == 0 ? 0 : a[0].length) + " and " + b.length
+                            + "×" + (b.length == 0 ? 0 : b[0].length) + "; compare kernels of the same probe set");
         }
     }
 }

@@ -28,6 +28,7 @@ public final class KernelMetrics {
     public static final String TRACED_CENTRED_ALIGNMENT = "traced_centred_alignment";
     /** Eq. 5 layer CKA of Lou, Mingard &amp; Hayou ({@link LayerCka}), {@code layer_cka.<layer>} per layer; bare: Eq. 4, the total. */
     public static final String LAYER_CKA = "layer_cka";
+
     public static final String RELATIVE_CHANGE = "relative_change_from_init";
     public static final String DISTANCE = "kernel_distance_from_init";
     public static final String VELOCITY = "kernel_velocity";
@@ -40,6 +41,7 @@ public final class KernelMetrics {
     public static final int MAX_EIGENVALUES = 64;
     /** Largest N for the O(N²) metrics of {@link #of} (a double N×N copy of the traced kernel) and for the O(N³) spectrum. */
     public static final int METRICS_MAX_N = 4096;
+
     public static final int SPECTRUM_MAX_N = 2048;
 
     private KernelMetrics() {}
@@ -47,7 +49,9 @@ public final class KernelMetrics {
     /** The target matrix Y (N × {@link #targetColumns}), row-major: one-hot labels, or a regression set's own targets. */
     public static float[] targets(Dataset data, int n) {
         int c = targetColumns(data);
-        return data.isRegression() ? Arrays.copyOf(data.targets(), n * c) : Preprocess.oneHot(Arrays.copyOf(data.labels(), n), c);
+        return data.isRegression()
+                ? Arrays.copyOf(data.targets(), n * c)
+                : Preprocess.oneHot(Arrays.copyOf(data.labels(), n), c);
     }
 
     /** Columns of Y: the classes, or a regression set's target outputs. */
@@ -70,7 +74,8 @@ public final class KernelMetrics {
      * How far the kernel moved ({@link KernelChange}): relative change and distance from {@code initial},
      * and, when {@code previous} is given, the velocity over {@code steps} steps.
      */
-    public static void motion(Map<String, Object> r, double[][] traced, double[][] initial, double[][] previous, long steps) {
+    public static void motion(
+            Map<String, Object> r, double[][] traced, double[][] initial, double[][] previous, long steps) {
         r.put(RELATIVE_CHANGE, KernelChange.relativeChange(traced, initial));
         r.put(DISTANCE, KernelChange.distance(traced, initial));
         if (previous != null) {
@@ -129,7 +134,10 @@ public final class KernelMetrics {
     public static Map<String, Object> of(KernelResult k, Dataset data, int n) {
         Map<String, Object> r = new LinkedHashMap<>();
         if (n > METRICS_MAX_N) {
-            r.put("skipped", "metrics are computed up to N = " + METRICS_MAX_N + " (got " + n + "); load the NPZ to compute them");
+            r.put(
+                    "skipped",
+                    "metrics are computed up to N = " + METRICS_MAX_N + " (got " + n
+                            + "); load the NPZ to compute them");
             return r;
         }
         double[][] traced = k.total().traced();

@@ -36,7 +36,8 @@ public final class KernelSpectrum {
         double max = 0;
         for (double[] row : k) {
             if (row.length != n) {
-                throw new UserException("kernel is " + n + "×" + row.length + "; a spectrum needs a square kernel Θ(X, X)");
+                throw new UserException(
+                        "kernel is " + n + "×" + row.length + "; a spectrum needs a square kernel Θ(X, X)");
             }
             for (double v : row) {
                 max = Math.max(max, Math.abs(v));
@@ -54,7 +55,8 @@ public final class KernelSpectrum {
         }
         EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(n, true, true);
         if (!eig.decompose(a)) {
-            throw new IllegalStateException("EJML symmetric eigen-decomposition did not converge on a " + n + "×" + n + " kernel");
+            throw new IllegalStateException(
+                    "EJML symmetric eigen-decomposition did not converge on a " + n + "×" + n + " kernel");
         }
         Integer[] order = new Integer[n];
         double[] raw = new double[n];
@@ -126,7 +128,8 @@ public final class KernelSpectrum {
     public double[] cumulativeTargetPower(float[] y, int outputs) {
         int n = values.length;
         if (y.length != n * outputs) {
-            throw new UserException("targets have " + y.length + " values; expected " + n + " samples × " + outputs + " outputs");
+            throw new UserException(
+                    "targets have " + y.length + " values; expected " + n + " samples × " + outputs + " outputs");
         }
         double total = 0;
         for (float v : y) {

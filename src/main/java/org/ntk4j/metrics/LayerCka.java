@@ -35,7 +35,8 @@ public final class LayerCka {
     public static double[] perLayer(KernelResult fullKernel, int[] labels, int classes) {
         Map<String, KernelMatrix> layers = fullKernel.layers();
         if (layers.isEmpty()) {
-            throw new UserException("layer CKA needs the per-layer kernels: compute with Ntk.of(net).mode(Mode.FULL).perLayer()");
+            throw new UserException(
+                    "layer CKA needs the per-layer kernels: compute with Ntk.of(net).mode(Mode.FULL).perLayer()");
         }
         double[] out = new double[layers.size()];
         int l = 0;
@@ -57,8 +58,8 @@ public final class LayerCka {
                     + " kernel (compute with mode FULL)");
         }
         if (k.rows() != k.cols() || k.rows() != labels.length) {
-            throw new UserException("layer CKA needs the square kernel of the labelled training points: kernel " + k.rows()
-                    + "×" + k.cols() + ", " + labels.length + " labels");
+            throw new UserException("layer CKA needs the square kernel of the labelled training points: kernel "
+                    + k.rows() + "×" + k.cols() + ", " + labels.length + " labels");
         }
         if (k.outputs() != classes) {
             throw new UserException("layer CKA compares with one-hot targets: kernel has " + k.outputs() + " outputs, "
@@ -87,7 +88,8 @@ public final class LayerCka {
     public static double of(double[][] k, double[] targets) {
         int m = k.length;
         if (targets.length != m) {
-            throw new IllegalArgumentException("kernel is " + m + "×" + m + ", targets have " + targets.length + " entries");
+            throw new IllegalArgumentException(
+                    "kernel is " + m + "×" + m + ", targets have " + targets.length + " entries");
         }
         double ym = 0;
         for (double v : targets) {

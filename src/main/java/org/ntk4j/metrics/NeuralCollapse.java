@@ -63,8 +63,13 @@ public record NeuralCollapse(double nc1, double nc1Papyan, double nc2, double eq
         }
         double[][] means = classMeans(h, classes);
         double[][] m = centred(means);
-        return new NeuralCollapse(nc1(h, classes, means), nc1Papyan(h, classes, means, m), nc2(m), equinorm(m),
-                w == null ? Double.NaN : nc3(m, w), w == null ? Double.NaN : nc4(h, means, w, b));
+        return new NeuralCollapse(
+                nc1(h, classes, means),
+                nc1Papyan(h, classes, means, m),
+                nc2(m),
+                equinorm(m),
+                w == null ? Double.NaN : nc3(m, w),
+                w == null ? Double.NaN : nc4(h, means, w, b));
     }
 
     private static double nc1(double[][] h, ClassPartition classes, double[][] means) {
@@ -129,7 +134,8 @@ public record NeuralCollapse(double nc1, double nc1Papyan, double nc2, double eq
     private static double equinorm(double[][] m) {
         double[] norms = Arrays.stream(m).mapToDouble(r -> Math.sqrt(dot(r, r))).toArray();
         double mean = Arrays.stream(norms).average().orElseThrow();
-        double var = Arrays.stream(norms).map(r -> (r - mean) * (r - mean)).average().orElseThrow();
+        double var =
+                Arrays.stream(norms).map(r -> (r - mean) * (r - mean)).average().orElseThrow();
         return Math.sqrt(var) / mean;
     }
 
@@ -245,13 +251,13 @@ public record NeuralCollapse(double nc1, double nc1Papyan, double nc2, double eq
         }
         for (int c = 0; c < count; c++) {
             if (w[c] == null || w[c].length != n) {
-                throw new UserException("W: row " + c + " has " + (w[c] == null ? 0 : w[c].length) + " columns for "
-                        + n + " features; expected C x n");
+                throw new UserException("W: row " + c + " has " + (w[c] == null ? 0 : w[c].length) + " columns for " + n
+                        + " features; expected C x n");
             }
         }
         if (b != null && b.length != count) {
-            throw new UserException("b: " + b.length + " entries for " + count + " classes; expected one bias per row"
-                    + " of W");
+            throw new UserException(
+                    "b: " + b.length + " entries for " + count + " classes; expected one bias per row" + " of W");
         }
     }
 

@@ -12,13 +12,18 @@ import org.ntk4j.UserException;
 public final class Activation extends Module {
     /** The activations the reproduced papers use. */
     public enum Kind {
-        RELU, TANH, ERF, LINEAR, QUADRATIC;
+        RELU,
+        TANH,
+        ERF,
+        LINEAR,
+        QUADRATIC;
 
         public static Kind parse(String s) {
             try {
                 return valueOf(s.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new UserException("unknown activation '" + s + "'; expected one of relu, tanh, erf, linear, quadratic");
+                throw new UserException(
+                        "unknown activation '" + s + "'; expected one of relu, tanh, erf, linear, quadratic");
             }
         }
     }
@@ -42,12 +47,18 @@ public final class Activation extends Module {
     @Override
     public NDArray forward(NDArray x, Forward ctx) {
         switch (kind) {
-            case RELU: return x.getNDArrayInternal().relu();
-            case TANH: return x.tanh();
-            case ERF: return x.erf();
-            case QUADRATIC: return x.mul(x);
-            case LINEAR: return x;
-            default: throw new IllegalStateException(kind.toString());
+            case RELU:
+                return x.getNDArrayInternal().relu();
+            case TANH:
+                return x.tanh();
+            case ERF:
+                return x.erf();
+            case QUADRATIC:
+                return x.mul(x);
+            case LINEAR:
+                return x;
+            default:
+                throw new IllegalStateException(kind.toString());
         }
     }
 }

@@ -27,14 +27,15 @@ public final class AvgPool2d extends Module {
 
     static Shape pooledShape(String name, Shape in, int kernel, int stride) {
         if (in.dimension() != 3 || in.get(1) < kernel || in.get(2) < kernel) {
-            throw new IllegalArgumentException(name + ": cannot pool " + in + " with a " + kernel + "×" + kernel + " window");
+            throw new IllegalArgumentException(
+                    name + ": cannot pool " + in + " with a " + kernel + "×" + kernel + " window");
         }
         return new Shape(in.get(0), (in.get(1) - kernel) / stride + 1, (in.get(2) - kernel) / stride + 1);
     }
 
     @Override
     public NDArray forward(NDArray x, Forward ctx) {
-        return x.getNDArrayInternal().avgPool(new Shape(kernel, kernel), new Shape(stride, stride), new Shape(0, 0),
-                false, true);
+        return x.getNDArrayInternal()
+                .avgPool(new Shape(kernel, kernel), new Shape(stride, stride), new Shape(0, 0), false, true);
     }
 }

@@ -25,6 +25,7 @@ import java.util.Random;
 public final class BatchNorm2d extends Module implements TangentLayer {
     /** PyTorch's default momentum (weight of the new batch statistic). */
     public static final double MOMENTUM = 0.1;
+
     public static final double EPS = 1e-5;
 
     private final Param gamma;
@@ -61,8 +62,15 @@ public final class BatchNorm2d extends Module implements TangentLayer {
             if (ctx.training()) {
                 throw new IllegalStateException(name() + ": tangent probes need eval-mode batch-norm");
             }
-            NDArray y = JniUtils.batchNorm((PtNDArray) x, (PtNDArray) runningMean.value(), (PtNDArray) runningVar.value(),
-                    (PtNDArray) gamma.value(), (PtNDArray) beta.value(), false, MOMENTUM, EPS);
+            NDArray y = JniUtils.batchNorm(
+                    (PtNDArray) x,
+                    (PtNDArray) runningMean.value(),
+                    (PtNDArray) runningVar.value(),
+                    (PtNDArray) gamma.value(),
+                    (PtNDArray) beta.value(),
+                    false,
+                    MOMENTUM,
+                    EPS);
             long c = x.getShape().get(1);
             NDArray mean = runningMean.value().reshape(1, c, 1, 1);
             NDArray std = runningVar.value().add(EPS).sqrt().reshape(1, c, 1, 1);
@@ -70,8 +78,15 @@ public final class BatchNorm2d extends Module implements TangentLayer {
             return ctx.probe().tap(this, xhat, y);
         }
         // native argument order: input, running mean, running var, weight (γ), bias (β) — as PtNDArrayEx.batchNorm
-        return JniUtils.batchNorm((PtNDArray) x, (PtNDArray) runningMean.value(), (PtNDArray) runningVar.value(),
-                (PtNDArray) gamma.value(), (PtNDArray) beta.value(), ctx.training(), MOMENTUM, EPS);
+        return JniUtils.batchNorm(
+                (PtNDArray) x,
+                (PtNDArray) runningMean.value(),
+                (PtNDArray) runningVar.value(),
+                (PtNDArray) gamma.value(),
+                (PtNDArray) beta.value(),
+                ctx.training(),
+                MOMENTUM,
+                EPS);
     }
 
     /** Spatial positions H·W of the feature maps this layer normalises. */

@@ -36,8 +36,17 @@ public final class Conv2d extends Module implements TangentLayer {
     private long fanIn;
     private long positions;
 
-    public Conv2d(String name, int outChannels, int kernel, int stride, int padding, boolean bias,
-            Parameterization parameterization, Initializer initializer, double sigmaW, double sigmaB) {
+    public Conv2d(
+            String name,
+            int outChannels,
+            int kernel,
+            int stride,
+            int padding,
+            boolean bias,
+            Parameterization parameterization,
+            Initializer initializer,
+            double sigmaW,
+            double sigmaB) {
         super(name);
         if (outChannels <= 0 || kernel <= 0 || stride <= 0 || padding < 0) {
             throw new IllegalArgumentException(name + ": bad conv geometry");
@@ -98,8 +107,14 @@ public final class Conv2d extends Module implements TangentLayer {
     public NDArray forward(NDArray x, Forward ctx) {
         boolean ntk = parameterization == Parameterization.NTK;
         NDArray b = bias == null ? null : bias.value();
-        NDArray y = JniUtils.convolution((PtNDArray) x, (PtNDArray) weight.value(), ntk ? null : (PtNDArray) b,
-                new Shape(stride, stride), new Shape(padding, padding), new Shape(1, 1), 1);
+        NDArray y = JniUtils.convolution(
+                (PtNDArray) x,
+                (PtNDArray) weight.value(),
+                ntk ? null : (PtNDArray) b,
+                new Shape(stride, stride),
+                new Shape(padding, padding),
+                new Shape(1, 1),
+                1);
         if (ntk) {
             y = y.mul(ctx.scalar(weightScale(), y));
             if (b != null) {

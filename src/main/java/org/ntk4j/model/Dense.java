@@ -21,8 +21,14 @@ public final class Dense extends Module implements TangentLayer {
     private final Param bias;
     private long fanIn;
 
-    public Dense(String name, int units, boolean bias, Parameterization parameterization,
-            Initializer initializer, double sigmaW, double sigmaB) {
+    public Dense(
+            String name,
+            int units,
+            boolean bias,
+            Parameterization parameterization,
+            Initializer initializer,
+            double sigmaW,
+            double sigmaB) {
         super(name);
         this.units = units;
         this.parameterization = parameterization;

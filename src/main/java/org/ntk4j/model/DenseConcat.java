@@ -29,7 +29,8 @@ public final class DenseConcat extends Module {
     public Shape initialize(NDManager m, DataType type, Shape in, Random rng) {
         Shape out = layer.initialize(m, type, in, rng);
         if (out.dimension() != 3 || out.get(1) != in.get(1) || out.get(2) != in.get(2)) {
-            throw new IllegalArgumentException(name() + ": layer maps " + in + " to " + out + "; spatial size must be kept");
+            throw new IllegalArgumentException(
+                    name() + ": layer maps " + in + " to " + out + "; spatial size must be kept");
         }
         return new Shape(in.get(0) + out.get(0), in.get(1), in.get(2));
     }

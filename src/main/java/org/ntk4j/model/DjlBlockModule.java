@@ -94,5 +94,4 @@ final class DjlBlockModule extends Module {
             throw new UnsupportedOperationException("the DJL block runs its own forward pass");
         }
     }
-
 }

@@ -24,7 +24,13 @@ public abstract class DjlLayer extends Module implements TangentLayer {
     private final Param bias;
     private Shape inputShape;
 
-    DjlLayer(String name, Block block, ParameterStore store, String weightKey, Param.Role weightRole, String biasKey,
+    DjlLayer(
+            String name,
+            Block block,
+            ParameterStore store,
+            String weightKey,
+            Param.Role weightRole,
+            String biasKey,
             Param.Role biasRole) {
         super(name);
         this.block = block;

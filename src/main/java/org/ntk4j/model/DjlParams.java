@@ -48,8 +48,7 @@ import org.ntk4j.UserException;
  * only for {@code "parameterization": "standard"} networks.
  */
 public final class DjlParams {
-    private DjlParams() {
-    }
+    private DjlParams() {}
 
     /**
      * Writes {@code net}'s parameters as {@code dir/<model name>-0000.params} through {@code model}'s
@@ -68,8 +67,8 @@ public final class DjlParams {
             model.setProperty("Epoch", "0");
         }
         model.save(dir, model.getName());
-        return dir.resolve(String.format(Locale.ROOT, "%s-%04d.params", model.getName(),
-                Integer.parseInt(model.getProperty("Epoch"))));
+        return dir.resolve(String.format(
+                Locale.ROOT, "%s-%04d.params", model.getName(), Integer.parseInt(model.getProperty("Epoch"))));
     }
 
     /**
@@ -82,7 +81,8 @@ public final class DjlParams {
         try {
             model.load(dir, model.getName());
         } catch (MalformedModelException e) {
-            throw new UserException(dir + ": cannot load DJL parameters for " + model.getName() + " (" + e.getMessage() + ")");
+            throw new UserException(
+                    dir + ": cannot load DJL parameters for " + model.getName() + " (" + e.getMessage() + ")");
         }
         copy(model.getBlock(), net);
     }
@@ -161,22 +161,24 @@ public final class DjlParams {
 
     private static void check(List<Param> mine, List<Parameter> theirs, Network net) {
         if (mine.size() != theirs.size()) {
-            throw new UserException("model " + net.spec().name() + " has " + mine.size() + " parameter arrays, the DJL block "
-                    + theirs.size() + "; the block must have the network's architecture");
+            throw new UserException(
+                    "model " + net.spec().name() + " has " + mine.size() + " parameter arrays, the DJL block "
+                            + theirs.size() + "; the block must have the network's architecture");
         }
         for (int i = 0; i < mine.size(); i++) {
             Shape a = mine.get(i).value().getShape();
             Shape b = theirs.get(i).getArray().getShape();
             if (!a.equals(b)) {
-                throw new UserException("parameter " + i + ": '" + mine.get(i).name() + "' " + a + " in model " + net.spec().name()
-                        + " but '" + theirs.get(i).getName() + "' " + b + " in the DJL block");
+                throw new UserException("parameter " + i + ": '" + mine.get(i).name() + "' " + a + " in model "
+                        + net.spec().name() + " but '" + theirs.get(i).getName() + "' " + b + " in the DJL block");
             }
         }
     }
 
     private static Block requireBlock(Model model) {
         if (model.getBlock() == null) {
-            throw new UserException("DJL model " + model.getName() + " has no block; set one of the network's architecture");
+            throw new UserException(
+                    "DJL model " + model.getName() + " has no block; set one of the network's architecture");
         }
         return model.getBlock();
     }

@@ -27,17 +27,20 @@ public final class Initializations {
         int depth = layers.size();
         for (Module m : layers) {
             if (!(m instanceof Dense d) || d.bias() != null) {
-                throw new UserException("aligned balanced init needs a bias-free MLP of dense layers; " + m.name() + " is not one");
+                throw new UserException(
+                        "aligned balanced init needs a bias-free MLP of dense layers; " + m.name() + " is not one");
             }
         }
         if (lrRatios != null && lrRatios.length != depth) {
-            throw new UserException("aligned balanced init: " + lrRatios.length + " learning-rate ratios for " + depth + " layers");
+            throw new UserException(
+                    "aligned balanced init: " + lrRatios.length + " learning-rate ratios for " + depth + " layers");
         }
         Random rng = new Random(seed);
         double[] r = unit(direction);
         long in = ((Dense) layers.get(0)).weight().value().getShape().get(1);
         if (r.length != in) {
-            throw new UserException("aligned balanced init: direction has " + r.length + " entries, the input has " + in);
+            throw new UserException(
+                    "aligned balanced init: direction has " + r.length + " entries, the input has " + in);
         }
         for (int l = 0; l < depth; l++) {
             Dense d = (Dense) layers.get(l);

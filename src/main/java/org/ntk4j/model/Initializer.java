@@ -8,16 +8,25 @@ package org.ntk4j.model;
  * In NTK parameterisation the trained weights are always N(0, 1) and these do not apply.
  */
 public enum Initializer {
-    GAUSSIAN, HE, LECUN, HE_FAN_OUT, TORCH_DEFAULT;
+    GAUSSIAN,
+    HE,
+    LECUN,
+    HE_FAN_OUT,
+    TORCH_DEFAULT;
 
     /** Standard deviation of the Gaussian initialisers (not TORCH_DEFAULT). */
     public double std(double sigmaW, long fanIn, long fanOut) {
         switch (this) {
-            case GAUSSIAN: return sigmaW / Math.sqrt(fanIn);
-            case HE: return Math.sqrt(2.0 / fanIn);
-            case LECUN: return Math.sqrt(1.0 / fanIn);
-            case HE_FAN_OUT: return Math.sqrt(2.0 / fanOut);
-            default: throw new IllegalStateException(this + " is uniform");
+            case GAUSSIAN:
+                return sigmaW / Math.sqrt(fanIn);
+            case HE:
+                return Math.sqrt(2.0 / fanIn);
+            case LECUN:
+                return Math.sqrt(1.0 / fanIn);
+            case HE_FAN_OUT:
+                return Math.sqrt(2.0 / fanOut);
+            default:
+                throw new IllegalStateException(this + " is uniform");
         }
     }
 }

@@ -27,6 +27,7 @@ public final class MaxPool2d extends Module {
 
     @Override
     public NDArray forward(NDArray x, Forward ctx) {
-        return x.getNDArrayInternal().maxPool(new Shape(kernel, kernel), new Shape(stride, stride), new Shape(0, 0), false);
+        return x.getNDArrayInternal()
+                .maxPool(new Shape(kernel, kernel), new Shape(stride, stride), new Shape(0, 0), false);
     }
 }

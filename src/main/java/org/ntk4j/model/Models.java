@@ -31,7 +31,8 @@ public final class Models {
             case WRN:
                 return wrn(spec);
             default:
-                throw new org.ntk4j.UserException("unknown arch '" + spec.arch() + "'; expected one of " + ModelSpec.ARCHS);
+                throw new org.ntk4j.UserException(
+                        "unknown arch '" + spec.arch() + "'; expected one of " + ModelSpec.ARCHS);
         }
     }
 
@@ -42,7 +43,9 @@ public final class Models {
     static Module mlp(ModelSpec s) {
         Parameterization par = Parameterization.valueOf(s.parameterization().name());
         Initializer init = Initializer.valueOf(s.initializer().name());
-        Activation.Kind act = s.arch() == Arch.LINEAR ? Activation.Kind.LINEAR : Activation.Kind.valueOf(s.activation().name());
+        Activation.Kind act = s.arch() == Arch.LINEAR
+                ? Activation.Kind.LINEAR
+                : Activation.Kind.valueOf(s.activation().name());
         Sequential seq = new Sequential("mlp");
         seq.add(new Flatten("flatten"));
         int l = 1;
@@ -138,12 +141,19 @@ public final class Models {
     /** VGG configurations (Simonyan &amp; Zisserman 2015; torchvision cfgs A, B, D, E); 0 = 2×2 max-pool. */
     static int[] vggConfig(int depth) {
         switch (depth) {
-            case 11: return new int[] {64, 0, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0};
-            case 13: return new int[] {64, 64, 0, 128, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0};
-            case 16: return new int[] {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0};
-            case 19: return new int[] {64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0, 512, 512, 512, 512, 0,
-                512, 512, 512, 512, 0};
-            default: throw new org.ntk4j.UserException("vgg depth must be one of " + ModelSpec.VGG_DEPTHS + " (got " + depth + ")");
+            case 11:
+                return new int[] {64, 0, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0};
+            case 13:
+                return new int[] {64, 64, 0, 128, 128, 0, 256, 256, 0, 512, 512, 0, 512, 512, 0};
+            case 16:
+                return new int[] {64, 64, 0, 128, 128, 0, 256, 256, 256, 0, 512, 512, 512, 0, 512, 512, 512, 0};
+            case 19:
+                return new int[] {
+                    64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0, 512, 512, 512, 512, 0, 512, 512, 512, 512, 0
+                };
+            default:
+                throw new org.ntk4j.UserException(
+                        "vgg depth must be one of " + ModelSpec.VGG_DEPTHS + " (got " + depth + ")");
         }
     }
 

@@ -35,7 +35,8 @@ public final class Network implements AutoCloseable {
     private DataType dataType;
     private boolean view;
 
-    private Network(ModelSpec spec, Module root, NDManager manager, long seed, Shape inputShape, int outputs, DataType type) {
+    private Network(
+            ModelSpec spec, Module root, NDManager manager, long seed, Shape inputShape, int outputs, DataType type) {
         this.spec = spec;
         this.root = root;
         this.manager = manager;
@@ -49,7 +50,8 @@ public final class Network implements AutoCloseable {
     public static Network build(ModelSpec spec, long seed, NDManager parent, DataType type) {
         Module root = Models.root(spec);
         NDManager m = parent.newSubManager();
-        Shape in = new Shape(java.util.Arrays.stream(spec.input()).asLongStream().toArray());
+        Shape in =
+                new Shape(java.util.Arrays.stream(spec.input()).asLongStream().toArray());
         Shape out = root.initialize(m, type, in, new Random(seed));
         if (out.dimension() != 1 || out.get(0) != spec.outputs()) {
             m.close();
@@ -72,11 +74,17 @@ public final class Network implements AutoCloseable {
         Shape out = root.initialize(m, type, inputShape, new Random(seed));
         if (out.dimension() != 1) {
             m.close();
-            throw new UserException("model " + name + " outputs per-sample shape " + out + "; expected a vector of outputs");
+            throw new UserException(
+                    "model " + name + " outputs per-sample shape " + out + "; expected a vector of outputs");
         }
-        ModelSpec spec = ModelSpec.builder().name(name).arch(Arch.CUSTOM)
-                .input(java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray())
-                .outputs((int) out.get(0)).build();
+        ModelSpec spec = ModelSpec.builder()
+                .name(name)
+                .arch(Arch.CUSTOM)
+                .input(java.util.Arrays.stream(inputShape.getShape())
+                        .mapToInt(Math::toIntExact)
+                        .toArray())
+                .outputs((int) out.get(0))
+                .build();
         return new Network(spec, root, m, seed, inputShape, spec.outputs(), type);
     }
 
@@ -97,9 +105,14 @@ public final class Network implements AutoCloseable {
             throw new UserException("DJL block " + block.getClass().getSimpleName() + " outputs per-sample shape " + out
                     + "; expected a vector of outputs");
         }
-        ModelSpec spec = ModelSpec.builder().name(block.getClass().getSimpleName()).arch(Arch.DJL)
-                .input(java.util.Arrays.stream(inputShape.getShape()).mapToInt(Math::toIntExact).toArray())
-                .outputs((int) out.get(0)).build();
+        ModelSpec spec = ModelSpec.builder()
+                .name(block.getClass().getSimpleName())
+                .arch(Arch.DJL)
+                .input(java.util.Arrays.stream(inputShape.getShape())
+                        .mapToInt(Math::toIntExact)
+                        .toArray())
+                .outputs((int) out.get(0))
+                .build();
         List<Param> ps = new ArrayList<>();
         collect(root, ps);
         DataType type = ps.isEmpty() ? DataType.FLOAT32 : ps.get(0).value().getDataType();
@@ -144,16 +157,22 @@ public final class Network implements AutoCloseable {
      * parameter before the classifier.
      */
     public Network features() {
-        if (!(root instanceof Sequential seq) || seq.children().isEmpty()
+        if (!(root instanceof Sequential seq)
+                || seq.children().isEmpty()
                 || !(seq.children().get(seq.children().size() - 1) instanceof Dense last)) {
-            throw new UserException("model " + spec.name() + " does not end in a dense classifier; no penultimate features");
+            throw new UserException(
+                    "model " + spec.name() + " does not end in a dense classifier; no penultimate features");
         }
         Sequential body = new Sequential(root.name());
         for (Module m : seq.children().subList(0, seq.children().size() - 1)) {
             body.add(m);
         }
         int width = (int) last.weight().value().getShape().get(1);
-        ModelSpec fs = spec.toBuilder().name(spec.name() + "-features").outputs(width).outputScale(1.0).build();
+        ModelSpec fs = spec.toBuilder()
+                .name(spec.name() + "-features")
+                .outputs(width)
+                .outputScale(1.0)
+                .build();
         Network v = new Network(fs, body, manager, seed, inputShape, width, dataType);
         v.view = true;
         return v;
@@ -303,8 +322,8 @@ public final class Network implements AutoCloseable {
                 throw new UserException(file + ": missing parameter '" + p.name() + "' for model " + spec.name());
             }
             if (!a.getShape().equals(p.value().getShape())) {
-                throw new UserException(file + ": parameter '" + p.name() + "' has shape " + a.getShape()
-                        + ", model " + spec.name() + " expects " + p.value().getShape());
+                throw new UserException(file + ": parameter '" + p.name() + "' has shape " + a.getShape() + ", model "
+                        + spec.name() + " expects " + p.value().getShape());
             }
             p.set(a.toType(dataType, false).duplicate());
             a.close();

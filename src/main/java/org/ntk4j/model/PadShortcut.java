@@ -30,7 +30,8 @@ public final class PadShortcut extends Module {
     public Shape initialize(NDManager m, DataType type, Shape in, Random rng) {
         inChannels = in.get(0);
         if (inChannels > outChannels) {
-            throw new IllegalArgumentException(name() + ": cannot pad " + inChannels + " channels down to " + outChannels);
+            throw new IllegalArgumentException(
+                    name() + ": cannot pad " + inChannels + " channels down to " + outChannels);
         }
         return new Shape(outChannels, (in.get(1) + stride - 1) / stride, (in.get(2) + stride - 1) / stride);
     }

@@ -11,7 +11,14 @@ import ai.djl.ndarray.types.DataType;
  */
 public final class Param {
     /** What the tensor is; exporters and initialisers key on it. */
-    public enum Role { WEIGHT, BIAS, GAMMA, BETA, RUNNING_MEAN, RUNNING_VAR }
+    public enum Role {
+        WEIGHT,
+        BIAS,
+        GAMMA,
+        BETA,
+        RUNNING_MEAN,
+        RUNNING_VAR
+    }
 
     private final String name;
     private final Role role;

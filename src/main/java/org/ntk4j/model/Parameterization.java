@@ -6,7 +6,8 @@ package org.ntk4j.model;
  * NTK: y = (σ_w/√fan_in) w a + σ_b b with w, b ~ N(0, 1) trained (Jacot et al. 2018).
  */
 public enum Parameterization {
-    STANDARD, NTK;
+    STANDARD,
+    NTK;
 
     /** Multiplier c_w of W·a in a layer's output: σ_w/√fan_in in NTK parameterisation, 1 in standard. */
     public double weightScale(double sigmaW, long fanIn) {

@@ -39,10 +39,13 @@ import org.ntk4j.UserException;
 public final class NativeBuild {
     /** DJL release whose sources match the pytorch-engine jar on the classpath. */
     public static final String DJL_VERSION = "0.35.0";
-    static final String ARCHIVE = "https://github.com/deepjavalibrary/djl/archive/refs/tags/v" + DJL_VERSION + ".tar.gz";
+
+    static final String ARCHIVE =
+            "https://github.com/deepjavalibrary/djl/archive/refs/tags/v" + DJL_VERSION + ".tar.gz";
     static final String NATIVE_SRC = "engines/pytorch/pytorch-native/src/main/native";
     static final String UTILS_H = "api/src/main/native/djl/utils.h";
-    static final String LIBRARY_JAVA = "engines/pytorch/pytorch-engine/src/main/java/ai/djl/pytorch/jni/PyTorchLibrary.java";
+    static final String LIBRARY_JAVA =
+            "engines/pytorch/pytorch-engine/src/main/java/ai/djl/pytorch/jni/PyTorchLibrary.java";
 
     private String torchSpec = "auto";
     private Path djlSource;
@@ -55,8 +58,14 @@ public final class NativeBuild {
     private Consumer<String> log = s -> System.err.println("ntk4j: " + s);
 
     /** What a build produced. */
-    public record Result(Torch torch, Path library, Path libraryPath, Path envFile, Properties env, double compileSeconds,
-            int compiled) { }
+    public record Result(
+            Torch torch,
+            Path library,
+            Path libraryPath,
+            Path envFile,
+            Properties env,
+            double compileSeconds,
+            int compiled) {}
 
     public NativeBuild torch(String spec) {
         this.torchSpec = spec;
@@ -119,22 +128,24 @@ public final class NativeBuild {
         }
         Torch t = Torch.find(torchSpec);
         log.accept("torch: " + t);
-        boolean useCuda = switch (cuda) {
-            case "on" -> {
-                if (t.cuda() == null) {
-                    throw new UserException("--cuda on, but " + t.origin() + " is a CPU build of PyTorch");
-                }
-                yield true;
-            }
-            case "off" -> false;
-            default -> t.cuda() != null;
-        };
+        boolean useCuda =
+                switch (cuda) {
+                    case "on" -> {
+                        if (t.cuda() == null) {
+                            throw new UserException("--cuda on, but " + t.origin() + " is a CPU build of PyTorch");
+                        }
+                        yield true;
+                    }
+                    case "off" -> false;
+                    default -> t.cuda() != null;
+                };
         Path cudaInclude = null;
         if (useCuda) {
             cudaInclude = t.cudaInclude();
             if (cudaInclude == null) {
-                throw new UserException("missing CUDA headers: " + t.origin() + " is a CUDA build but no cuda_runtime_api.h was found"
-                        + " (set CUDA_HOME, install the CUDA toolkit or pip's nvidia-cuda-runtime, or pass --cuda off)");
+                throw new UserException(
+                        "missing CUDA headers: " + t.origin() + " is a CUDA build but no cuda_runtime_api.h was found"
+                                + " (set CUDA_HOME, install the CUDA toolkit or pip's nvidia-cuda-runtime, or pass --cuda off)");
             }
         }
         String ptDefine = t.ptVersionDefine();
@@ -151,7 +162,13 @@ public final class NativeBuild {
             if (!Files.exists(java.resolve("include/jni.h"))) {
                 throw new UserException("no jni.h under " + java + "/include: run ntk4j with a JDK, not a JRE");
             }
-            List<String> flags = new ArrayList<>(List.of(cxx, "-c", "-O2", "-fPIC", "-std=c++17", "-w",
+            List<String> flags = new ArrayList<>(List.of(
+                    cxx,
+                    "-c",
+                    "-O2",
+                    "-fPIC",
+                    "-std=c++17",
+                    "-w",
                     "-D_GLIBCXX_USE_CXX11_ABI=" + (t.cxx11Abi() ? 1 : 0)));
             if (ptDefine != null) {
                 flags.add("-D" + ptDefine);
@@ -159,8 +176,15 @@ public final class NativeBuild {
             if (useCuda) {
                 flags.add("-DUSE_CUDA");
             }
-            for (Path inc : new Path[] {include, src.resolve("api/src/main/native"), t.include(),
-                t.include().resolve("torch/csrc/api/include"), cudaInclude, java.resolve("include"), java.resolve("include/linux")}) {
+            for (Path inc : new Path[] {
+                include,
+                src.resolve("api/src/main/native"),
+                t.include(),
+                t.include().resolve("torch/csrc/api/include"),
+                cudaInclude,
+                java.resolve("include"),
+                java.resolve("include/linux")
+            }) {
                 if (inc != null && !inc.toString().equals("/usr/include")) {
                     flags.add("-I" + inc);
                 }
@@ -171,7 +195,8 @@ public final class NativeBuild {
             }
             String stamp = String.join(" ", flags) + "\n" + src;
             Path stampFile = build.resolve("flags.txt");
-            boolean sameFlags = Files.exists(stampFile) && Files.readString(stampFile).equals(stamp);
+            boolean sameFlags =
+                    Files.exists(stampFile) && Files.readString(stampFile).equals(stamp);
             Files.writeString(stampFile, stamp);
             long t0 = System.nanoTime();
             int compiled = compile(ccs, obj, flags, sameFlags);
@@ -187,10 +212,18 @@ public final class NativeBuild {
             }
             exec(link, build.resolve("link.log"), "linking libdjl_torch.so");
             secs = (System.nanoTime() - t0) / 1e9;
-            log.accept(String.format(Locale.ROOT, "compiled %d of %d sources and linked in %.1f s (%d jobs)", compiled, ccs.size(), secs, jobs));
+            log.accept(String.format(
+                    Locale.ROOT,
+                    "compiled %d of %d sources and linked in %.1f s (%d jobs)",
+                    compiled,
+                    ccs.size(),
+                    secs,
+                    jobs));
             Path libPath = t.systemDir() ? linkFolder(t, useCuda) : t.lib();
             Path cacheRoot = engineCache != null ? engineCache : defaultEngineCache();
-            Path dest = cacheRoot.resolve("pytorch").resolve(t.version() + "-" + flavor + "-" + classifier())
+            Path dest = cacheRoot
+                    .resolve("pytorch")
+                    .resolve(t.version() + "-" + flavor + "-" + classifier())
                     .resolve(DJL_VERSION + "-libdjl_torch.so");
             Files.createDirectories(dest.getParent());
             Path tmp = Files.createTempFile(dest.getParent(), ".libdjl_torch", ".tmp");
@@ -209,7 +242,8 @@ public final class NativeBuild {
                 env.store(os, "ntk4j native build: " + t + "; library " + dest);
             }
             Files.move(etmp, ef, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            log.accept("recorded " + ef + " (the ./ntk4j launcher and Natives.configure() use it; NTK4J_NATIVE=off ignores it)");
+            log.accept("recorded " + ef
+                    + " (the ./ntk4j launcher and Natives.configure() use it; NTK4J_NATIVE=off ignores it)");
             return new Result(t, dest, libPath, ef, env, secs, compiled);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -227,7 +261,9 @@ public final class NativeBuild {
             List<Future<Boolean>> fs = new ArrayList<>();
             for (Path cc : ccs) {
                 Path o = obj.resolve(objName(cc));
-                if (sameFlags && Files.exists(o) && Files.getLastModifiedTime(o).compareTo(Files.getLastModifiedTime(cc)) > 0) {
+                if (sameFlags
+                        && Files.exists(o)
+                        && Files.getLastModifiedTime(o).compareTo(Files.getLastModifiedTime(cc)) > 0) {
                     continue;
                 }
                 fs.add(pool.submit(() -> {
@@ -259,7 +295,10 @@ public final class NativeBuild {
 
     /** Runs a build step; on failure a one-line error naming the step, its first compiler error and the log. */
     static void exec(List<String> cmd, Path logFile, String what) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile())
+                .start();
         int rc;
         try {
             rc = p.waitFor();
@@ -269,12 +308,17 @@ public final class NativeBuild {
             throw new IllegalStateException("interrupted while " + what);
         }
         if (rc != 0) {
-            String first = Files.readAllLines(logFile).stream().filter(l -> l.contains("error")).findFirst().orElse("exit status " + rc);
+            String first = Files.readAllLines(logFile).stream()
+                    .filter(l -> l.contains("error"))
+                    .findFirst()
+                    .orElse("exit status " + rc);
             if (first.contains("undefined reference") && first.contains("cxx11")) {
-                throw new UserException("C++ ABI mismatch while " + what + ": " + first.strip() + " (full log: " + logFile + ")");
+                throw new UserException(
+                        "C++ ABI mismatch while " + what + ": " + first.strip() + " (full log: " + logFile + ")");
             }
             if (first.contains("cuda") && first.contains("No such file")) {
-                throw new UserException("missing CUDA headers while " + what + ": " + first.strip() + " (full log: " + logFile + ")");
+                throw new UserException(
+                        "missing CUDA headers while " + what + ": " + first.strip() + " (full log: " + logFile + ")");
             }
             throw new UserException(what + " failed: " + first.strip() + " (full log: " + logFile + ")");
         }
@@ -311,10 +355,12 @@ public final class NativeBuild {
             Files.createDirectories(workDir);
             Path tgz = Files.createTempFile(workDir, "djl-v" + DJL_VERSION, ".tar.gz");
             try {
-                HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NORMAL)
-                        .connectTimeout(Duration.ofSeconds(20)).build();
-                HttpResponse<InputStream> r = client.send(HttpRequest.newBuilder(URI.create(ARCHIVE)).build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
+                HttpClient client = HttpClient.newBuilder()
+                        .followRedirects(HttpClient.Redirect.NORMAL)
+                        .connectTimeout(Duration.ofSeconds(20))
+                        .build();
+                HttpResponse<InputStream> r = client.send(
+                        HttpRequest.newBuilder(URI.create(ARCHIVE)).build(), HttpResponse.BodyHandlers.ofInputStream());
                 if (r.statusCode() != 200) {
                     throw new IOException("HTTP " + r.statusCode());
                 }
@@ -323,8 +369,20 @@ public final class NativeBuild {
                 }
                 Path tmp = Files.createTempDirectory(workDir, ".djl-src");
                 String top = "djl-" + DJL_VERSION + "/";
-                if (run(List.of("tar", "-xzf", tgz.toString(), "-C", tmp.toString(), "--strip-components=1", top + "engines/pytorch/pytorch-native",
-                        top + "api/src/main/native", top + LIBRARY_JAVA, top + "LICENSE"), null) == null) {
+                if (run(
+                                List.of(
+                                        "tar",
+                                        "-xzf",
+                                        tgz.toString(),
+                                        "-C",
+                                        tmp.toString(),
+                                        "--strip-components=1",
+                                        top + "engines/pytorch/pytorch-native",
+                                        top + "api/src/main/native",
+                                        top + LIBRARY_JAVA,
+                                        top + "LICENSE"),
+                                null)
+                        == null) {
                     throw new IOException("tar could not unpack " + ARCHIVE);
                 }
                 requireSources(tmp, ARCHIVE);
@@ -343,12 +401,15 @@ public final class NativeBuild {
     }
 
     static boolean hasSources(Path d) {
-        return Files.isDirectory(d.resolve(NATIVE_SRC)) && Files.exists(d.resolve(UTILS_H)) && Files.exists(d.resolve(LIBRARY_JAVA));
+        return Files.isDirectory(d.resolve(NATIVE_SRC))
+                && Files.exists(d.resolve(UTILS_H))
+                && Files.exists(d.resolve(LIBRARY_JAVA));
     }
 
     static void requireSources(Path d, String what) {
         if (!hasSources(d)) {
-            throw new UserException(what + " is not DJL's source tree: it needs " + NATIVE_SRC + "/, " + UTILS_H + " and " + LIBRARY_JAVA);
+            throw new UserException(what + " is not DJL's source tree: it needs " + NATIVE_SRC + "/, " + UTILS_H
+                    + " and " + LIBRARY_JAVA);
         }
     }
 
@@ -357,7 +418,14 @@ public final class NativeBuild {
         Files.createDirectories(include);
         Files.createDirectories(classes);
         String cp = jarOf("ai.djl.engine.Engine") + java.io.File.pathSeparator + jarOf("ai.djl.pytorch.jni.JniUtils");
-        List<String> args = List.of("-h", include.toString(), "-d", classes.toString(), "-cp", cp, "-nowarn",
+        List<String> args = List.of(
+                "-h",
+                include.toString(),
+                "-d",
+                classes.toString(),
+                "-cp",
+                cp,
+                "-nowarn",
                 src.resolve(LIBRARY_JAVA).toString());
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         int rc;
@@ -378,7 +446,8 @@ public final class NativeBuild {
     static String jarOf(String cls) {
         try {
             Class<?> c = Class.forName(cls, false, NativeBuild.class.getClassLoader());
-            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI())
+                    .toString();
         } catch (ReflectiveOperationException | java.net.URISyntaxException | NullPointerException e) {
             throw new IllegalStateException("cannot locate the jar of " + cls + " on the classpath", e);
         }
@@ -417,7 +486,8 @@ public final class NativeBuild {
         arch = arch.equals("amd64") ? "x86_64" : arch;
         String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
         if (!os.startsWith("linux")) {
-            throw new UserException("ntk4j native build supports Linux only (this is " + System.getProperty("os.name") + ")");
+            throw new UserException(
+                    "ntk4j native build supports Linux only (this is " + System.getProperty("os.name") + ")");
         }
         return "linux-" + arch;
     }

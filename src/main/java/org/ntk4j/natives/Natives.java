@@ -22,7 +22,9 @@ public final class Natives {
     /** The recorded environment: -Dntk4j.native.env, else $NTK4J_NATIVE_ENV, else ~/.ntk4j/native.properties. */
     public static Path envFile() {
         String p = System.getProperty("ntk4j.native.env", System.getenv("NTK4J_NATIVE_ENV"));
-        return p != null && !p.isEmpty() ? Path.of(p) : Path.of(System.getProperty("user.home"), ".ntk4j", "native.properties");
+        return p != null && !p.isEmpty()
+                ? Path.of(p)
+                : Path.of(System.getProperty("user.home"), ".ntk4j", "native.properties");
     }
 
     /** The recorded properties, or null when there is no recorded build. */
@@ -45,12 +47,14 @@ public final class Natives {
      * NTK4J_NATIVE=off; returns whether it did. Call before the PyTorch engine loads.
      */
     public static boolean configure() {
-        if ("off".equals(System.getenv("NTK4J_NATIVE")) || System.getenv("PYTORCH_LIBRARY_PATH") != null
+        if ("off".equals(System.getenv("NTK4J_NATIVE"))
+                || System.getenv("PYTORCH_LIBRARY_PATH") != null
                 || System.getProperty("PYTORCH_LIBRARY_PATH") != null) {
             return false;
         }
         Properties p = recorded();
-        if (p == null || p.getProperty("PYTORCH_LIBRARY_PATH") == null
+        if (p == null
+                || p.getProperty("PYTORCH_LIBRARY_PATH") == null
                 || !Files.isDirectory(Path.of(p.getProperty("PYTORCH_LIBRARY_PATH")))) {
             return false;
         }

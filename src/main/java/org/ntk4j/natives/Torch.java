@@ -25,8 +25,11 @@ import org.ntk4j.UserException;
  * @param systemDir whether {@code lib} is a shared system folder (DJL then gets a folder of links)
  * @param origin where it was found, for messages
  */
-public record Torch(Path include, Path lib, String version, boolean cxx11Abi, String cuda, boolean systemDir, String origin) {
-    static final String[] DEBIAN_LIBS = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"};
+public record Torch(
+        Path include, Path lib, String version, boolean cxx11Abi, String cuda, boolean systemDir, String origin) {
+    static final String[] DEBIAN_LIBS = {
+        "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"
+    };
 
     /** DJL's flavor: cpu, or cu + the CUDA version's digits (13.0 → cu130). */
     public String flavor() {
@@ -61,16 +64,22 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
                 return fromFolders(dir.resolve("include"), lib, true, dir.toString());
             }
         }
-        throw new UserException("--torch " + spec + " holds no lib/libtorch.so: give a libtorch folder (include/ and lib/)"
-                + " or the torch package folder of a Python install");
+        throw new UserException(
+                "--torch " + spec + " holds no lib/libtorch.so: give a libtorch folder (include/ and lib/)"
+                        + " or the torch package folder of a Python install");
     }
 
     /** torch of python3, or null when there is no python3 or it cannot import torch. */
     static Torch fromPython() {
         String out;
         try {
-            Process p = new ProcessBuilder("python3", "-c", "import torch; print(torch.__path__[0]); print(torch.__version__);"
-                    + " print(int(torch.compiled_with_cxx11_abi())); print(torch.version.cuda)").redirectErrorStream(false).start();
+            Process p = new ProcessBuilder(
+                            "python3",
+                            "-c",
+                            "import torch; print(torch.__path__[0]); print(torch.__version__);"
+                                    + " print(int(torch.compiled_with_cxx11_abi())); print(torch.version.cuda)")
+                    .redirectErrorStream(false)
+                    .start();
             p.getOutputStream().close();
             out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
@@ -91,10 +100,18 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
         requireHeaders(include, "python3's torch " + l[1].strip() + " at " + dir);
         Boolean symAbi = libraryAbi(dir.resolve("lib"));
         if (symAbi != null && symAbi != abi) {
-            throw new UserException("C++ ABI mismatch: python3's torch " + l[1].strip() + " reports compiled_with_cxx11_abi="
-                    + abi + " but " + dir.resolve("lib/libc10.so") + " was built with " + (symAbi ? 1 : 0) + "; reinstall torch");
+            throw new UserException("C++ ABI mismatch: python3's torch " + l[1].strip()
+                    + " reports compiled_with_cxx11_abi=" + abi + " but " + dir.resolve("lib/libc10.so")
+                    + " was built with " + (symAbi ? 1 : 0) + "; reinstall torch");
         }
-        return new Torch(include, dir.resolve("lib"), version, abi, cuda, false, "python3's torch " + l[1].strip() + " (" + dir + ")");
+        return new Torch(
+                include,
+                dir.resolve("lib"),
+                version,
+                abi,
+                cuda,
+                false,
+                "python3's torch " + l[1].strip() + " (" + dir + ")");
     }
 
     /** A torch known by its folders: version from the headers, ABI from the CMake config or the library's symbols. */
@@ -117,9 +134,11 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
     }
 
     static void requireHeaders(Path include, String what) {
-        if (!Files.exists(include.resolve("torch/script.h")) || !Files.isDirectory(include.resolve("torch/csrc/api/include"))) {
-            throw new UserException(what + " has no C++ headers (" + include.resolve("torch/script.h") + "): install a torch"
-                    + " with headers (the pip wheel, a libtorch zip, or apt-get install libtorch-dev)");
+        if (!Files.exists(include.resolve("torch/script.h"))
+                || !Files.isDirectory(include.resolve("torch/csrc/api/include"))) {
+            throw new UserException(
+                    what + " has no C++ headers (" + include.resolve("torch/script.h") + "): install a torch"
+                            + " with headers (the pip wheel, a libtorch zip, or apt-get install libtorch-dev)");
         }
     }
 
@@ -127,7 +146,8 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
         Path h = include.resolve("torch/csrc/api/include/torch/version.h");
         try {
             String s = Files.readString(h);
-            return define(s, "TORCH_VERSION_MAJOR") + "." + define(s, "TORCH_VERSION_MINOR") + "." + define(s, "TORCH_VERSION_PATCH");
+            return define(s, "TORCH_VERSION_MAJOR") + "." + define(s, "TORCH_VERSION_MINOR") + "."
+                    + define(s, "TORCH_VERSION_PATCH");
         } catch (IOException | IllegalStateException e) {
             throw new UserException("cannot read the PyTorch version from " + h + ": " + e.getMessage());
         }
@@ -143,8 +163,11 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
 
     /** _GLIBCXX_USE_CXX11_ABI from TorchConfig.cmake beside the libraries (libtorch zips, Debian), or null. */
     static Boolean cmakeAbi(Path lib) {
-        for (Path c : new Path[] {lib.resolve("cmake/Torch/TorchConfig.cmake"), lib.resolveSibling("share/cmake/Torch/TorchConfig.cmake"),
-            lib.resolve("../share/cmake/Torch/TorchConfig.cmake")}) {
+        for (Path c : new Path[] {
+            lib.resolve("cmake/Torch/TorchConfig.cmake"),
+            lib.resolveSibling("share/cmake/Torch/TorchConfig.cmake"),
+            lib.resolve("../share/cmake/Torch/TorchConfig.cmake")
+        }) {
             try {
                 if (Files.exists(c)) {
                     Matcher m = Pattern.compile("_GLIBCXX_USE_CXX11_ABI=(\\d)").matcher(Files.readString(c));
@@ -210,7 +233,8 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
         // pip's nvidia-cuda-runtime packages, beside the torch package (site-packages/nvidia/...)
         Path site = include.getParent() == null ? null : include.getParent().getParent();
         if (site != null) {
-            for (String s : new String[] {"nvidia/cuda_runtime/include", "nvidia/cu13/include", "nvidia/cu12/include"}) {
+            for (String s :
+                    new String[] {"nvidia/cuda_runtime/include", "nvidia/cu13/include", "nvidia/cu12/include"}) {
                 c.add(site.resolve(s));
             }
         }
@@ -228,14 +252,21 @@ public record Torch(Path include, Path lib, String version, boolean cxx11Abi, St
         int major = Integer.parseInt(v[0]);
         int minor = Integer.parseInt(v[1]);
         if (major == 1 && minor < 13) {
-            throw new UserException("PyTorch " + version + " (" + origin + ") is older than 1.13, the oldest DJL 0.35's sources build against");
+            throw new UserException("PyTorch " + version + " (" + origin
+                    + ") is older than 1.13, the oldest DJL 0.35's sources build against");
         }
         return major == 1 || (major == 2 && minor <= 1) ? "V1_13_X" : null;
     }
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "PyTorch %s (%s, CXX11 ABI %d, %s) at %s", version, flavor(), cxx11Abi ? 1 : 0,
-                cuda == null ? "no CUDA" : "CUDA " + cuda, origin);
+        return String.format(
+                Locale.ROOT,
+                "PyTorch %s (%s, CXX11 ABI %d, %s) at %s",
+                version,
+                flavor(),
+                cxx11Abi ? 1 : 0,
+                cuda == null ? "no CUDA" : "CUDA " + cuda,
+                origin);
     }
 }

@@ -1,20 +1,21 @@
 package org.ntk4j.probe;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import org.ejml.data.DMatrixRMaj;
-import com.google.gson.JsonObject;
-import java.util.List;
-import org.ntk4j.data.Dataset;
-import org.ntk4j.metrics.FeatureAnsatz;
-import org.ntk4j.report.ReportSection;
-import org.ntk4j.report.RunFolder;
-import org.ntk4j.report.Plots;
 import static org.ntk4j.report.RunReport.column;
 import static org.ntk4j.report.RunReport.fmt;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import com.google.gson.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.ejml.data.DMatrixRMaj;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.metrics.FeatureAnsatz;
 import org.ntk4j.model.Network;
+import org.ntk4j.report.Plots;
+import org.ntk4j.report.ReportSection;
+import org.ntk4j.report.RunFolder;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Schedule;
 
@@ -33,7 +34,6 @@ public final class FeatureAnsatzProbe extends ScheduledProbe {
         super("nfa", schedule);
         this.probeSet = probeSet;
     }
-
 
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
@@ -72,12 +72,18 @@ public final class FeatureAnsatzProbe extends ScheduledProbe {
         for (String k : last.keySet()) {
             if (k.startsWith("nfc.") || k.startsWith("cnfc.")) {
                 s.put((k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1), column(nfa, k));
-                summary.put((k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1) + " at end",
+                summary.put(
+                        (k.startsWith("nfc.") ? "NFC " : "C-NFC ") + k.substring(k.indexOf('.') + 1) + " at end",
                         fmt(last.get(k).getAsDouble()));
             }
         }
-        Plots.lines(run.file("feature-ansatz.png"), "Neural feature ansatz: ρ(WᵀW, AGOP) per dense layer (probe set)", "step",
-                "correlation", x, s, false);
+        Plots.lines(
+                run.file("feature-ansatz.png"),
+                "Neural feature ansatz: ρ(WᵀW, AGOP) per dense layer (probe set)",
+                "step",
+                "correlation",
+                x,
+                s,
+                false);
     }
-
 }

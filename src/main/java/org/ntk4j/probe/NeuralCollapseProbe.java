@@ -1,23 +1,24 @@
 package org.ntk4j.probe;
 
+import static org.ntk4j.report.RunReport.column;
+import static org.ntk4j.report.RunReport.fmt;
+
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import com.google.gson.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import com.google.gson.JsonObject;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.metrics.NeuralCollapse;
-import org.ntk4j.report.ReportSection;
-import org.ntk4j.report.RunFolder;
-import org.ntk4j.report.Plots;
-import static org.ntk4j.report.RunReport.column;
-import static org.ntk4j.report.RunReport.fmt;
 import org.ntk4j.model.Dense;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
+import org.ntk4j.report.Plots;
+import org.ntk4j.report.ReportSection;
+import org.ntk4j.report.RunFolder;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Schedule;
 
@@ -36,7 +37,6 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
         super("nc", schedule);
         this.probeSet = probeSet;
     }
-
 
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
@@ -72,12 +72,21 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
         s.put("NC2 (distance to a simplex ETF)", column(nc, "nc2"));
         s.put("NC3 (self-duality)", column(nc, "nc3"));
         s.put("NC4 (classifier ≠ nearest centre)", column(nc, "nc4"));
-        Plots.lines(run.file("neural-collapse.png"), "Neural collapse of the penultimate features (probe set)", "step",
-                "statistic (0 = collapsed)", x, s, false);
+        Plots.lines(
+                run.file("neural-collapse.png"),
+                "Neural collapse of the penultimate features (probe set)",
+                "step",
+                "statistic (0 = collapsed)",
+                x,
+                s,
+                false);
         JsonObject last = nc.get(nc.size() - 1);
-        summary.put("NC1 / NC2 / NC3 / NC4 at end", fmt(last.get("nc1_papyan").getAsDouble()) + " / "
-                + fmt(last.get("nc2").getAsDouble()) + " / " + fmt(last.get("nc3").getAsDouble()) + " / "
-                + fmt(last.get("nc4").getAsDouble()));
+        summary.put(
+                "NC1 / NC2 / NC3 / NC4 at end",
+                fmt(last.get("nc1_papyan").getAsDouble()) + " / "
+                        + fmt(last.get("nc2").getAsDouble()) + " / "
+                        + fmt(last.get("nc3").getAsDouble()) + " / "
+                        + fmt(last.get("nc4").getAsDouble()));
     }
 
     /** The final dense layer (the classifier of {@link Network#features()}). */
@@ -93,7 +102,8 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
         for (int from = 0; from < n; from += BATCH) {
             int to = Math.min(n, from + BATCH);
             // the scope also closes what ops on parameters attach to the model's manager
-            try (ai.djl.ndarray.NDScope scope = new ai.djl.ndarray.NDScope(); NDManager m = body.manager().newSubManager()) {
+            try (ai.djl.ndarray.NDScope scope = new ai.djl.ndarray.NDScope();
+                    NDManager m = body.manager().newSubManager()) {
                 NDArray x = Arrays2.inputs(m, body, data, from, to);
                 double[][] part = matrix(body.forward(x, Forward.eval(m)).reshape(to - from, -1), 1.0); // in m: freed
                 System.arraycopy(part, 0, h, from, part.length);

@@ -1,15 +1,15 @@
 package org.ntk4j.probe;
 
-import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import com.google.gson.JsonObject;
-import java.util.List;
-import org.ntk4j.data.Dataset;
-import org.ntk4j.report.ReportSection;
 import static org.ntk4j.report.RunReport.column;
 import static org.ntk4j.report.RunReport.fmt;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import com.google.gson.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.ntk4j.data.Dataset;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Mode;
@@ -19,6 +19,7 @@ import org.ntk4j.metrics.LayerCka;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
 import org.ntk4j.report.Plots;
+import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.train.Arrays2;
 
@@ -70,6 +71,7 @@ public final class NtkProbe extends ScheduledProbe {
     public static final String WEIGHTS_INIT = "weights-init.npz";
     /** Default largest N·O for which Eq. 5 (a FULL per-layer kernel) is computed. */
     public static final int LAYER_CKA_MAX = 2000;
+
     private final int layerCkaMax;
     private double[][] initial;
     private double[][] previous;
@@ -96,7 +98,6 @@ public final class NtkProbe extends ScheduledProbe {
         this.targets = KernelMetrics.targets(probeSet, probeSet.size());
     }
 
-
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
         Map<String, Object> r = new LinkedHashMap<>();
@@ -110,7 +111,8 @@ public final class NtkProbe extends ScheduledProbe {
             r.put(KernelMetrics.TRACED_CENTRED_ALIGNMENT, r.get(KernelMetrics.CENTERED_ALIGNMENT));
             for (Map.Entry<String, KernelMatrix> e : k.layers().entrySet()) {
                 KernelMetrics.layerAlignment(r, e.getKey(), e.getValue().traced(), targets, c);
-                r.put(KernelMetrics.TRACED_CENTRED_ALIGNMENT + "." + e.getKey(),
+                r.put(
+                        KernelMetrics.TRACED_CENTRED_ALIGNMENT + "." + e.getKey(),
                         r.get(KernelMetrics.CENTERED_ALIGNMENT + "." + e.getKey()));
             }
             r.put("ntk_seconds", k.seconds());
@@ -120,8 +122,8 @@ public final class NtkProbe extends ScheduledProbe {
             if (initial == null) {
                 initial = traced;
             }
-            KernelMetrics.motion(r, traced, initial, previous != null && step > previousStep ? previous : null,
-                    step - previousStep);
+            KernelMetrics.motion(
+                    r, traced, initial, previous != null && step > previousStep ? previous : null, step - previousStep);
             previous = traced;
             previousStep = step;
             KernelMetrics.spectrum(r, traced, targets, c);
@@ -136,7 +138,11 @@ public final class NtkProbe extends ScheduledProbe {
                     Npz in = new Npz().put("x", x);
                     if (probeSet.isRegression()) {
                         int o = probeSet.targetOutputs();
-                        in.put("y", java.util.Arrays.copyOf(probeSet.targets(), probeSet.size() * o), probeSet.size(), o);
+                        in.put(
+                                "y",
+                                java.util.Arrays.copyOf(probeSet.targets(), probeSet.size() * o),
+                                probeSet.size(),
+                                o);
                     } else {
                         in.put("y", probeSet.labels(), probeSet.size());
                     }
@@ -153,8 +159,10 @@ public final class NtkProbe extends ScheduledProbe {
                 }
                 npz.write(run.file(String.format("ntk-step%06d.npz", step)));
                 double[][] sorted = sortedByClass(traced, probeSet.labels());
-                Plots.heatmap(run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
-                        "NTK of the probe set (sorted by class), epoch " + epoch, sorted);
+                Plots.heatmap(
+                        run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
+                        "NTK of the probe set (sorted by class), epoch " + epoch,
+                        sorted);
             }
         }
         return r;
@@ -163,10 +171,12 @@ public final class NtkProbe extends ScheduledProbe {
     /** Eq. 5 per layer and Eq. 4 in total on the FULL per-layer kernel of the probe points, or why not. */
     private void layerCka(Map<String, Object> r, Network net, NDArray x) {
         long no = (long) probeSet.size() * net.outputs();
-        String skip = probeSet.isRegression() ? "needs class labels (one-hot targets); a regression set"
-                : net.outputs() != probeSet.numClasses() ? "needs one output per class: " + net.outputs() + " outputs, "
-                        + probeSet.numClasses() + " classes"
-                : no > layerCkaMax ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax : null;
+        String skip = probeSet.isRegression()
+                ? "needs class labels (one-hot targets); a regression set"
+                : net.outputs() != probeSet.numClasses()
+                        ? "needs one output per class: " + net.outputs() + " outputs, " + probeSet.numClasses()
+                                + " classes"
+                        : no > layerCkaMax ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax : null;
         if (skip != null) {
             r.put(KernelMetrics.LAYER_CKA + "_skipped", skip);
             return;
@@ -218,10 +228,12 @@ public final class NtkProbe extends ScheduledProbe {
             for (NDArray a : ai.djl.ndarray.NDList.decode(m, is)) {
                 if ("ntk".equals(a.getName())) {
                     int n = probeSet.size();
-                    double[] v = a.toType(ai.djl.ndarray.types.DataType.FLOAT64, false).toDoubleArray();
+                    double[] v = a.toType(ai.djl.ndarray.types.DataType.FLOAT64, false)
+                            .toDoubleArray();
                     if (v.length != (long) n * n) {
-                        throw new org.ntk4j.UserException(file + ": kernel has " + v.length + " entries; the probe set needs "
-                                + n + "×" + n + " (was the run resumed with another --probe-set?)");
+                        throw new org.ntk4j.UserException(
+                                file + ": kernel has " + v.length + " entries; the probe set needs " + n + "×" + n
+                                        + " (was the run resumed with another --probe-set?)");
                     }
                     double[][] k = new double[n][];
                     for (int i = 0; i < n; i++) {
@@ -263,12 +275,15 @@ public final class NtkProbe extends ScheduledProbe {
      */
     private static void section(RunFolder run, List<JsonObject> probes, Map<String, String> summary) {
         // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
-        double[] x = probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+        double[] x =
+                probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
         JsonObject first = probes.get(0);
         JsonObject last = probes.get(probes.size() - 1);
-        List<JsonObject> cka = probes.stream().filter(r -> r.has(KernelMetrics.LAYER_CKA)).toList();
+        List<JsonObject> cka =
+                probes.stream().filter(r -> r.has(KernelMetrics.LAYER_CKA)).toList();
         if (!cka.isEmpty()) {
-            double[] xc = cka.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+            double[] xc =
+                    cka.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
             Map<String, double[]> series = new LinkedHashMap<>();
             String prefix = KernelMetrics.LAYER_CKA + ".";
             for (String k : cka.get(0).keySet()) {
@@ -276,20 +291,35 @@ public final class NtkProbe extends ScheduledProbe {
                     series.put(k.substring(prefix.length()), column(cka, k));
                 }
             }
-            Plots.lines(run.file("layer-cka.png"), "Layer CKA A_l, Eq. 5 of Lou, Mingard & Hayou (probe set)", "step", "A_l", xc, series, false);
+            Plots.lines(
+                    run.file("layer-cka.png"),
+                    "Layer CKA A_l, Eq. 5 of Lou, Mingard & Hayou (probe set)",
+                    "step",
+                    "A_l",
+                    xc,
+                    series,
+                    false);
             JsonObject end = cka.get(cka.size() - 1);
             String peak = null;
             for (String layer : series.keySet()) {
-                if (peak == null || end.get(prefix + layer).getAsDouble() > end.get(prefix + peak).getAsDouble()) {
+                if (peak == null
+                        || end.get(prefix + layer).getAsDouble()
+                                > end.get(prefix + peak).getAsDouble()) {
                     peak = layer;
                 }
             }
-            summary.put("Layer CKA (Eq. 5) at end: peak layer", peak + " (" + fmt(end.get(prefix + peak).getAsDouble()) + ")");
+            summary.put(
+                    "Layer CKA (Eq. 5) at end: peak layer",
+                    peak + " (" + fmt(end.get(prefix + peak).getAsDouble()) + ")");
         } else if (first.has(KernelMetrics.LAYER_CKA + "_skipped")) {
-            summary.put("Layer CKA (Eq. 5)", "not computed: " + first.get(KernelMetrics.LAYER_CKA + "_skipped").getAsString());
+            summary.put(
+                    "Layer CKA (Eq. 5)",
+                    "not computed: "
+                            + first.get(KernelMetrics.LAYER_CKA + "_skipped").getAsString());
         }
         // runs written before traced_centred_alignment carry the same values under centered_alignment
-        String base = first.has(KernelMetrics.TRACED_CENTRED_ALIGNMENT) ? KernelMetrics.TRACED_CENTRED_ALIGNMENT
+        String base = first.has(KernelMetrics.TRACED_CENTRED_ALIGNMENT)
+                ? KernelMetrics.TRACED_CENTRED_ALIGNMENT
                 : KernelMetrics.CENTERED_ALIGNMENT;
         Map<String, double[]> al = new LinkedHashMap<>();
         for (String k : first.keySet()) {
@@ -299,8 +329,16 @@ public final class NtkProbe extends ScheduledProbe {
                 al.put(k.substring(base.length() + 1), column(probes, k));
             }
         }
-        Plots.lines(run.file("alignment.png"), "Traced-centred NTK–target alignment (probe set; not Eq. 5)", "step", "alignment", x, al, false);
-        summary.put("NTK alignment at init (traced-centred)", fmt(first.get(base).getAsDouble()));
+        Plots.lines(
+                run.file("alignment.png"),
+                "Traced-centred NTK–target alignment (probe set; not Eq. 5)",
+                "step",
+                "alignment",
+                x,
+                al,
+                false);
+        summary.put(
+                "NTK alignment at init (traced-centred)", fmt(first.get(base).getAsDouble()));
         summary.put("NTK alignment at end (traced-centred)", fmt(last.get(base).getAsDouble()));
         kernelMotion(run, probes, x, summary);
     }
@@ -310,30 +348,61 @@ public final class NtkProbe extends ScheduledProbe {
         JsonObject first = probes.get(0);
         JsonObject last = probes.get(probes.size() - 1);
         if (first.has("kernel_distance_from_init")) {
-            Plots.lines(run.file("kernel-distance.png"), "NTK distance from init, 1 − cos∠(Θt, Θ0) (probe set)", "step",
-                    "kernel distance", x, Map.of("NTK", column(probes, "kernel_distance_from_init")), false);
-            Plots.lines(run.file("kernel-change.png"), "NTK relative change ‖Θt − Θ0‖F / ‖Θ0‖F (probe set)", "step",
-                    "relative change", x, Map.of("NTK", column(probes, "relative_change_from_init")), false);
-            summary.put("NTK relative change at end", fmt(last.get("relative_change_from_init").getAsDouble()));
-            summary.put("NTK kernel distance from init at end", fmt(last.get("kernel_distance_from_init").getAsDouble()));
+            Plots.lines(
+                    run.file("kernel-distance.png"),
+                    "NTK distance from init, 1 − cos∠(Θt, Θ0) (probe set)",
+                    "step",
+                    "kernel distance",
+                    x,
+                    Map.of("NTK", column(probes, "kernel_distance_from_init")),
+                    false);
+            Plots.lines(
+                    run.file("kernel-change.png"),
+                    "NTK relative change ‖Θt − Θ0‖F / ‖Θ0‖F (probe set)",
+                    "step",
+                    "relative change",
+                    x,
+                    Map.of("NTK", column(probes, "relative_change_from_init")),
+                    false);
+            summary.put(
+                    "NTK relative change at end",
+                    fmt(last.get("relative_change_from_init").getAsDouble()));
+            summary.put(
+                    "NTK kernel distance from init at end",
+                    fmt(last.get("kernel_distance_from_init").getAsDouble()));
         }
         if (first.has("theta_c_over_d")) {
             Map<String, double[]> la = new LinkedHashMap<>();
             la.put("Θc/Θd (same class)", column(probes, "theta_c_over_d"));
             la.put("Θn/Θd (different class)", column(probes, "theta_n_over_d"));
-            Plots.lines(run.file("label-awareness.png"), "NTK label awareness (Seleznova & Kutyniok 2022, eq. 23)",
-                    "step", "mean off-diagonal / mean diagonal", x, la, false);
+            Plots.lines(
+                    run.file("label-awareness.png"),
+                    "NTK label awareness (Seleznova & Kutyniok 2022, eq. 23)",
+                    "step",
+                    "mean off-diagonal / mean diagonal",
+                    x,
+                    la,
+                    false);
         }
-        List<JsonObject> moving = probes.stream().filter(r -> r.has("kernel_velocity")).toList();
+        List<JsonObject> moving =
+                probes.stream().filter(r -> r.has("kernel_velocity")).toList();
         if (!moving.isEmpty()) {
-            double[] xv = moving.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
+            double[] xv = moving.stream()
+                    .mapToDouble(r -> r.get("step").getAsDouble())
+                    .toArray();
             double[] v = column(moving, "kernel_velocity");
             // a log axis when the velocity spans decades (XChart labels no ticks on a log axis within one decade)
             double lo = java.util.Arrays.stream(v).min().orElse(0);
             double hi = java.util.Arrays.stream(v).max().orElse(0);
             boolean log = lo > 0 && hi / lo > 10;
-            Plots.lines(run.file("kernel-velocity.png"), "Kernel velocity (distance per step between probes)", "step",
-                    "velocity", xv, Map.of("NTK", v), log);
+            Plots.lines(
+                    run.file("kernel-velocity.png"),
+                    "Kernel velocity (distance per step between probes)",
+                    "step",
+                    "velocity",
+                    xv,
+                    Map.of("NTK", v),
+                    log);
         }
         if (first.has("eigenvalues")) {
             Map<String, double[]> sp = new LinkedHashMap<>();
@@ -342,17 +411,29 @@ public final class NtkProbe extends ScheduledProbe {
                 sp.put("end", values(last.getAsJsonArray("eigenvalues")));
             }
             // a log axis shows the positive eigenvalues: the common positive prefix of the descending lists
-            int k = sp.values().stream().mapToInt(NtkProbe::positivePrefix).min().orElse(0);
+            int k = sp.values().stream()
+                    .mapToInt(NtkProbe::positivePrefix)
+                    .min()
+                    .orElse(0);
             double[] idx = new double[k];
             for (int i = 0; i < k; i++) {
                 idx[i] = i + 1;
             }
             sp.replaceAll((name, v) -> java.util.Arrays.copyOf(v, k));
             if (k > 0) {
-                Plots.lines(run.file("ntk-spectrum.png"), "Leading NTK eigenvalues (probe set)", "index", "eigenvalue", idx, sp, true);
+                Plots.lines(
+                        run.file("ntk-spectrum.png"),
+                        "Leading NTK eigenvalues (probe set)",
+                        "index",
+                        "eigenvalue",
+                        idx,
+                        sp,
+                        true);
             }
-            summary.put("NTK effective rank init → end", fmt(first.get("effective_rank").getAsDouble()) + " → "
-                    + fmt(last.get("effective_rank").getAsDouble()));
+            summary.put(
+                    "NTK effective rank init → end",
+                    fmt(first.get("effective_rank").getAsDouble()) + " → "
+                            + fmt(last.get("effective_rank").getAsDouble()));
         }
     }
 
@@ -371,5 +452,4 @@ public final class NtkProbe extends ScheduledProbe {
         }
         return v;
     }
-
 }

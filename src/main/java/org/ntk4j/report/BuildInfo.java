@@ -45,14 +45,14 @@ public final class BuildInfo {
         return "ntk4j " + version() + " (commit " + commit() + ")";
     }
 
-
     private static volatile String command;
 
     /** Records the command line this process runs (the CLI sets it; reports name it in their footer). */
     public static void command(java.util.List<String> args) {
         StringBuilder b = new StringBuilder("ntk4j");
         for (String a : args) {
-            b.append(' ').append(a.isEmpty() || a.matches(".*[\\s'\"$`\\\\].*") ? "'" + a.replace("'", "'\\''") + "'" : a);
+            b.append(' ')
+                    .append(a.isEmpty() || a.matches(".*[\\s'\"$`\\\\].*") ? "'" + a.replace("'", "'\\''") + "'" : a);
         }
         command = b.toString();
     }

@@ -19,15 +19,18 @@ public final class Files2 {
     private static final java.util.Set<Path> PENDING = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (Path p : PENDING) {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // shutting down: nothing more to do
-                }
-            }
-        }, "ntk4j-temp-cleanup"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            for (Path p : PENDING) {
+                                try {
+                                    Files.deleteIfExists(p);
+                                } catch (IOException e) {
+                                    // shutting down: nothing more to do
+                                }
+                            }
+                        },
+                        "ntk4j-temp-cleanup"));
     }
 
     /** Receives the stream of the temporary file. */
@@ -47,7 +50,8 @@ public final class Files2 {
                 }
                 try {
                     // createTempFile makes owner-only files; results are ordinary readable files
-                    Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                    Files.setPosixFilePermissions(
+                            tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
                 } catch (UnsupportedOperationException e) {
                     // not a POSIX file system: keep the default permissions
                 }

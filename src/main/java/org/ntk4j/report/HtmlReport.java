@@ -13,13 +13,21 @@ public final class HtmlReport {
 
     public static void write(Path dir, String title, Map<String, String> summary, List<String> notes) {
         StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>").append(esc(title)).append("</title>")
+        h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>")
+                .append(esc(title))
+                .append("</title>")
                 .append("<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
                         + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}"
                         + "img{max-width:540px;margin:6px;border:1px solid #eee}</style></head><body>")
-                .append("<h1>").append(esc(title)).append("</h1><table>");
+                .append("<h1>")
+                .append(esc(title))
+                .append("</h1><table>");
         for (Map.Entry<String, String> e : summary.entrySet()) {
-            h.append("<tr><th>").append(esc(e.getKey())).append("</th><td>").append(esc(e.getValue())).append("</td></tr>");
+            h.append("<tr><th>")
+                    .append(esc(e.getKey()))
+                    .append("</th><td>")
+                    .append(esc(e.getValue()))
+                    .append("</td></tr>");
         }
         h.append("</table>");
         for (String n : notes) {
@@ -44,13 +52,23 @@ public final class HtmlReport {
                 .thenComparing(n -> n));
         h.append("<h2>Plots</h2><div>");
         for (String p : pngs) {
-            h.append("<img src=\"").append(esc(p)).append("\" alt=\"").append(esc(p)).append("\">");
+            h.append("<img src=\"")
+                    .append(esc(p))
+                    .append("\" alt=\"")
+                    .append(esc(p))
+                    .append("\">");
         }
         h.append("</div><h2>Data</h2><ul>");
         for (String d : data) {
-            h.append("<li><a href=\"").append(esc(d)).append("\">").append(esc(d)).append("</a></li>");
+            h.append("<li><a href=\"")
+                    .append(esc(d))
+                    .append("\">")
+                    .append(esc(d))
+                    .append("</a></li>");
         }
-        h.append("</ul>\n<hr><p class=\"footer\"><small>").append(esc(BuildInfo.footer())).append("</small></p>\n");
+        h.append("</ul>\n<hr><p class=\"footer\"><small>")
+                .append(esc(BuildInfo.footer()))
+                .append("</small></p>\n");
         h.append("</body></html>\n");
         Files2.writeString(dir.resolve("report.html"), h.toString());
     }

@@ -40,7 +40,9 @@ import org.ntk4j.kernel.KernelMatrix;
  */
 public final class Npz {
     /** One zip of .npy entries, or a directory of .npy files. */
-    public enum Format { NPZ, NPY;
+    public enum Format {
+        NPZ,
+        NPY;
 
         /** Parses {@code npz} or {@code npy}, as a user option. */
         public static Format parse(String s) {
@@ -56,7 +58,7 @@ public final class Npz {
         void write(WritableByteChannel out) throws IOException;
     }
 
-    private record Entry(String name, String descr, long[] shape, long bytes, Body body) { }
+    private record Entry(String name, String descr, long[] shape, long bytes, Body body) {}
 
     private final List<Entry> entries = new ArrayList<>();
     private boolean compress;
@@ -127,8 +129,8 @@ public final class Npz {
             if (format == Format.NPY) {
                 tmp = Files.createTempDirectory(dir, "." + target.getFileName());
                 for (Entry e : entries) {
-                    try (FileChannel ch = FileChannel.open(tmp.resolve(e.name() + ".npy"), StandardOpenOption.CREATE_NEW,
-                            StandardOpenOption.WRITE)) {
+                    try (FileChannel ch = FileChannel.open(
+                            tmp.resolve(e.name() + ".npy"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                         writeFully(ch, ByteBuffer.wrap(header(e.descr(), e.shape())));
                         e.body().write(ch);
                     }
@@ -136,11 +138,13 @@ public final class Npz {
                 replaceDirectory(tmp, target);
             } else {
                 tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
-                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                try (FileChannel ch =
+                        FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                     writeZip(ch);
                 }
                 try {
-                    Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                    Files.setPosixFilePermissions(
+                            tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
                 } catch (UnsupportedOperationException e) {
                     // not a POSIX file system: keep the default permissions
                 }
@@ -195,7 +199,7 @@ public final class Npz {
 
     private static final long MAX32 = 0xFFFFFFFFL;
 
-    private record Written(String name, long offset, long size, long csize, int crc, boolean zip64) { }
+    private record Written(String name, long offset, long size, long csize, int crc, boolean zip64) {}
 
     /** The zip: per entry a local header (CRC and compressed size patched afterwards), the data; then the central directory. */
     private void writeZip(FileChannel ch) throws IOException {
@@ -207,11 +211,20 @@ public final class Npz {
             long offset = ch.position();
             // deflate may expand incompressible data slightly: leave room before the 4 GiB limit
             boolean zip64 = size >= MAX32 - (compress ? (size >> 8) + (1 << 20) : 0) || offset >= MAX32;
-            ByteBuffer loc = ByteBuffer.allocate(30 + name.length + (zip64 ? 20 : 0)).order(ByteOrder.LITTLE_ENDIAN);
-            loc.putInt(0x04034b50).putShort((short) (zip64 ? 45 : 20)).putShort((short) 0x0800)
-                    .putShort((short) (compress ? 8 : 0)).putShort((short) 0).putShort((short) 0x21) // 1980-01-01 00:00
-                    .putInt(0).putInt(zip64 ? -1 : compress ? 0 : (int) size).putInt(zip64 ? -1 : (int) size)
-                    .putShort((short) name.length).putShort((short) (zip64 ? 20 : 0)).put(name);
+            ByteBuffer loc =
+                    ByteBuffer.allocate(30 + name.length + (zip64 ? 20 : 0)).order(ByteOrder.LITTLE_ENDIAN);
+            loc.putInt(0x04034b50)
+                    .putShort((short) (zip64 ? 45 : 20))
+                    .putShort((short) 0x0800)
+                    .putShort((short) (compress ? 8 : 0))
+                    .putShort((short) 0)
+                    .putShort((short) 0x21) // 1980-01-01 00:00
+                    .putInt(0)
+                    .putInt(zip64 ? -1 : compress ? 0 : (int) size)
+                    .putInt(zip64 ? -1 : (int) size)
+                    .putShort((short) name.length)
+                    .putShort((short) (zip64 ? 20 : 0))
+                    .put(name);
             if (zip64) {
                 loc.putShort((short) 1).putShort((short) 16).putLong(size).putLong(compress ? 0 : size);
             }
@@ -222,17 +235,20 @@ public final class Npz {
             if (compress) {
                 Deflater d = new Deflater(Deflater.BEST_SPEED, true);
                 OutputStream raw = Channels.newOutputStream(ch);
-                DeflaterOutputStream dos = new DeflaterOutputStream(new java.io.FilterOutputStream(raw) {
-                    @Override
-                    public void write(byte[] b, int off, int len) throws IOException {
-                        out.write(b, off, len);
-                    }
+                DeflaterOutputStream dos = new DeflaterOutputStream(
+                        new java.io.FilterOutputStream(raw) {
+                            @Override
+                            public void write(byte[] b, int off, int len) throws IOException {
+                                out.write(b, off, len);
+                            }
 
-                    @Override
-                    public void close() throws IOException {
-                        flush(); // keep the file channel open
-                    }
-                }, d, 1 << 16);
+                            @Override
+                            public void close() throws IOException {
+                                flush(); // keep the file channel open
+                            }
+                        },
+                        d,
+                        1 << 16);
                 WritableByteChannel sink = crcChannel(Channels.newChannel(dos), crc);
                 writeFully(sink, ByteBuffer.wrap(head));
                 e.body().write(sink);
@@ -266,13 +282,30 @@ public final class Npz {
             byte[] name = w.name().getBytes(StandardCharsets.UTF_8);
             boolean z = w.zip64();
             ByteBuffer c = ByteBuffer.allocate(46 + name.length + (z ? 28 : 0)).order(ByteOrder.LITTLE_ENDIAN);
-            c.putInt(0x02014b50).putShort((short) (z ? 45 : 20)).putShort((short) (z ? 45 : 20)).putShort((short) 0x0800)
-                    .putShort((short) (compress ? 8 : 0)).putShort((short) 0).putShort((short) 0x21)
-                    .putInt(w.crc()).putInt(z ? -1 : (int) w.csize()).putInt(z ? -1 : (int) w.size())
-                    .putShort((short) name.length).putShort((short) (z ? 28 : 0)).putShort((short) 0)
-                    .putShort((short) 0).putShort((short) 0).putInt(0).putInt(z ? -1 : (int) w.offset()).put(name);
+            c.putInt(0x02014b50)
+                    .putShort((short) (z ? 45 : 20))
+                    .putShort((short) (z ? 45 : 20))
+                    .putShort((short) 0x0800)
+                    .putShort((short) (compress ? 8 : 0))
+                    .putShort((short) 0)
+                    .putShort((short) 0x21)
+                    .putInt(w.crc())
+                    .putInt(z ? -1 : (int) w.csize())
+                    .putInt(z ? -1 : (int) w.size())
+                    .putShort((short) name.length)
+                    .putShort((short) (z ? 28 : 0))
+                    .putShort((short) 0)
+                    .putShort((short) 0)
+                    .putShort((short) 0)
+                    .putInt(0)
+                    .putInt(z ? -1 : (int) w.offset())
+                    .put(name);
             if (z) {
-                c.putShort((short) 1).putShort((short) 24).putLong(w.size()).putLong(w.csize()).putLong(w.offset());
+                c.putShort((short) 1)
+                        .putShort((short) 24)
+                        .putLong(w.size())
+                        .putLong(w.csize())
+                        .putLong(w.offset());
             }
             c.flip();
             writeFully(ch, c);
@@ -282,13 +315,27 @@ public final class Npz {
         boolean z64 = cdStart >= MAX32 || done.size() >= 0xFFFF || done.stream().anyMatch(Written::zip64);
         ByteBuffer end = ByteBuffer.allocate(22 + (z64 ? 56 + 20 : 0)).order(ByteOrder.LITTLE_ENDIAN);
         if (z64) {
-            end.putInt(0x06064b50).putLong(44).putShort((short) 45).putShort((short) 45).putInt(0).putInt(0)
-                    .putLong(done.size()).putLong(done.size()).putLong(cdSize).putLong(cdStart);
+            end.putInt(0x06064b50)
+                    .putLong(44)
+                    .putShort((short) 45)
+                    .putShort((short) 45)
+                    .putInt(0)
+                    .putInt(0)
+                    .putLong(done.size())
+                    .putLong(done.size())
+                    .putLong(cdSize)
+                    .putLong(cdStart);
             end.putInt(0x07064b50).putInt(0).putLong(cdEnd).putInt(1);
         }
         int count = Math.min(done.size(), 0xFFFF);
-        end.putInt(0x06054b50).putShort((short) 0).putShort((short) 0).putShort((short) count).putShort((short) count)
-                .putInt(z64 ? -1 : (int) cdSize).putInt(z64 ? -1 : (int) cdStart).putShort((short) 0);
+        end.putInt(0x06054b50)
+                .putShort((short) 0)
+                .putShort((short) 0)
+                .putShort((short) count)
+                .putShort((short) count)
+                .putInt(z64 ? -1 : (int) cdSize)
+                .putInt(z64 ? -1 : (int) cdStart)
+                .putShort((short) 0);
         end.flip();
         writeFully(ch, end);
     }
@@ -310,8 +357,7 @@ public final class Npz {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
@@ -327,13 +373,18 @@ public final class Npz {
         for (long d : shape) {
             s.append(d).append(", ");
         }
-        String shp = shape.length == 1 ? s.substring(0, s.length() - 1) + ")" : shape.length == 0 ? "()" : s.substring(0, s.length() - 2) + ")";
+        String shp = shape.length == 1
+                ? s.substring(0, s.length() - 1) + ")"
+                : shape.length == 0 ? "()" : s.substring(0, s.length() - 2) + ")";
         String dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shp + ", }";
         int total = 10 + dict.length() + 1;
         int pad = (64 - total % 64) % 64;
         String h = dict + " ".repeat(pad) + "\n";
         ByteBuffer b = ByteBuffer.allocate(10 + h.length()).order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) 0x93).put("NUMPY".getBytes(StandardCharsets.US_ASCII)).put((byte) 1).put((byte) 0);
+        b.put((byte) 0x93)
+                .put("NUMPY".getBytes(StandardCharsets.US_ASCII))
+                .put((byte) 1)
+                .put((byte) 0);
         b.putShort((short) h.length());
         b.put(h.getBytes(StandardCharsets.US_ASCII));
         return b.array();
@@ -341,14 +392,20 @@ public final class Npz {
 
     static String descr(DataType t) {
         switch (t) {
-            case FLOAT32: return "<f4";
-            case FLOAT64: return "<f8";
-            case INT32: return "<i4";
-            case INT64: return "<i8";
-            case UINT8: return "|u1";
-            case INT8: return "|i1";
-            default: throw new UserException("cannot export arrays of type " + t + " to NPZ");
+            case FLOAT32:
+                return "<f4";
+            case FLOAT64:
+                return "<f8";
+            case INT32:
+                return "<i4";
+            case INT64:
+                return "<i8";
+            case UINT8:
+                return "|u1";
+            case INT8:
+                return "|i1";
+            default:
+                throw new UserException("cannot export arrays of type " + t + " to NPZ");
         }
     }
-
 }

@@ -16,11 +16,24 @@ public final class Plots {
     private Plots() {}
 
     /** One line per series (name → y values) against x. */
-    public static void lines(Path file, String title, String xLabel, String yLabel, double[] x,
-            Map<String, double[]> series, boolean logY) {
-        XYChart chart = new XYChartBuilder().width(series.size() > 4 ? 860 : 640).height(420).title(title).xAxisTitle(xLabel).yAxisTitle(yLabel).build();
+    public static void lines(
+            Path file,
+            String title,
+            String xLabel,
+            String yLabel,
+            double[] x,
+            Map<String, double[]> series,
+            boolean logY) {
+        XYChart chart = new XYChartBuilder()
+                .width(series.size() > 4 ? 860 : 640)
+                .height(420)
+                .title(title)
+                .xAxisTitle(xLabel)
+                .yAxisTitle(yLabel)
+                .build();
         // many series (per-layer curves) would hide the lines under an inside legend
-        chart.getStyler().setLegendPosition(series.size() > 4 ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNE);
+        chart.getStyler()
+                .setLegendPosition(series.size() > 4 ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNE);
         chart.getStyler().setYAxisLogarithmic(logY);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         for (Map.Entry<String, double[]> e : series.entrySet()) {
@@ -45,10 +58,12 @@ public final class Plots {
                 cells.add(new Number[] {j, n - 1 - i, m[i][j]});
             }
         }
-        HeatMapChart chart = new HeatMapChartBuilder().width(640).height(600).title(title).build();
+        HeatMapChart chart =
+                new HeatMapChartBuilder().width(640).height(600).title(title).build();
         chart.getStyler().setShowValue(false);
         chart.getStyler().setPlotContentSize(1.0);
-        chart.getStyler().setRangeColors(new Color[] {new Color(0x30, 0x30, 0x90), Color.WHITE, new Color(0xb0, 0x20, 0x20)});
+        chart.getStyler()
+                .setRangeColors(new Color[] {new Color(0x30, 0x30, 0x90), Color.WHITE, new Color(0xb0, 0x20, 0x20)});
         chart.getStyler().setXAxisTicksVisible(false);
         chart.getStyler().setYAxisTicksVisible(false);
         chart.getStyler().setLegendVisible(true);
@@ -63,5 +78,4 @@ public final class Plots {
     private static void save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path file) {
         Files2.writeAtomically(file, os -> BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG));
     }
-
 }

@@ -52,8 +52,17 @@ public final class ProgressBar {
         int filled = (int) Math.round(frac * width);
         double elapsed = (now - start) / 1e9;
         double eta = done > 0 ? elapsed * (total - done) / done : Double.NaN;
-        return String.format("%-12s [%s%s] %3.0f%% %d/%d %s ETA %s %s", label, "=".repeat(filled), " ".repeat(width - filled),
-                100 * frac, done, total, time(elapsed), done > 0 ? time(eta) : "?", suffix);
+        return String.format(
+                "%-12s [%s%s] %3.0f%% %d/%d %s ETA %s %s",
+                label,
+                "=".repeat(filled),
+                " ".repeat(width - filled),
+                100 * frac,
+                done,
+                total,
+                time(elapsed),
+                done > 0 ? time(eta) : "?",
+                suffix);
     }
 
     static String time(double s) {

@@ -12,7 +12,7 @@ import java.util.Map;
 @FunctionalInterface
 public interface ReportSection {
     /** A section that adds nothing. */
-    ReportSection NONE = (run, records, summary) -> { };
+    ReportSection NONE = (run, records, summary) -> {};
 
     /**
      * @param records the probe's records ({@code "kind": "probe"}, its {@code "probe"} name), in order

@@ -21,8 +21,19 @@ public final class RunFolder implements AutoCloseable {
     /** The lock file: the owner's pid, held with an OS file lock while a run writes the folder. */
     public static final String LOCK = ".ntk4j.lock";
     /** Files a run writes (what {@link #clearRunFiles} removes before a forced fresh run). */
-    static final java.util.List<String> RUN_FILES = java.util.List.of("args.json", "metrics.jsonl", "weights.npz",
-            "report.html", "model.json", "train.json", "checkpoint", "checkpoint.prev", "checkpoint.old", "checkpoint.tmp", "results.json");
+    static final java.util.List<String> RUN_FILES = java.util.List.of(
+            "args.json",
+            "metrics.jsonl",
+            "weights.npz",
+            "report.html",
+            "model.json",
+            "train.json",
+            "checkpoint",
+            "checkpoint.prev",
+            "checkpoint.old",
+            "checkpoint.tmp",
+            "results.json");
+
     private final Path dir;
     private java.nio.channels.FileChannel lockChannel;
     private java.nio.channels.FileLock lock;
@@ -52,8 +63,8 @@ public final class RunFolder implements AutoCloseable {
         }
         Path f = file(LOCK);
         try {
-            java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, StandardOpenOption.CREATE,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+            java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
+                    f, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             java.nio.channels.FileLock l;
             try {
                 l = ch.tryLock();
@@ -64,15 +75,16 @@ public final class RunFolder implements AutoCloseable {
             if (l == null) {
                 String owner = readPid(ch);
                 ch.close();
-                throw new UserException(dir + ": in use by process " + owner + " (lock " + f + "); wait for it to finish,"
-                        + " or use another folder");
+                throw new UserException(dir + ": in use by process " + owner + " (lock " + f
+                        + "); wait for it to finish," + " or use another folder");
             }
             // read through the locked channel: closing any other descriptor of the file would drop
             // this process's POSIX lock
             String old = readPid(ch);
             long me = ProcessHandle.current().pid();
             if (!old.isEmpty() && !old.equals(Long.toString(me))) {
-                System.err.println("ntk4j: taking over the stale lock of process " + old + " (no longer running) in " + dir);
+                System.err.println(
+                        "ntk4j: taking over the stale lock of process " + old + " (no longer running) in " + dir);
             }
             ch.truncate(0);
             ch.write(java.nio.ByteBuffer.wrap((me + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
@@ -177,8 +189,12 @@ public final class RunFolder implements AutoCloseable {
      */
     public void log(JsonObject record) {
         try {
-            Files.writeString(file("metrics.jsonl"), finite(record).toString() + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    file("metrics.jsonl"),
+                    finite(record).toString() + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             if (count >= 0) {
                 count++;
             }
@@ -291,7 +307,8 @@ public final class RunFolder implements AutoCloseable {
         }
         if (kept < n) {
             throw new UserException(f + (Files.exists(f) ? ": holds " + kept + " readable records" : ": missing")
-                    + " but the checkpoint had seen " + n + "; the run's history is incomplete (restore metrics.jsonl, or"
+                    + " but the checkpoint had seen " + n
+                    + "; the run's history is incomplete (restore metrics.jsonl, or"
                     + " start a new run)");
         }
         Files2.writeString(f, sb.toString());
@@ -300,6 +317,8 @@ public final class RunFolder implements AutoCloseable {
 
     /** Records of one kind ("epoch", "probe", ...). */
     public List<JsonObject> records(String kind) {
-        return records().stream().filter(o -> o.has("kind") && kind.equals(o.get("kind").getAsString())).toList();
+        return records().stream()
+                .filter(o -> o.has("kind") && kind.equals(o.get("kind").getAsString()))
+                .toList();
     }
 }

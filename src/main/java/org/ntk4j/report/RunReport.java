@@ -22,7 +22,9 @@ public final class RunReport {
         List<JsonObject> epochs = run.records("epoch");
         Map<String, String> summary = new LinkedHashMap<>();
         if (!epochs.isEmpty()) {
-            double[] x = epochs.stream().mapToDouble(r -> r.get("epoch").getAsDouble()).toArray();
+            double[] x = epochs.stream()
+                    .mapToDouble(r -> r.get("epoch").getAsDouble())
+                    .toArray();
             Map<String, double[]> loss = new LinkedHashMap<>();
             Map<String, double[]> acc = new LinkedHashMap<>();
             loss.put("train", column(epochs, "train_loss"));
@@ -44,12 +46,15 @@ public final class RunReport {
         }
         List<JsonObject> all = run.records("probe");
         sections.forEach((probe, section) -> {
-            List<JsonObject> mine = all.stream().filter(r -> r.has("probe") && probe.equals(r.get("probe").getAsString())).toList();
+            List<JsonObject> mine = all.stream()
+                    .filter(r -> r.has("probe") && probe.equals(r.get("probe").getAsString()))
+                    .toList();
             if (!mine.isEmpty()) {
                 section.write(run, mine, summary);
             }
         });
-        HtmlReport.write(run.dir(), title, summary, List.of("Metrics per epoch are in metrics.jsonl; weights in weights.npz."));
+        HtmlReport.write(
+                run.dir(), title, summary, List.of("Metrics per epoch are in metrics.jsonl; weights in weights.npz."));
     }
 
     /** Four decimals, as the report's summary shows numbers. */
@@ -59,6 +64,8 @@ public final class RunReport {
 
     /** The values of {@code key} in each record (NaN where absent). */
     public static double[] column(List<JsonObject> rs, String key) {
-        return rs.stream().mapToDouble(r -> r.has(key) ? r.get(key).getAsDouble() : Double.NaN).toArray();
+        return rs.stream()
+                .mapToDouble(r -> r.has(key) ? r.get(key).getAsDouble() : Double.NaN)
+                .toArray();
     }
 }

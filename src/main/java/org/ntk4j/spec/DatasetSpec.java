@@ -30,10 +30,23 @@ import java.util.Locale;
  * @param singularValues multi-output-teacher: the singular values of β (one output per value)
  * @param r chain-monomial: degree r, y = Σ_{i&lt;r} x_i x_{(i+1) mod r}
  */
-public record DatasetSpec(String name, DatasetKind kind, int d, int train, int test, double s, long seed,
-        Spectrum spectrum, double alpha, double first, double last, boolean haarBasis, double[] singularValues, int r) {
-    public static final List<String> KINDS = List.of("whitened-linear-teacher", "anisotropic-linear-teacher",
-            "multi-output-teacher", "chain-monomial");
+public record DatasetSpec(
+        String name,
+        DatasetKind kind,
+        int d,
+        int train,
+        int test,
+        double s,
+        long seed,
+        Spectrum spectrum,
+        double alpha,
+        double first,
+        double last,
+        boolean haarBasis,
+        double[] singularValues,
+        int r) {
+    public static final List<String> KINDS =
+            List.of("whitened-linear-teacher", "anisotropic-linear-teacher", "multi-output-teacher", "chain-monomial");
     public static final List<String> SPECTRA = List.of("power-law", "geometric", "inverse-one-plus-power");
 
     /** Outputs per sample of the generated targets. */
@@ -73,8 +86,9 @@ public record DatasetSpec(String name, DatasetKind kind, int d, int train, int t
 
     /** Whether {@code ref} names a synthetic dataset: a JSON file, or a spec in datasets/. */
     public static boolean exists(String ref) {
-        return ref != null && (ref.endsWith(".json") && Files.isRegularFile(Path.of(ref))
-                || !ref.contains("/") && Specs.isNamed(ref, "datasets"));
+        return ref != null
+                && (ref.endsWith(".json") && Files.isRegularFile(Path.of(ref))
+                        || !ref.contains("/") && Specs.isNamed(ref, "datasets"));
     }
 
     public static DatasetSpec resolve(String ref) {
@@ -184,14 +198,30 @@ public record DatasetSpec(String name, DatasetKind kind, int d, int train, int t
 
         /** The spec; choices are mapped to their enums without validation (unknown names become null). */
         public DatasetSpec build() {
-            return new DatasetSpec(name, DatasetKind.of(kind), d, train, test, s, seed, Spectrum.of(spectrum), alpha, first,
-                    last, haarBasis, singularValues, r);
+            return new DatasetSpec(
+                    name,
+                    DatasetKind.of(kind),
+                    d,
+                    train,
+                    test,
+                    s,
+                    seed,
+                    Spectrum.of(spectrum),
+                    alpha,
+                    first,
+                    last,
+                    haarBasis,
+                    singularValues,
+                    r);
         }
 
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
         public DatasetSpec validate(String source) {
             Specs.Problems p = new Specs.Problems(source);
-            p.require(kind != null && KINDS.contains(kind.toLowerCase(Locale.ROOT)), "kind", "must be one of " + KINDS + " (got " + kind + ")");
+            p.require(
+                    kind != null && KINDS.contains(kind.toLowerCase(Locale.ROOT)),
+                    "kind",
+                    "must be one of " + KINDS + " (got " + kind + ")");
             p.require(d >= 1, "d", "must be >= 1 (got " + d + ")");
             p.require(train >= 1, "train", "must be >= 1 (got " + train + ")");
             p.require(test >= 0, "test", "must be >= 0 (got " + test + ")");
@@ -199,7 +229,9 @@ public record DatasetSpec(String name, DatasetKind kind, int d, int train, int t
             p.require(SPECTRA.contains(spectrum), "spectrum", "must be one of " + SPECTRA + " (got " + spectrum + ")");
             p.require(first > 0 && last > 0, "first/last", "must be positive eigenvalues");
             boolean multi = "multi-output-teacher".equals(kind);
-            p.require(!multi || singularValues != null && singularValues.length >= 1, "singularValues",
+            p.require(
+                    !multi || singularValues != null && singularValues.length >= 1,
+                    "singularValues",
                     "must list the teacher's singular values (one per output)");
             p.require(!"chain-monomial".equals(kind) || r >= 2 && r <= d, "r", "must be in [2, d] (got " + r + ")");
             p.check();

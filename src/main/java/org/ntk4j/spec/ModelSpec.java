@@ -196,8 +196,7 @@ public record ModelSpec(
         public Double firstSigmaW;
         public double[] layerSigmaW;
 
-        public Builder() {
-        }
+        public Builder() {}
 
         public Builder name(String v) {
             this.name = v;
@@ -351,26 +350,66 @@ public record ModelSpec(
 
         /** The spec; choices are mapped to their enums without validation (unknown names become null). */
         public ModelSpec build() {
-            return new ModelSpec(name, Arch.of(arch), input, widths, outputs, ActivationKind.of(activation), Parameterization.of(parameterization), InitializerKind.of(initializer), sigmaW, sigmaB, bias, outputScale, depth, batchNorm, growth, bottleneck, compression, widen, channels, head, Pool.of(pool), Shortcut.of(shortcut), firstSigmaW, layerSigmaW);
+            return new ModelSpec(
+                    name,
+                    Arch.of(arch),
+                    input,
+                    widths,
+                    outputs,
+                    ActivationKind.of(activation),
+                    Parameterization.of(parameterization),
+                    InitializerKind.of(initializer),
+                    sigmaW,
+                    sigmaB,
+                    bias,
+                    outputScale,
+                    depth,
+                    batchNorm,
+                    growth,
+                    bottleneck,
+                    compression,
+                    widen,
+                    channels,
+                    head,
+                    Pool.of(pool),
+                    Shortcut.of(shortcut),
+                    firstSigmaW,
+                    layerSigmaW);
         }
 
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
         public ModelSpec validate(String source) {
             Specs.Problems p = new Specs.Problems(source);
-            p.require(layerSigmaW == null || (widths != null && layerSigmaW.length == widths.length + 1
-                    && java.util.Arrays.stream(layerSigmaW).allMatch(v -> v > 0 && Double.isFinite(v))), "layerSigmaW",
+            p.require(
+                    layerSigmaW == null
+                            || (widths != null
+                                    && layerSigmaW.length == widths.length + 1
+                                    && java.util.Arrays.stream(layerSigmaW).allMatch(v -> v > 0 && Double.isFinite(v))),
+                    "layerSigmaW",
                     "must list one positive σ_w per dense layer (" + (widths == null ? "?" : widths.length + 1) + ")");
-            p.require(arch != null && ARCHS.contains(arch.toLowerCase(Locale.ROOT)), "arch",
+            p.require(
+                    arch != null && ARCHS.contains(arch.toLowerCase(Locale.ROOT)),
+                    "arch",
                     "must be one of " + ARCHS + " (got " + arch + ")");
-            p.require(input != null && input.length >= 1 && Arrays.stream(input).allMatch(v -> v > 0), "input",
+            p.require(
+                    input != null && input.length >= 1 && Arrays.stream(input).allMatch(v -> v > 0),
+                    "input",
                     "must be a non-empty list of positive sizes, e.g. [1,28,28]");
-            p.require(widths != null && Arrays.stream(widths).allMatch(v -> v > 0), "widths", "must be positive integers");
+            p.require(
+                    widths != null && Arrays.stream(widths).allMatch(v -> v > 0),
+                    "widths",
+                    "must be positive integers");
             p.require(outputs > 0, "outputs", "must be a positive integer (got " + outputs + ")");
-            p.require(List.of("standard", "ntk").contains(String.valueOf(parameterization).toLowerCase(Locale.ROOT)),
-                    "parameterization", "must be standard or ntk (got " + parameterization + ")");
-            p.require(List.of("gaussian", "he", "lecun", "he_fan_out", "torch_default")
+            p.require(
+                    List.of("standard", "ntk")
+                            .contains(String.valueOf(parameterization).toLowerCase(Locale.ROOT)),
+                    "parameterization",
+                    "must be standard or ntk (got " + parameterization + ")");
+            p.require(
+                    List.of("gaussian", "he", "lecun", "he_fan_out", "torch_default")
                             .contains(String.valueOf(initializer).toLowerCase(Locale.ROOT)),
-                    "initializer", "must be gaussian, he, lecun, he_fan_out or torch_default (got " + initializer + ")");
+                    "initializer",
+                    "must be gaussian, he, lecun, he_fan_out or torch_default (got " + initializer + ")");
             p.require(sigmaW > 0 && Double.isFinite(sigmaW), "sigmaW", "must be a positive number");
             p.require(sigmaB >= 0 && Double.isFinite(sigmaB), "sigmaB", "must be a non-negative number");
             p.require(Double.isFinite(outputScale) && outputScale != 0, "outputScale", "must be a non-zero number");
@@ -384,7 +423,8 @@ public record ModelSpec(
         /** Throws the same UserException as {@code Activation.Kind.parse} for a name not in {@link #ACTIVATIONS}. */
         static void checkActivation(String s) {
             if (!ACTIVATIONS.contains(s.trim().toLowerCase(Locale.ROOT))) {
-                throw new UserException("unknown activation '" + s + "'; expected one of " + String.join(", ", ACTIVATIONS));
+                throw new UserException(
+                        "unknown activation '" + s + "'; expected one of " + String.join(", ", ACTIVATIONS));
             }
         }
 
@@ -393,48 +433,81 @@ public record ModelSpec(
                 return;
             }
             Specs.Problems p = new Specs.Problems(source);
-            p.require(input.length == 3, "input", "must be [channels, height, width] for arch " + arch
-                    + " (got " + Arrays.toString(input) + ")");
-            p.require(channels == null || (channels.length > 0 && Arrays.stream(channels).allMatch(v -> v > 0)),
-                    "channels", "must be a non-empty list of positive integers");
+            p.require(
+                    input.length == 3,
+                    "input",
+                    "must be [channels, height, width] for arch " + arch + " (got " + Arrays.toString(input) + ")");
+            p.require(
+                    channels == null
+                            || (channels.length > 0 && Arrays.stream(channels).allMatch(v -> v > 0)),
+                    "channels",
+                    "must be a non-empty list of positive integers");
             p.require(head != null && Arrays.stream(head).allMatch(v -> v > 0), "head", "must be positive integers");
-            p.require(firstSigmaW == null || (firstSigmaW > 0 && Double.isFinite(firstSigmaW)), "firstSigmaW",
+            p.require(
+                    firstSigmaW == null || (firstSigmaW > 0 && Double.isFinite(firstSigmaW)),
+                    "firstSigmaW",
                     "must be a positive number");
             p.check();
             int d = depth == null ? -1 : depth;
             switch (arch) {
                 case "cnn":
                     p.require(channels != null, "channels", "is required for arch cnn, e.g. [16,32]");
-                    p.require(POOLS.contains(String.valueOf(pool)), "pool", "must be one of " + POOLS + " (got " + pool + ")");
+                    p.require(
+                            POOLS.contains(String.valueOf(pool)),
+                            "pool",
+                            "must be one of " + POOLS + " (got " + pool + ")");
                     break;
                 case "vgg":
-                    p.require(VGG_DEPTHS.contains(d), "depth", "must be one of " + VGG_DEPTHS + " for arch vgg (got " + depth + ")");
-                    p.require(input[1] >= 32 && input[2] >= 32, "input", "must be at least 32×32 for vgg's five 2×2 max-pools (got "
-                            + Arrays.toString(input) + ")");
+                    p.require(
+                            VGG_DEPTHS.contains(d),
+                            "depth",
+                            "must be one of " + VGG_DEPTHS + " for arch vgg (got " + depth + ")");
+                    p.require(
+                            input[1] >= 32 && input[2] >= 32,
+                            "input",
+                            "must be at least 32×32 for vgg's five 2×2 max-pools (got " + Arrays.toString(input) + ")");
                     break;
                 case "resnet": {
                     int stages = channels != null ? channels.length : (d == 18 || d == 34 ? 4 : 3);
                     boolean imagenetStyle = d == 18 || d == 34;
-                    p.require(imagenetStyle ? stages == 4 : d > 2 && (d - 2) % (2 * stages) == 0, "depth",
-                            "must be 18 or 34 (4 stages), or 2 + 2·S·n for S = " + stages + " stages, e.g. " + (2 + 2 * stages) + ", "
+                    p.require(
+                            imagenetStyle ? stages == 4 : d > 2 && (d - 2) % (2 * stages) == 0,
+                            "depth",
+                            "must be 18 or 34 (4 stages), or 2 + 2·S·n for S = " + stages + " stages, e.g. "
+                                    + (2 + 2 * stages) + ", "
                                     + (2 + 4 * stages) + ", " + (2 + 6 * stages) + " (got "
-                            + depth + ")");
-                    p.require(SHORTCUTS.contains(String.valueOf(shortcut)), "shortcut", "must be one of " + SHORTCUTS
-                            + " (got " + shortcut + ")");
+                                    + depth + ")");
+                    p.require(
+                            SHORTCUTS.contains(String.valueOf(shortcut)),
+                            "shortcut",
+                            "must be one of " + SHORTCUTS + " (got " + shortcut + ")");
                     break;
                 }
                 case "densenet":
-                    p.require(d > 4 && (d - 4) % (bottleneck ? 6 : 3) == 0, "depth", bottleneck
-                            ? "must be 6·n+4 with bottleneck, e.g. 40, 100, 250 (got " + depth + ")"
-                            : "must be 3·n+4, e.g. 40, 100 (got " + depth + ")");
+                    p.require(
+                            d > 4 && (d - 4) % (bottleneck ? 6 : 3) == 0,
+                            "depth",
+                            bottleneck
+                                    ? "must be 6·n+4 with bottleneck, e.g. 40, 100, 250 (got " + depth + ")"
+                                    : "must be 3·n+4, e.g. 40, 100 (got " + depth + ")");
                     p.require(growth > 0, "growth", "must be a positive integer (got " + growth + ")");
-                    p.require((compression != null ? compression : (bottleneck ? 0.5 : 1.0)) > 0 && (compression != null ? compression : (bottleneck ? 0.5 : 1.0)) <= 1, "compression", "must be in (0, 1] (got "
-                            + compression + ")");
-                    p.require(channels == null || channels.length == 1, "channels", "must be [stem width] for densenet");
-                    p.require(batchNorm == null || batchNorm, "batchNorm", "must be true for densenet (BN-φ-conv layers)");
+                    p.require(
+                            (compression != null ? compression : (bottleneck ? 0.5 : 1.0)) > 0
+                                    && (compression != null ? compression : (bottleneck ? 0.5 : 1.0)) <= 1,
+                            "compression",
+                            "must be in (0, 1] (got " + compression + ")");
+                    p.require(
+                            channels == null || channels.length == 1, "channels", "must be [stem width] for densenet");
+                    p.require(
+                            batchNorm == null || batchNorm,
+                            "batchNorm",
+                            "must be true for densenet (BN-φ-conv layers)");
                     break;
                 case "wrn":
-                    p.require(d > 4 && (d - 4) % 6 == 0, "depth", "must be 6·b+4 for arch wrn, e.g. 10, 16, 28 (got " + depth + ")");
+                    p.require(
+                            d > 4 && (d - 4) % 6 == 0,
+                            "depth",
+                            "must be 6·b+4 for arch wrn, e.g. 10, 16, 28 (got " + depth + ")");
                     p.require(widen > 0, "widen", "must be a positive integer (got " + widen + ")");
                     break;
                 default:

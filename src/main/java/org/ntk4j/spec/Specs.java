@@ -24,8 +24,11 @@ import org.ntk4j.UserException;
 
 /** Reads spec JSON strictly: unknown fields and malformed values are one-line errors naming the file and field. */
 public final class Specs {
-    public static final Gson GSON = new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues()
-            .registerTypeAdapterFactory(new ViaBuilder()).create();
+    public static final Gson GSON = new GsonBuilder()
+            .setPrettyPrinting()
+            .serializeSpecialFloatingPointValues()
+            .registerTypeAdapterFactory(new ViaBuilder())
+            .create();
 
     /**
      * Reads the spec records through their builders, so that fields missing from a JSON file (an
@@ -37,22 +40,31 @@ public final class Specs {
         @SuppressWarnings("unchecked")
         public <T> TypeAdapter<T> create(Gson gson, TypeToken<T> type) {
             if (type.getRawType() == ModelSpec.class) {
-                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(ModelSpec.class)),
-                        ModelSpec.Builder.class, ModelSpec.Builder::build);
+                return (TypeAdapter<T>) adapter(
+                        gson,
+                        gson.getDelegateAdapter(this, TypeToken.get(ModelSpec.class)),
+                        ModelSpec.Builder.class,
+                        ModelSpec.Builder::build);
             }
             if (type.getRawType() == TrainSpec.class) {
-                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(TrainSpec.class)),
-                        TrainSpec.Builder.class, TrainSpec.Builder::build);
+                return (TypeAdapter<T>) adapter(
+                        gson,
+                        gson.getDelegateAdapter(this, TypeToken.get(TrainSpec.class)),
+                        TrainSpec.Builder.class,
+                        TrainSpec.Builder::build);
             }
             if (type.getRawType() == DatasetSpec.class) {
-                return (TypeAdapter<T>) adapter(gson, gson.getDelegateAdapter(this, TypeToken.get(DatasetSpec.class)),
-                        DatasetSpec.Builder.class, DatasetSpec.Builder::build);
+                return (TypeAdapter<T>) adapter(
+                        gson,
+                        gson.getDelegateAdapter(this, TypeToken.get(DatasetSpec.class)),
+                        DatasetSpec.Builder.class,
+                        DatasetSpec.Builder::build);
             }
             return null;
         }
 
-        private static <R, B> TypeAdapter<R> adapter(Gson gson, TypeAdapter<R> writer, Class<B> builder,
-                java.util.function.Function<B, R> build) {
+        private static <R, B> TypeAdapter<R> adapter(
+                Gson gson, TypeAdapter<R> writer, Class<B> builder, java.util.function.Function<B, R> build) {
             TypeAdapter<B> reader = gson.getAdapter(builder);
             return new TypeAdapter<R>() {
                 @Override
@@ -86,7 +98,8 @@ public final class Specs {
         Set<String> allowed = fieldNames(type);
         for (String key : obj.keySet()) {
             if (!allowed.contains(key)) {
-                throw new UserException(source + ": unknown field '" + key + "'; allowed fields: " + String.join(", ", allowed));
+                throw new UserException(
+                        source + ": unknown field '" + key + "'; allowed fields: " + String.join(", ", allowed));
             }
         }
         try {
@@ -134,8 +147,11 @@ public final class Specs {
     /** Names (without .json) of the spec files in {@code dir}, sorted; empty if it is missing. */
     public static List<String> namesIn(Path dir) {
         try (var s = java.nio.file.Files.list(dir)) {
-            return s.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".json"))
-                    .map(n -> n.substring(0, n.length() - 5)).sorted().toList();
+            return s.map(f -> f.getFileName().toString())
+                    .filter(n -> n.endsWith(".json"))
+                    .map(n -> n.substring(0, n.length() - 5))
+                    .sorted()
+                    .toList();
         } catch (java.io.IOException e) {
             return List.of();
         }
@@ -170,8 +186,10 @@ public final class Specs {
                 c.setUseCaches(false);
                 try (java.util.jar.JarFile jar = c.getJarFile()) {
                     String prefix = BUNDLED + folder + "/";
-                    jar.stream().map(java.util.jar.JarEntry::getName)
-                            .filter(n -> n.startsWith(prefix) && n.endsWith(".json") && n.indexOf('/', prefix.length()) < 0)
+                    jar.stream()
+                            .map(java.util.jar.JarEntry::getName)
+                            .filter(n ->
+                                    n.startsWith(prefix) && n.endsWith(".json") && n.indexOf('/', prefix.length()) < 0)
                             .forEach(n -> out.add(n.substring(prefix.length(), n.length() - 5)));
                 }
             } else if ("file".equals(url.getProtocol())) {
@@ -192,7 +210,7 @@ public final class Specs {
     }
 
     /** A spec's JSON text and where it came from (for messages). */
-    public record Source(String json, String origin) { }
+    public record Source(String json, String origin) {}
 
     /**
      * The spec {@code ref} names: a path to a file, a name (with or without .json) in the project
@@ -212,9 +230,11 @@ public final class Specs {
             }
         }
         if (!n.contains("/") && !n.contains("\\")) {
-            try (java.io.InputStream in = Specs.class.getClassLoader().getResourceAsStream(BUNDLED + folder + "/" + n)) {
+            try (java.io.InputStream in =
+                    Specs.class.getClassLoader().getResourceAsStream(BUNDLED + folder + "/" + n)) {
                 if (in != null) {
-                    return new Source(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
+                    return new Source(
+                            new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8),
                             "bundled " + folder + "/" + n);
                 }
             } catch (IOException e) {

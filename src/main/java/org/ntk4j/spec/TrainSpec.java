@@ -28,9 +28,25 @@ import java.util.Locale;
  * @param checkpointEvery save a checkpoint every this many steps (0 = at each epoch end only)
  * @param layerLr per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1
  */
-public record TrainSpec(OptimizerKind optimizer, double lr, double momentum, boolean nesterov, double weightDecay,
-        double beta1, double beta2, double eps, int epochs, int batchSize, LossKind loss, TargetEncoding target,
-        ScheduleKind schedule, int[] milestones, double gamma, int warmupEpochs, long seed, int checkpointEvery,
+public record TrainSpec(
+        OptimizerKind optimizer,
+        double lr,
+        double momentum,
+        boolean nesterov,
+        double weightDecay,
+        double beta1,
+        double beta2,
+        double eps,
+        int epochs,
+        int batchSize,
+        LossKind loss,
+        TargetEncoding target,
+        ScheduleKind schedule,
+        int[] milestones,
+        double gamma,
+        int warmupEpochs,
+        long seed,
+        int checkpointEvery,
         java.util.Map<String, Double> layerLr) {
     public static final List<String> OPTIMIZERS = List.of("sgd", "adam");
     public static final List<String> LOSSES = List.of("mse", "ce");
@@ -121,8 +137,7 @@ public record TrainSpec(OptimizerKind optimizer, double lr, double momentum, boo
         public int checkpointEvery = 0;
         public java.util.Map<String, Double> layerLr = new java.util.LinkedHashMap<>();
 
-        public Builder() {
-        }
+        public Builder() {}
 
         public Builder optimizer(String v) {
             optimizer = v;
@@ -240,26 +255,58 @@ public record TrainSpec(OptimizerKind optimizer, double lr, double momentum, boo
         }
 
         public TrainSpec build() {
-            return new TrainSpec(OptimizerKind.of(optimizer), lr, momentum, nesterov, weightDecay, beta1, beta2, eps, epochs,
-                    batchSize, LossKind.of(loss), TargetEncoding.of(target), ScheduleKind.of(schedule), milestones, gamma,
-                    warmupEpochs, seed, checkpointEvery, layerLr);
+            return new TrainSpec(
+                    OptimizerKind.of(optimizer),
+                    lr,
+                    momentum,
+                    nesterov,
+                    weightDecay,
+                    beta1,
+                    beta2,
+                    eps,
+                    epochs,
+                    batchSize,
+                    LossKind.of(loss),
+                    TargetEncoding.of(target),
+                    ScheduleKind.of(schedule),
+                    milestones,
+                    gamma,
+                    warmupEpochs,
+                    seed,
+                    checkpointEvery,
+                    layerLr);
         }
 
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
         public TrainSpec validate(String source) {
             Specs.Problems p = new Specs.Problems(source);
-            p.require(OPTIMIZERS.contains(optimizer.toLowerCase(Locale.ROOT)), "optimizer", "must be one of " + OPTIMIZERS + " (got " + optimizer + ")");
-            p.require(LOSSES.contains(loss.toLowerCase(Locale.ROOT)), "loss", "must be one of " + LOSSES + " (got " + loss + ")");
-            p.require(TARGETS.contains(target.toLowerCase(Locale.ROOT)), "target", "must be one of " + TARGETS + " (got " + target + ")");
-            p.require(SCHEDULES.contains(schedule.toLowerCase(Locale.ROOT)), "schedule", "must be one of " + SCHEDULES + " (got " + schedule + ")");
+            p.require(
+                    OPTIMIZERS.contains(optimizer.toLowerCase(Locale.ROOT)),
+                    "optimizer",
+                    "must be one of " + OPTIMIZERS + " (got " + optimizer + ")");
+            p.require(
+                    LOSSES.contains(loss.toLowerCase(Locale.ROOT)),
+                    "loss",
+                    "must be one of " + LOSSES + " (got " + loss + ")");
+            p.require(
+                    TARGETS.contains(target.toLowerCase(Locale.ROOT)),
+                    "target",
+                    "must be one of " + TARGETS + " (got " + target + ")");
+            p.require(
+                    SCHEDULES.contains(schedule.toLowerCase(Locale.ROOT)),
+                    "schedule",
+                    "must be one of " + SCHEDULES + " (got " + schedule + ")");
             p.require(lr > 0 && Double.isFinite(lr), "lr", "must be a positive number (got " + lr + ")");
             p.require(momentum >= 0 && momentum < 1, "momentum", "must be in [0, 1) (got " + momentum + ")");
             p.require(weightDecay >= 0, "weightDecay", "must be >= 0");
             p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
             p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
             p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
-            p.require(layerLr != null && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),
-                    "layerLr", "must map layer names to non-negative multipliers");
+            p.require(
+                    layerLr != null
+                            && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),
+                    "layerLr",
+                    "must map layer names to non-negative multipliers");
             p.check();
             optimizer = optimizer.toLowerCase(Locale.ROOT);
             loss = loss.toLowerCase(Locale.ROOT);

@@ -157,8 +157,8 @@ public abstract class Activation {
      * tanh (no closed form exists) by adaptive quadrature ({@link GaussianExpectation}); tanh' = sech² is
      * evaluated as 4e/(1+e)², e = exp(−2|x|), which neither overflows nor cancels.
      */
-    public static final Activation TANH = numerical("tanh", Math::tanh, Activation::sech2,
-            new GaussianExpectation.PhiPair() {
+    public static final Activation TANH =
+            numerical("tanh", Math::tanh, Activation::sech2, new GaussianExpectation.PhiPair() {
                 @Override
                 public void eval(double x, double[] out) {
                     // one expm1 for both: em = e^{−2|x|} − 1, tanh|x| = −em/(2 + em), sech² x = 4e/(1 + e)²
@@ -194,11 +194,11 @@ public abstract class Activation {
         });
     }
 
-    private static Activation numerical(String name, DoubleUnaryOperator phi, DoubleUnaryOperator dphi,
-            GaussianExpectation.PhiPair pair) {
+    private static Activation numerical(
+            String name, DoubleUnaryOperator phi, DoubleUnaryOperator dphi, GaussianExpectation.PhiPair pair) {
         return new Activation(name) {
-            private final java.util.Map<Key, double[]> cache = java.util.Collections.synchronizedMap(
-                    new java.util.LinkedHashMap<>(256, 0.75f, true) {
+            private final java.util.Map<Key, double[]> cache =
+                    java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(256, 0.75f, true) {
                         @Override
                         protected boolean removeEldestEntry(java.util.Map.Entry<Key, double[]> e) {
                             return size() > 100_000;
@@ -243,8 +243,7 @@ public abstract class Activation {
         };
     }
 
-    private record Key(double q11, double q12, double q22) {
-    }
+    private record Key(double q11, double q12, double q22) {}
 
     /**
      * Any activation, its expectations by a fixed {@code order}-point Gauss–Hermite product rule (order²
@@ -295,7 +294,8 @@ public abstract class Activation {
             case "identity":
                 return LINEAR;
             default:
-                throw new org.ntk4j.UserException("unknown activation '" + name + "': expected relu, erf, tanh or linear");
+                throw new org.ntk4j.UserException(
+                        "unknown activation '" + name + "': expected relu, erf, tanh or linear");
         }
     }
 }

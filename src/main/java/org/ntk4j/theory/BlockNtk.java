@@ -129,8 +129,7 @@ public final class BlockNtk {
     }
 
     /** State of eq. (25): W (C × n), H₁ (n × C), H₂ (n × C(m−1)), b (C × 1). */
-    public record State(DMatrixRMaj w, DMatrixRMaj h1, DMatrixRMaj h2, DMatrixRMaj b) {
-    }
+    public record State(DMatrixRMaj w, DMatrixRMaj h1, DMatrixRMaj h2, DMatrixRMaj b) {}
 
     /** Right-hand side of eq. (25). */
     public static State dynamics(State s, double kd, double kc, double kn, int m) {

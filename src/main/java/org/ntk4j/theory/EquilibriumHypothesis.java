@@ -19,8 +19,7 @@ package org.ntk4j.theory;
  * 1 − g(1−e) = e − (√(e(2−e)) − (1−e)·arccos(1−e))/π with arccos(1−e) = 2 arcsin(√(e/2)).
  */
 public final class EquilibriumHypothesis {
-    private EquilibriumHypothesis() {
-    }
+    private EquilibriumHypothesis() {}
 
     /** g(c) of App. A eq. 3. */
     public static double g(double c) {

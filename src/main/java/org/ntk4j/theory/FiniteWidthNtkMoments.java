@@ -31,6 +31,7 @@ public final class FiniteWidthNtkMoments {
     private final double x2;
     /** logX[j] = Σ_{k=1}^{j−1} ln(1 + 5/n_k), logC likewise with 1/n_k (index 1..L). */
     private final double[] logX;
+
     private final double[] logC;
 
     /** Moments of E[Θ_W], E[Θ_b], E[Θ_W²], E[Θ_b²], E[Θ_WΘ_b], E[Θ], E[Θ²] and r. */

@@ -38,6 +38,7 @@ final class GaussianExpectation {
     static final double ABS_TOL = 1e-12;
     /** Relative tolerance. */
     static final double REL_TOL = 1e-11;
+
     private static final int MAX_PANELS = 4000;
     private static final double INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
 
@@ -48,18 +49,21 @@ final class GaussianExpectation {
         0.780817726586416897063717578345042, 0.679409568299024406234327365114874,
         0.562757134668604683339000099272694, 0.433395394129247190799265943165784,
         0.294392862701460198131126603103866, 0.148874338981631210884826001129720,
-        0.000000000000000000000000000000000};
+        0.000000000000000000000000000000000
+    };
     private static final double[] WGK = {
         0.011694638867371874278064396062192, 0.032558162307964727478818972459390,
         0.054755896574351996031381300244580, 0.075039674810919952767043140916190,
         0.093125454583697605535065465083366, 0.109387158802297641899210590325805,
         0.123491976262065851077208292614040, 0.134709217311473325928054001771707,
         0.142775938577060080797094273138717, 0.147739104901338491374841515972068,
-        0.149445554002916905664936468389821};
+        0.149445554002916905664936468389821
+    };
     private static final double[] WG = {
         0.066671344308688137593568809893332, 0.149451349150580593145776339657697,
         0.219086362515982043995534934228163, 0.269266719309996355091226921569469,
-        0.295524224714752870173892994651344};
+        0.295524224714752870173892994651344
+    };
 
     /** A vector-valued integrand: writes its {@code out.length} components at x. */
     interface VectorFunction {
@@ -80,8 +84,7 @@ final class GaussianExpectation {
         }
     }
 
-    private GaussianExpectation() {
-    }
+    private GaussianExpectation() {}
 
     /**
      * ∫_a^b f over panels delimited by the sorted {@code breaks} (first a, last b), adaptively bisected until
@@ -172,8 +175,8 @@ final class GaussianExpectation {
      * resasc·min(1, (200|K − G|/resasc)^1.5), resasc = ∫|f − K/(b−a)| by the Kronrod rule, floored at
      * 50·ε·∫|f|. work needs 4k slots.
      */
-    private static void panel(VectorFunction f, int k, double a, double b, double[] val, double[] err, int off,
-            double[] work) {
+    private static void panel(
+            VectorFunction f, int k, double a, double b, double[] val, double[] err, int off, double[] work) {
         double c = 0.5 * (a + b);
         double h = 0.5 * (b - a);
         double[] fv = new double[21 * k];
@@ -203,7 +206,8 @@ final class GaussianExpectation {
             double mean = 0.5 * resk;
             double resasc = WGK[10] * Math.abs(fc - mean);
             for (int i = 0; i < 10; i++) {
-                resasc += WGK[i] * (Math.abs(fv[(1 + 2 * i) * k + j] - mean) + Math.abs(fv[(2 + 2 * i) * k + j] - mean));
+                resasc +=
+                        WGK[i] * (Math.abs(fv[(1 + 2 * i) * k + j] - mean) + Math.abs(fv[(2 + 2 * i) * k + j] - mean));
             }
             double e = Math.abs((resk - resg) * h);
             resasc *= Math.abs(h);
@@ -248,13 +252,18 @@ final class GaussianExpectation {
         if (b == 0) {
             // c = ±1 (or q22 = 0): v = a z, a 1-D integral
             double[] pv = new double[2];
-            return head(integrate((z, out) -> {
-                phi.eval(s1 * z, pu);
-                phi.eval(a * z, pv);
-                double p = pdf(z);
-                out[0] = p * pu[0] * pv[0];
-                out[1] = p * pu[1] * pv[1];
-            }, 2, breaks(0), ABS_TOL, REL_TOL));
+            return head(integrate(
+                    (z, out) -> {
+                        phi.eval(s1 * z, pu);
+                        phi.eval(a * z, pv);
+                        double p = pdf(z);
+                        out[0] = p * pu[0] * pv[0];
+                        out[1] = p * pu[1] * pv[1];
+                    },
+                    2,
+                    breaks(0),
+                    ABS_TOL,
+                    REL_TOL));
         }
         double[] fast = sinhTrapezoid(phi, s1, a, b, H0);
         if (fast == null) {
@@ -392,12 +401,17 @@ final class GaussianExpectation {
         VectorFunction outer = (z, out) -> {
             double m = a * z;
             double p = pdf(z);
-            double[] inner = integrate((w, o) -> {
-                phi.eval(m + b * w, pv);
-                double pw = pdf(w);
-                o[0] = pw * pv[0];
-                o[1] = pw * pv[1];
-            }, 2, breaks(-m / b), 0.1 * ABS_TOL, 0.1 * REL_TOL);
+            double[] inner = integrate(
+                    (w, o) -> {
+                        phi.eval(m + b * w, pv);
+                        double pw = pdf(w);
+                        o[0] = pw * pv[0];
+                        o[1] = pw * pv[1];
+                    },
+                    2,
+                    breaks(-m / b),
+                    0.1 * ABS_TOL,
+                    0.1 * REL_TOL);
             phi.eval(s1 * z, pu);
             out[0] = p * pu[0] * inner[0];
             out[1] = p * pu[1] * inner[1];

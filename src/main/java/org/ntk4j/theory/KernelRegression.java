@@ -114,8 +114,8 @@ public final class KernelRegression {
      * Test outputs f_t(x*) = f₀(x*) + Θ(x*,X) Θ⁻¹(I − e^{−ηΘt})(Y − f₀(X)); {@code thetaTestTrain} is
      * N* × N; {@code f0Test}, {@code f0Train} may be null. {@code t} may be {@link Double#POSITIVE_INFINITY}.
      */
-    public DMatrixRMaj testPrediction(DMatrixRMaj thetaTestTrain, DMatrixRMaj y, DMatrixRMaj f0Train,
-            DMatrixRMaj f0Test, double eta, double t) {
+    public DMatrixRMaj testPrediction(
+            DMatrixRMaj thetaTestTrain, DMatrixRMaj y, DMatrixRMaj f0Train, DMatrixRMaj f0Test, double eta, double t) {
         DMatrixRMaj r = residual(y, f0Train);
         CommonOps_DDRM.changeSign(r);
         DMatrixRMaj coef = spectral(filter(eta, t), r);

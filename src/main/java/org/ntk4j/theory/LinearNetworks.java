@@ -29,8 +29,7 @@ import org.ejml.data.DMatrixRMaj;
  * </ul>
  */
 public final class LinearNetworks {
-    private LinearNetworks() {
-    }
+    private LinearNetworks() {}
 
     /** Two-layer scale c(t) = s e^{2st}/(e^{2st} − 1 + s/c₀). */
     public static double twoLayerScale(double t, double s, double c0) {
@@ -73,8 +72,12 @@ public final class LinearNetworks {
         if (depth == 2) {
             return twoLayerScale(t, s, c0);
         }
-        double[] u = Rk4.integrate((tt, y, dy) -> dy[0] = Math.pow(y[0], depth - 1) * (s - Math.pow(y[0], depth)),
-                new double[] {Math.pow(c0, 1.0 / depth)}, 0, t, steps);
+        double[] u = Rk4.integrate(
+                (tt, y, dy) -> dy[0] = Math.pow(y[0], depth - 1) * (s - Math.pow(y[0], depth)),
+                new double[] {Math.pow(c0, 1.0 / depth)},
+                0,
+                t,
+                steps);
         return Math.pow(u[0], depth);
     }
 

@@ -38,8 +38,7 @@ public final class MlpKernel {
     private final boolean trainBias;
 
     /** Kernel matrices NNGP and NTK (rows: first argument, columns: second). */
-    public record Kernels(DMatrixRMaj nngp, DMatrixRMaj ntk) {
-    }
+    public record Kernels(DMatrixRMaj nngp, DMatrixRMaj ntk) {}
 
     private MlpKernel(Builder b) {
         this.activation = Objects.requireNonNull(b.activation);
@@ -53,7 +52,8 @@ public final class MlpKernel {
             throw new org.ntk4j.UserException("depth must be >= 1 weight layer, got " + depth);
         }
         if (parameterization == Parameterization.STANDARD && hiddenWidth < 1 && depth > 1) {
-            throw new org.ntk4j.UserException("the standard parameterisation needs --width (its NTK scales with width)");
+            throw new org.ntk4j.UserException(
+                    "the standard parameterisation needs --width (its NTK scales with width)");
         }
     }
 
@@ -179,7 +179,8 @@ public final class MlpKernel {
         for (int i = 0; i < n1; i++) {
             for (int j = same ? i : 0; j < n2; j++) {
                 if (x1[i].length != x2[j].length) {
-                    throw new org.ntk4j.UserException("inputs of different dimension: " + x1[i].length + " vs " + x2[j].length);
+                    throw new org.ntk4j.UserException(
+                            "inputs of different dimension: " + x1[i].length + " vs " + x2[j].length);
                 }
                 double[] p = pair(sq1[i], sq2[j], dot(x1[i], x2[j]), x1[i].length);
                 k.set(i, j, p[0]);

@@ -28,6 +28,7 @@ public final class MonteCarloNtk {
     private final boolean trainBias;
     /** Effective weights W^l (n_l × n_{l−1}, row-major), l = 1..L stored at index l−1. */
     private final double[][] weights;
+
     private final double[][] biases;
 
     /** Forward and backward signals of one input. */
@@ -38,6 +39,7 @@ public final class MonteCarloNtk {
         public final double[][] preActivations;
         /** δ^l = ∂f/∂h^l for l = 1..L at index l−1. */
         public final double[][] deltas;
+
         public final double output;
 
         Pass(double[][] inputs, double[][] pre, double[][] deltas, double output) {
@@ -51,8 +53,14 @@ public final class MonteCarloNtk {
     /**
      * Samples a network. {@code widths} = [n₀, n₁, …, n_{L−1}, 1]; the last width must be 1 (scalar output).
      */
-    public MonteCarloNtk(int[] widths, Activation activation, Parameterization parameterization,
-            double sigmaW, double sigmaB, boolean trainBias, long seed) {
+    public MonteCarloNtk(
+            int[] widths,
+            Activation activation,
+            Parameterization parameterization,
+            double sigmaW,
+            double sigmaB,
+            boolean trainBias,
+            long seed) {
         if (widths.length < 2 || widths[widths.length - 1] != 1) {
             throw new IllegalArgumentException("widths must be [n0, ..., 1] with a scalar output");
         }

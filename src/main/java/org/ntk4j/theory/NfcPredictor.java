@@ -26,8 +26,7 @@ public final class NfcPredictor {
     /** Limit moments m₁..m₄ of F_a for a ~ N(0,1), W ~ N(0,1/k), d = k → ∞. */
     public static final double[] LIMIT_MOMENTS = {1, 4, 25, 202};
 
-    private NfcPredictor() {
-    }
+    private NfcPredictor() {}
 
     /** ρ(A, B) = tr(AᵀB)/√(tr(AᵀA) tr(BᵀB)) (Feature Learning as Alignment (anon.), eq. "NFC"). */
     public static double correlation(DMatrixRMaj a, DMatrixRMaj b) {
@@ -55,8 +54,9 @@ public final class NfcPredictor {
         return new double[] {
             CommonOps_DDRM.trace(f) / d,
             CommonOps_DDRM.trace(f2) / d,
-            inner(f2, f) / d,   // tr(F²F) with F symmetric
-            inner(f2, f2) / d};
+            inner(f2, f) / d, // tr(F²F) with F symmetric
+            inner(f2, f2) / d
+        };
     }
 
     /** A = (Xᵀ diag(y) X)² and B = XᵀX for X (n × d). */
@@ -127,9 +127,12 @@ public final class NfcPredictor {
         double m4 = m[3];
         double num = a * a * b * m3 + 2 * a * m2 * m1 * trAB + b * m1 * m2 * trA2 + m1 * m1 * m1 * trA2B;
         double d1 = trBigA2 * m1 * m1 + a * a * m2 - a * a * m1 * m1;
-        double d2 = Math.pow(m1, 4) * trABAB + 2 * m1 * m1 * (m2 - m1 * m1) * trAB * trAB
-                + 2 * m1 * m1 * m2 * (b * trA2B + a * trAB2) + 4 * a * b * m3 * m1 * trAB
-                + a * a * b * b * m4 + a * a * trB2 * m2 * m2;
+        double d2 = Math.pow(m1, 4) * trABAB
+                + 2 * m1 * m1 * (m2 - m1 * m1) * trAB * trAB
+                + 2 * m1 * m1 * m2 * (b * trA2B + a * trAB2)
+                + 4 * a * b * m3 * m1 * trAB
+                + a * a * b * b * m4
+                + a * a * trB2 * m2 * m2;
         if (corrected) {
             d2 += b * b * trA2 * m2 * m2;
         }

@@ -16,8 +16,7 @@ package org.ntk4j.theory;
  * init variances σ_u² ~ γ^{s_u}, σ_W² ~ γ^{s_W}.
  */
 public final class PhaseClassifier {
-    private PhaseClassifier() {
-    }
+    private PhaseClassifier() {}
 
     public enum Phase {
         FROZEN,
@@ -27,8 +26,8 @@ public final class PhaseClassifier {
     }
 
     /** Scaling exponents of one model; {@code zeroInitialOutput} flags u₀ᵀW₀x = 0 (case 2 of (29)). */
-    public record Exponents(double cD, double cKappa, double cU, double cW, double sU, double sW,
-            boolean zeroInitialOutput) {
+    public record Exponents(
+            double cD, double cKappa, double cU, double cW, double sU, double sW, boolean zeroInitialOutput) {
         /** Same learning-rate exponent for both layers. */
         public static Exponents of(double cD, double cKappa, double cEta, double sU, double sW, boolean zeroOut) {
             return new Exponents(cD, cKappa, cEta, cEta, sU, sW, zeroOut);

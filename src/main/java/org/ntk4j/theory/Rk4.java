@@ -11,8 +11,7 @@ public final class Rk4 {
         void derivative(double t, double[] y, double[] dy);
     }
 
-    private Rk4() {
-    }
+    private Rk4() {}
 
     /** Integrates from t0 to t1 in {@code steps} equal steps; returns y(t1) (y0 is not modified). */
     public static double[] integrate(System f, double[] y0, double t0, double t1, int steps) {

@@ -82,7 +82,8 @@ public final class SignalPropagation {
         return new double[] {
             sigmaW2 * activation.expectedProduct(q11, q11, q11) + sigmaB2,
             sigmaW2 * activation.expectedProduct(q11, q12, q22) + sigmaB2,
-            sigmaW2 * activation.expectedProduct(q22, q22, q22) + sigmaB2};
+            sigmaW2 * activation.expectedProduct(q22, q22, q22) + sigmaB2
+        };
     }
 
     /** Correlation map at fixed length q: c ↦ (σ_w² E[φ(u)φ(v)] + σ_b²)/q'. */
@@ -132,7 +133,9 @@ public final class SignalPropagation {
             return sigmaW2 * (d0 * d0 + activation.apply(0) * d2);
         }
         double s = Math.sqrt(q);
-        return sigmaW2 * GaussianExpectation.expect(z -> z * activation.apply(s * z) * activation.derivative(s * z)) / s;
+        return sigmaW2
+                * GaussianExpectation.expect(z -> z * activation.apply(s * z) * activation.derivative(s * z))
+                / s;
     }
 
     /** Phase from χ₁ at q*, with |χ₁ − 1| ≤ {@code tol} counted as the edge of chaos. */

@@ -42,8 +42,7 @@ public final class SolvableModel {
     private final double k;
 
     /** Discrete GD trajectory: outputs f_k, alignments ζ_k, NTKs Θ_k for k = 0..steps. */
-    public record GdTrajectory(double[] output, double[] alignment, double[] ntk) {
-    }
+    public record GdTrajectory(double[] output, double[] alignment, double[] ntk) {}
 
     /**
      * @param u0 second layer u ∈ R^d

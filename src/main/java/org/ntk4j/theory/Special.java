@@ -2,8 +2,7 @@ package org.ntk4j.theory;
 
 /** Special functions missing from {@link Math}. */
 public final class Special {
-    private Special() {
-    }
+    private Special() {}
 
     /**
      * The error function, |error| &lt; 1.2e-16 relative: Maclaurin series for |x| ≤ 2.5, the continued

@@ -15,18 +15,22 @@ public final class Arrays2 {
 
     public static NDArray fromFloats(NDManager m, float[] v, Shape shape, DataType type) {
         try (NDArray tmp = m.create(v, shape)) {
-            NDArray out = type == DataType.FLOAT32 ? tmp.duplicate() : tmp.toType(type, true).duplicate();
+            NDArray out = type == DataType.FLOAT32
+                    ? tmp.duplicate()
+                    : tmp.toType(type, true).duplicate();
             return out;
         }
     }
 
     /** Samples [from, to) of {@code data} as the network's input batch (to − from, input shape...) in its data type. */
-    public static NDArray inputs(NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.Dataset data, int from, int to) {
+    public static NDArray inputs(
+            NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.Dataset data, int from, int to) {
         long[] shape = new long[net.inputShape().dimension() + 1];
         shape[0] = to - from;
         System.arraycopy(net.inputShape().getShape(), 0, shape, 1, shape.length - 1);
         int d = data.featureDim();
-        float[] v = from == 0 && to == data.size() ? data.features()
+        float[] v = from == 0 && to == data.size()
+                ? data.features()
                 : java.util.Arrays.copyOfRange(data.features(), from * d, to * d);
         return fromFloats(m, v, new Shape(shape), net.dataType());
     }

@@ -23,6 +23,7 @@ import org.ntk4j.spec.Specs;
 public final class CheckpointListener implements TrainListener {
     /** Longest wall time between epoch-end checkpoints. */
     static final long CHECKPOINT_SECONDS = 30;
+
     private final RunFolder run;
     private long lastCheckpointStep;
     private long lastCheckpointNanos = System.nanoTime();
@@ -51,7 +52,8 @@ public final class CheckpointListener implements TrainListener {
         // runs have one-step epochs by the thousand; a resumed run replays the steps since the last
         // checkpoint deterministically, so spacing them loses time, never results
         boolean due = e.epoch() == p.spec().epochs()
-                || p.spec().checkpointEvery() > 0 && p.step() - lastCheckpointStep >= p.spec().checkpointEvery()
+                || p.spec().checkpointEvery() > 0
+                        && p.step() - lastCheckpointStep >= p.spec().checkpointEvery()
                 || System.nanoTime() - lastCheckpointNanos >= CHECKPOINT_SECONDS * 1_000_000_000L;
         if (due) {
             save(p);
@@ -75,6 +77,7 @@ public final class CheckpointListener implements TrainListener {
 
     /** The files of a checkpoint, each listed with its SHA-256 in {@value #CHECKSUMS} (written last). */
     static final java.util.List<String> FILES = java.util.List.of("weights.npz", "optimizer.npz", "state.json");
+
     static final String CHECKSUMS = "checksums.json";
 
     /**
@@ -123,7 +126,8 @@ public final class CheckpointListener implements TrainListener {
             }
         }
         if (candidates.isEmpty()) {
-            throw new UserException(run.dir() + ": no checkpoint to resume from (expected " + run.file("checkpoint") + ")");
+            throw new UserException(
+                    run.dir() + ": no checkpoint to resume from (expected " + run.file("checkpoint") + ")");
         }
         java.util.List<String> problems = new java.util.ArrayList<>();
         for (Path cur : candidates) {
@@ -159,7 +163,8 @@ public final class CheckpointListener implements TrainListener {
         if (Files.isRegularFile(sums)) {
             com.google.gson.JsonObject o;
             try {
-                o = com.google.gson.JsonParser.parseString(Files.readString(sums)).getAsJsonObject();
+                o = com.google.gson.JsonParser.parseString(Files.readString(sums))
+                        .getAsJsonObject();
             } catch (IOException | RuntimeException e) {
                 throw new UserException(sums + " is damaged (" + e.getMessage() + ")");
             }

@@ -35,11 +35,20 @@ public final class ConsoleListener implements TrainListener {
     public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
         bar = null;
         if (e.classify()) {
-            System.err.printf("epoch %d: train loss %.4f acc %.4f%s (%.1fs)%n", e.epoch(), e.trainLoss(), e.trainAccuracy(),
-                    e.hasTest() ? String.format(", test loss %.4f acc %.4f", e.testLoss(), e.testAccuracy()) : "", e.seconds());
+            System.err.printf(
+                    "epoch %d: train loss %.4f acc %.4f%s (%.1fs)%n",
+                    e.epoch(),
+                    e.trainLoss(),
+                    e.trainAccuracy(),
+                    e.hasTest() ? String.format(", test loss %.4f acc %.4f", e.testLoss(), e.testAccuracy()) : "",
+                    e.seconds());
         } else {
-            System.err.printf("epoch %d: train loss %.6g%s (%.1fs)%n", e.epoch(), e.trainLoss(),
-                    e.hasTest() ? String.format(", test loss %.6g", e.testLoss()) : "", e.seconds());
+            System.err.printf(
+                    "epoch %d: train loss %.6g%s (%.1fs)%n",
+                    e.epoch(),
+                    e.trainLoss(),
+                    e.hasTest() ? String.format(", test loss %.6g", e.testLoss()) : "",
+                    e.seconds());
         }
     }
 }

@@ -59,7 +59,13 @@ public final class MetricsLogListener implements TrainListener {
         double tl = r.has("test_loss") ? r.get("test_loss").getAsDouble() : Double.NaN;
         double ta = r.has("test_accuracy") ? r.get("test_accuracy").getAsDouble() : Double.NaN;
         double tra = r.has("train_accuracy") ? r.get("train_accuracy").getAsDouble() : Double.NaN;
-        return new Trainer.Result(r.get("train_loss").getAsDouble(), tra, tl, ta,
-                r.get("epoch").getAsInt(), r.get("step").getAsLong(), Double.NaN);
+        return new Trainer.Result(
+                r.get("train_loss").getAsDouble(),
+                tra,
+                tl,
+                ta,
+                r.get("epoch").getAsInt(),
+                r.get("step").getAsLong(),
+                Double.NaN);
     }
 }

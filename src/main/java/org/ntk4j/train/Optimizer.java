@@ -34,10 +34,12 @@ public final class Optimizer {
         this.lrMultiplier = new double[params.size()];
         java.util.Arrays.fill(lrMultiplier, 1.0);
         for (Param p : params) {
-            NDArray z1 = m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice());
+            NDArray z1 = m.zeros(
+                    p.value().getShape(), p.value().getDataType(), p.value().getDevice());
             state1.add(z1);
             if (spec.optimizer() == OptimizerKind.ADAM) {
-                state2.add(m.zeros(p.value().getShape(), p.value().getDataType(), p.value().getDevice()));
+                state2.add(m.zeros(
+                        p.value().getShape(), p.value().getDataType(), p.value().getDevice()));
             }
         }
     }

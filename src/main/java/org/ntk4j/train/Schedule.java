@@ -50,7 +50,8 @@ public final class Schedule {
         } catch (RuntimeException e) {
             // fall through to the error below
         }
-        throw new UserException("probe schedule '" + s + "' not understood; expected epochs, every:K or log:N:MAX_STEP");
+        throw new UserException(
+                "probe schedule '" + s + "' not understood; expected epochs, every:K or log:N:MAX_STEP");
     }
 
     /** Whether to run after {@code step} steps ({@code epochEnd} at the end of an epoch). */

@@ -9,14 +9,14 @@ package org.ntk4j.train;
  */
 public interface TrainListener {
     /** Before the first step: after a restore when {@link TrainProgress#resumed()}. */
-    default void onStart(TrainProgress p) { }
+    default void onStart(TrainProgress p) {}
 
     /** After every optimizer step ({@link TrainProgress#endOfEpoch()} tells whether the epoch is complete). */
-    default void onStep(TrainProgress p) { }
+    default void onStep(TrainProgress p) {}
 
     /** After each epoch, with its record; the progress state is already reset for the next epoch. */
-    default void onEpoch(TrainProgress p, Trainer.EpochRecord e) { }
+    default void onEpoch(TrainProgress p, Trainer.EpochRecord e) {}
 
     /** After the last epoch (or at once when a resumed run had nothing left to do). */
-    default void onEnd(TrainProgress p, Trainer.Result r) { }
+    default void onEnd(TrainProgress p, Trainer.Result r) {}
 }

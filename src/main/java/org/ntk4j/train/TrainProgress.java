@@ -17,7 +17,8 @@ public final class TrainProgress {
     long epochStartNanos;
     Trainer.Result result;
 
-    TrainProgress(Network net, TrainSpec spec, Optimizer optimizer, Trainer.State state, boolean resumed, int stepsPerEpoch) {
+    TrainProgress(
+            Network net, TrainSpec spec, Optimizer optimizer, Trainer.State state, boolean resumed, int stepsPerEpoch) {
         this.net = net;
         this.spec = spec;
         this.optimizer = optimizer;

@@ -64,16 +64,16 @@ public final class Trainer {
         }
         int need = train.isRegression() ? train.targetOutputs() : targetWidth(spec, train.numClasses());
         if (net.outputs() != need) {
-            throw new UserException("model " + net.spec().name() + " has " + net.outputs() + " outputs but " + train.name()
-                    + " with loss " + spec.loss() + " and target " + spec.target() + " needs " + need);
+            throw new UserException("model " + net.spec().name() + " has " + net.outputs() + " outputs but "
+                    + train.name() + " with loss " + spec.loss() + " and target " + spec.target() + " needs " + need);
         }
         long d = 1;
         for (long s : net.inputShape().getShape()) {
             d *= s;
         }
         if (d != train.featureDim()) {
-            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape() + " but "
-                    + train.name() + " samples have shape " + java.util.Arrays.toString(train.sampleShape()));
+            throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape()
+                    + " but " + train.name() + " samples have shape " + java.util.Arrays.toString(train.sampleShape()));
         }
     }
 
@@ -117,19 +117,39 @@ public final class Trainer {
             return Preprocess.oneHot(labels, classes);
         }
         switch (spec.target()) {
-            case PM1: return Preprocess.plusMinusOne(labels, classes);
-            case CENTERED: return Preprocess.centredOneHot(labels, classes);
-            default: return Preprocess.oneHot(labels, classes);
+            case PM1:
+                return Preprocess.plusMinusOne(labels, classes);
+            case CENTERED:
+                return Preprocess.centredOneHot(labels, classes);
+            default:
+                return Preprocess.oneHot(labels, classes);
         }
     }
 
     /** Final metrics of a run. */
-    public record Result(double trainLoss, double trainAccuracy, double testLoss, double testAccuracy, int epochs, long steps,
-            double secondsPerEpoch) { }
+    public record Result(
+            double trainLoss,
+            double trainAccuracy,
+            double testLoss,
+            double testAccuracy,
+            int epochs,
+            long steps,
+            double secondsPerEpoch) {}
 
     /** One epoch's numbers, as logged to metrics.jsonl and printed (NaN where not measured). */
-    public record EpochRecord(int epoch, long step, double lr, double t, double trainLoss, double trainAccuracy,
-            double testLoss, double testAccuracy, double seconds, boolean classify, boolean fullBatch, boolean hasTest) { }
+    public record EpochRecord(
+            int epoch,
+            long step,
+            double lr,
+            double t,
+            double trainLoss,
+            double trainAccuracy,
+            double testLoss,
+            double testAccuracy,
+            double seconds,
+            boolean classify,
+            boolean fullBatch,
+            boolean hasTest) {}
 
     /** Trains from scratch, or from the last checkpoint (see {@link #checkpoints}) when {@code resume}. */
     public Result fit(boolean resume) {
@@ -169,7 +189,8 @@ public final class Trainer {
                     int to = Math.min(n, from + batch);
                     double lr = spec.lrAt(epoch + (double) s / stepsPerEpoch);
                     try (NDScope scope = new NDScope()) {
-                        NDArray idx = m.create(java.util.Arrays.copyOfRange(order, from, to)).duplicate();
+                        NDArray idx = m.create(java.util.Arrays.copyOfRange(order, from, to))
+                                .duplicate();
                         NDArray xb = x.get(new NDIndex("{}", idx));
                         NDArray yb = y.get(new NDIndex("{}", idx));
                         Forward ctx = Forward.train(m);
@@ -201,11 +222,26 @@ public final class Trainer {
                 secondsTotal += secs;
                 double[] te = test == null ? new double[] {Double.NaN, Double.NaN} : evaluate(test);
                 boolean classify = !train.isRegression(); // a regression run has no accuracy
-                EpochRecord rec = new EpochRecord(epoch + 1, st.step, spec.lrAt(epoch + 1.0 - 1e-9), st.time,
-                        st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
-                        te[0], classify ? te[1] : Double.NaN, secs, classify, spec.batchSize() == 0, test != null);
-                p.result = new Result(st.lossSum / st.seen, classify ? (double) st.correct / st.seen : Double.NaN,
-                        te[0], classify ? te[1] : Double.NaN, epoch + 1, st.step,
+                EpochRecord rec = new EpochRecord(
+                        epoch + 1,
+                        st.step,
+                        spec.lrAt(epoch + 1.0 - 1e-9),
+                        st.time,
+                        st.lossSum / st.seen,
+                        classify ? (double) st.correct / st.seen : Double.NaN,
+                        te[0],
+                        classify ? te[1] : Double.NaN,
+                        secs,
+                        classify,
+                        spec.batchSize() == 0,
+                        test != null);
+                p.result = new Result(
+                        st.lossSum / st.seen,
+                        classify ? (double) st.correct / st.seen : Double.NaN,
+                        te[0],
+                        classify ? te[1] : Double.NaN,
+                        epoch + 1,
+                        st.step,
                         secondsTotal / (epoch + 1 - 0.0));
                 st.epoch = epoch + 1;
                 st.stepInEpoch = 0;
@@ -239,7 +275,8 @@ public final class Trainer {
         net.parameterLayers().forEach(l -> layers.add(l.name()));
         for (String name : spec.layerLr().keySet()) {
             if (!layers.contains(name)) {
-                throw new UserException("layerLr names unknown layer '" + name + "'; layers of " + net.spec().name() + ": " + layers);
+                throw new UserException("layerLr names unknown layer '" + name + "'; layers of "
+                        + net.spec().name() + ": " + layers);
             }
         }
         List<org.ntk4j.model.Param> params = net.trainableParams();
@@ -305,11 +342,15 @@ public final class Trainer {
         int batch = spec.batchSize() == 0 ? 256 : Math.max(64, spec.batchSize());
         for (int from = 0; from < n; from += batch) {
             int to = Math.min(n, from + batch);
-            try (NDScope scope = new NDScope(); NDManager m = net.manager().newSubManager()) {
-                NDArray x = Arrays2.fromFloats(m, java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
-                        new Shape(prepend(to - from, net.inputShape().getShape())), net.dataType());
-                NDArray y = Arrays2.fromFloats(m, java.util.Arrays.copyOfRange(t, from * o, to * o), new Shape(to - from, o),
+            try (NDScope scope = new NDScope();
+                    NDManager m = net.manager().newSubManager()) {
+                NDArray x = Arrays2.fromFloats(
+                        m,
+                        java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
+                        new Shape(prepend(to - from, net.inputShape().getShape())),
                         net.dataType());
+                NDArray y = Arrays2.fromFloats(
+                        m, java.util.Arrays.copyOfRange(t, from * o, to * o), new Shape(to - from, o), net.dataType());
                 Forward ctx = Forward.eval(m);
                 NDArray f = net.forward(x, ctx);
                 lossSum += Arrays2.value(loss.evaluate(f, y, ctx)) * (to - from);

@@ -30,8 +30,9 @@ public final class Devices {
                 return Device.cpu();
             case "gpu":
                 if (gpus == 0) {
-                    throw new UserException("--device gpu: no CUDA device visible to PyTorch (the default build bundles "
-                            + "CPU natives; see native-notes/cuda.md)");
+                    throw new UserException(
+                            "--device gpu: no CUDA device visible to PyTorch (the default build bundles "
+                                    + "CPU natives; see native-notes/cuda.md)");
                 }
                 return Device.gpu();
             case "auto":

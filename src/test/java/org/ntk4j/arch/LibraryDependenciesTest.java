@@ -19,28 +19,41 @@ class LibraryDependenciesTest {
 
     @BeforeAll
     static void importClasses() {
-        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("org.ntk4j");
     }
 
     @Test
     void onlyTheCliUsesPicocli() {
-        noClasses().that().resideOutsideOfPackage("org.ntk4j.cli..")
-                .should().dependOnClassesThat().resideInAPackage("picocli..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("org.ntk4j.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("picocli..")
                 .check(classes);
     }
 
     @Test
     void onlyReportAndCliUseXChart() {
-        noClasses().that().resideOutsideOfPackages("org.ntk4j.report..", "org.ntk4j.cli..")
-                .should().dependOnClassesThat().resideInAPackage("org.knowm.xchart..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("org.ntk4j.report..", "org.ntk4j.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.knowm.xchart..")
                 .check(classes);
     }
 
     @Test
     void theLibraryDoesNotDependOnTheCli() {
-        noClasses().that().resideOutsideOfPackage("org.ntk4j.cli..")
-                .should().dependOnClassesThat().resideInAPackage("org.ntk4j.cli..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("org.ntk4j.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.ntk4j.cli..")
                 .check(classes);
     }
 }

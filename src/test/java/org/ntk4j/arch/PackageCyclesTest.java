@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class PackageCyclesTest {
     @Test
     void packagesAreFreeOfCycles() {
-        JavaClasses classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        JavaClasses classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("org.ntk4j");
         slices().matching("org.ntk4j.(*)..").should().beFreeOfCycles().check(classes);
     }

@@ -24,13 +24,36 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("slow")
 class KillResumeTest {
-    static final String[] TRAIN = {"train", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--epochs", "2",
-        "--batch-size", "8", "--lr", "0.02", "--momentum", "0.9", "--checkpoint-every", "20", "--seed", "11"};
+    static final String[] TRAIN = {
+        "train",
+        "--model",
+        "mlp-quickstart",
+        "--dataset",
+        "mnist-subset",
+        "--epochs",
+        "2",
+        "--batch-size",
+        "8",
+        "--lr",
+        "0.02",
+        "--momentum",
+        "0.9",
+        "--checkpoint-every",
+        "20",
+        "--seed",
+        "11"
+    };
 
     static ProcessBuilder cli(Path log, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
-                "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dai.djl.offline=true",
+                "-Dai.djl.pytorch.num_threads=1",
+                "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
+                "-Djava.awt.headless=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     }
@@ -61,7 +84,8 @@ class KillResumeTest {
         String st = Files.readString(state);
         assertTrue(st.contains("\"epoch\": 0"), "killed during the first epoch: " + st);
 
-        Process pr = cli(dir.resolve("r.log"), "train", "--resume", b.toString()).start();
+        Process pr =
+                cli(dir.resolve("r.log"), "train", "--resume", b.toString()).start();
         assertTrue(pr.waitFor(300, TimeUnit.SECONDS) && pr.exitValue() == 0, Files.readString(dir.resolve("r.log")));
         assertTrue(Files.readString(dir.resolve("r.log")).contains("resuming"));
 
@@ -71,7 +95,11 @@ class KillResumeTest {
             assertEquals(wa.size(), wb.size());
             for (int i = 0; i < wa.size(); i++) {
                 assertEquals(wa.get(i).getName(), wb.get(i).getName());
-                assertArrayEquals(wa.get(i).toFloatArray(), wb.get(i).toFloatArray(), 0f, wa.get(i).getName());
+                assertArrayEquals(
+                        wa.get(i).toFloatArray(),
+                        wb.get(i).toFloatArray(),
+                        0f,
+                        wa.get(i).getName());
             }
         }
         List<String> ea = epochLines(a);
@@ -80,7 +108,9 @@ class KillResumeTest {
         assertEquals(ea.size(), eb.size());
         for (int i = 0; i < ea.size(); i++) {
             // identical records apart from the wall time
-            assertEquals(ea.get(i).replaceAll("\"seconds\":[0-9.Ee-]+", ""), eb.get(i).replaceAll("\"seconds\":[0-9.Ee-]+", ""));
+            assertEquals(
+                    ea.get(i).replaceAll("\"seconds\":[0-9.Ee-]+", ""),
+                    eb.get(i).replaceAll("\"seconds\":[0-9.Ee-]+", ""));
         }
     }
 
@@ -91,6 +121,8 @@ class KillResumeTest {
     }
 
     static List<String> epochLines(Path run) throws Exception {
-        return Files.readAllLines(run.resolve("metrics.jsonl")).stream().filter(l -> l.contains("\"kind\":\"epoch\"")).toList();
+        return Files.readAllLines(run.resolve("metrics.jsonl")).stream()
+                .filter(l -> l.contains("\"kind\":\"epoch\""))
+                .toList();
     }
 }

@@ -18,10 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
  * the thread count is left to the CLI unless NTK4J_THREADS sets it.
  */
 class LauncherTest {
-    record Out(int code, String stdout, String stderr) { }
+    record Out(int code, String stdout, String stderr) {}
 
     static Out launch(Path checkout, Path bin, Path home, Map<String, String> env, String... args) throws Exception {
-        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("bash", checkout.resolve("ntk4j").toString()));
+        java.util.List<String> cmd = new java.util.ArrayList<>(
+                java.util.List.of("bash", checkout.resolve("ntk4j").toString()));
         cmd.addAll(java.util.List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
@@ -46,8 +47,10 @@ class LauncherTest {
         Files.writeString(checkout.resolve("pom.xml"), "<project/>");
         Files.createDirectories(checkout.resolve("src/main"));
         Path bin = Files.createDirectories(dir.resolve("bin"));
-        script(bin.resolve("mvn"), "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt\n"
-                + "printf '\\033[0m\\033[0m[INFO] Downloaded from central: https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)\\n'\n");
+        script(
+                bin.resolve("mvn"),
+                "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt\n"
+                        + "printf '\\033[0m\\033[0m[INFO] Downloaded from central: https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)\\n'\n");
         script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
         Path home = Files.createDirectories(dir.resolve("home"));
 

@@ -35,7 +35,8 @@ class ProbePointsTest {
     }
 
     private static JsonObject args(Path run) throws Exception {
-        return JsonParser.parseString(Files.readString(run.resolve("args.json"))).getAsJsonObject();
+        return JsonParser.parseString(Files.readString(run.resolve("args.json")))
+                .getAsJsonObject();
     }
 
     @Test
@@ -44,32 +45,74 @@ class ProbePointsTest {
         Dataset test = Datasets.load("mnist-subset", Split.TEST);
 
         Path a = dir.resolve("a");
-        CliTest.Run r = CliTest.run("train", "--model", "mlp-quickstart", "--n", "20", "--epochs", "1", "--probe", "ntk",
-                "--probe-set", "2", "--out", a.toString());
+        CliTest.Run r = CliTest.run(
+                "train",
+                "--model",
+                "mlp-quickstart",
+                "--n",
+                "20",
+                "--epochs",
+                "1",
+                "--probe",
+                "ntk",
+                "--probe-set",
+                "2",
+                "--out",
+                a.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("train", args(a).get("probePoints").getAsString());
         assertArrayEquals(Preprocess.balancedSample(train, 2, 7).features(), probeX(a), "probe set = training images");
         List<String> lines = Files.readAllLines(a.resolve("metrics.jsonl"));
-        assertEquals(2, lines.stream().filter(l -> l.contains("\"probe\":\"ntk\"") && l.contains("\"layer_cka.dense1\"")
-                && l.contains("\"traced_centred_alignment.dense1\"")).count(), String.join("\n", lines));
+        assertEquals(
+                2,
+                lines.stream()
+                        .filter(l -> l.contains("\"probe\":\"ntk\"")
+                                && l.contains("\"layer_cka.dense1\"")
+                                && l.contains("\"traced_centred_alignment.dense1\""))
+                        .count(),
+                String.join("\n", lines));
         assertTrue(Files.size(a.resolve("layer-cka.png")) > 1000);
         assertTrue(Files.readString(a.resolve("report.html")).contains("layer-cka.png"));
 
         Path b = dir.resolve("b");
-        r = CliTest.run("train", "--model", "mlp-quickstart", "--n", "20", "--epochs", "1", "--probe", "ntk",
-                "--probe-set", "2", "--probe-points", "test", "--out", b.toString());
+        r = CliTest.run(
+                "train",
+                "--model",
+                "mlp-quickstart",
+                "--n",
+                "20",
+                "--epochs",
+                "1",
+                "--probe",
+                "ntk",
+                "--probe-set",
+                "2",
+                "--probe-points",
+                "test",
+                "--out",
+                b.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("test", args(b).get("probePoints").getAsString());
         float[] testX = Preprocess.balancedSample(test, 2, 7).features();
         assertArrayEquals(testX, probeX(b), "probe set = test images");
-        CliTest.assertOneLineError(CliTest.run("train", "--resume", b.toString(), "--probe-points", "train"), "--probe-points");
+        CliTest.assertOneLineError(
+                CliTest.run("train", "--resume", b.toString(), "--probe-points", "train"), "--probe-points");
         r = CliTest.run("train", "--resume", b.toString(), "--epochs", "2");
         assertEquals(0, r.code(), r.err());
         assertEquals("test", args(b).get("probePoints").getAsString(), "resume keeps the choice");
         List<String> after = Files.readAllLines(b.resolve("metrics.jsonl"));
-        assertEquals(3, after.stream().filter(l -> l.contains("\"probe\":\"ntk\"")).count(), String.join("\n", after));
+        assertEquals(
+                3, after.stream().filter(l -> l.contains("\"probe\":\"ntk\"")).count(), String.join("\n", after));
         assertArrayEquals(testX, probeX(b));
-        CliTest.assertOneLineError(CliTest.run("train", "--model", "mlp-quickstart", "--probe-points", "val",
-                "--out", dir.resolve("c").toString()), "--probe-points");
+        CliTest.assertOneLineError(
+                CliTest.run(
+                        "train",
+                        "--model",
+                        "mlp-quickstart",
+                        "--probe-points",
+                        "val",
+                        "--out",
+                        dir.resolve("c").toString()),
+                "--probe-points");
     }
 }

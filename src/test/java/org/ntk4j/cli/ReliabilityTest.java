@@ -28,11 +28,29 @@ import picocli.CommandLine.Command;
 
 /** Issue 11, items 5–10 (train side): nothing lost, nothing clobbered, one-line errors. */
 class ReliabilityTest {
-    static final String[] TINY = {"train", "--model", "mlp-quickstart", "--n", "2", "--test", "1", "--epochs", "2",
-        "--batch-size", "10", "--lr", "0.05", "--checkpoint-every", "1", "--seed", "3"};
+    static final String[] TINY = {
+        "train",
+        "--model",
+        "mlp-quickstart",
+        "--n",
+        "2",
+        "--test",
+        "1",
+        "--epochs",
+        "2",
+        "--batch-size",
+        "10",
+        "--lr",
+        "0.05",
+        "--checkpoint-every",
+        "1",
+        "--seed",
+        "3"
+    };
 
     @TempDir
     static Path shared;
+
     static Path tiny;
 
     static String[] tiny(String... extra) {
@@ -68,10 +86,30 @@ class ReliabilityTest {
 
     @Test
     void badCountsAreOneLineErrors(@TempDir Path dir) {
-        CliTest.assertOneLineError(CliTest.run("train", "--model", "mlp-quickstart", "--n", "0", "--out",
-                dir.resolve("a").toString()), "--n");
-        CliTest.assertOneLineError(CliTest.run("train", "--model", "mlp-quickstart", "--n", "2", "--probe", "ntk",
-                "--probe-set", "0", "--out", dir.resolve("b").toString()), "--probe-set");
+        CliTest.assertOneLineError(
+                CliTest.run(
+                        "train",
+                        "--model",
+                        "mlp-quickstart",
+                        "--n",
+                        "0",
+                        "--out",
+                        dir.resolve("a").toString()),
+                "--n");
+        CliTest.assertOneLineError(
+                CliTest.run(
+                        "train",
+                        "--model",
+                        "mlp-quickstart",
+                        "--n",
+                        "2",
+                        "--probe",
+                        "ntk",
+                        "--probe-set",
+                        "0",
+                        "--out",
+                        dir.resolve("b").toString()),
+                "--probe-set");
     }
 
     @Test
@@ -121,13 +159,19 @@ class ReliabilityTest {
     @Test
     void secondRunOnALockedFolderIsRefused(@TempDir Path dir) throws Exception {
         Path run = copyOfTiny(dir.resolve("r"));
-        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), LockHolder.class.getName(), run.toString())
-                .redirectErrorStream(true).start();
+        Process holder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        LockHolder.class.getName(),
+                        run.toString())
+                .redirectErrorStream(true)
+                .start();
         try {
             String line = new String(holder.getInputStream().readNBytes(7), StandardCharsets.US_ASCII);
             assertEquals("locked\n", line.substring(0, 7));
-            CliTest.assertOneLineError(CliTest.run("train", "--resume", run.toString(), "--epochs", "3"),
+            CliTest.assertOneLineError(
+                    CliTest.run("train", "--resume", run.toString(), "--epochs", "3"),
                     "in use by process " + holder.pid());
             CliTest.assertOneLineError(CliTest.run(tiny("--out", run.toString(), "--force")), "in use by process");
         } finally {
@@ -144,7 +188,8 @@ class ReliabilityTest {
         } finally {
             System.setErr(old);
         }
-        assertTrue(buf.toString(StandardCharsets.UTF_8).contains("stale lock of process " + holder.pid()), buf.toString());
+        assertTrue(
+                buf.toString(StandardCharsets.UTF_8).contains("stale lock of process " + holder.pid()), buf.toString());
         assertFalse(Files.exists(run.resolve(RunFolder.LOCK)), "released on close");
     }
 
@@ -193,8 +238,11 @@ class ReliabilityTest {
     }
 
     static List<String> epochLosses(Path run) throws IOException {
-        return Files.readAllLines(run.resolve("metrics.jsonl")).stream().map(l -> JsonParser.parseString(l).getAsJsonObject())
-                .filter(o -> "epoch".equals(o.get("kind").getAsString())).map(o -> o.get("train_loss").toString()).toList();
+        return Files.readAllLines(run.resolve("metrics.jsonl")).stream()
+                .map(l -> JsonParser.parseString(l).getAsJsonObject())
+                .filter(o -> "epoch".equals(o.get("kind").getAsString()))
+                .map(o -> o.get("train_loss").toString())
+                .toList();
     }
 
     @Test
@@ -203,7 +251,8 @@ class ReliabilityTest {
         CliTest.assertOneLineError(CliTest.run("train", "--resume", run.toString(), "--lr", "0.5"), "--lr 0.5");
         CliTest.assertOneLineError(CliTest.run("train", "--resume", run.toString(), "--model", "mlp-relu"), "--model");
         CliTest.assertOneLineError(CliTest.run("train", "--resume", run.toString(), "--probe", "nc"), "--probe");
-        JsonObject args = JsonParser.parseString(Files.readString(run.resolve("args.json"))).getAsJsonObject();
+        JsonObject args = JsonParser.parseString(Files.readString(run.resolve("args.json")))
+                .getAsJsonObject();
         assertTrue(args.has("threads") && args.get("threads").getAsInt() >= 1, "args.json records the thread count");
         args.getAsJsonObject("train").addProperty("schedule", "cosine");
         Files.writeString(run.resolve("args.json"), args.toString());
@@ -218,7 +267,9 @@ class ReliabilityTest {
         System.setProperty("ntk4j.root", elsewhere.toString());
         try {
             assertEquals("mlp-quickstart", ModelSpec.resolve("mlp-quickstart").name());
-            assertTrue(ModelSpec.available().contains("resnet20"), ModelSpec.available().toString());
+            assertTrue(
+                    ModelSpec.available().contains("resnet20"),
+                    ModelSpec.available().toString());
             assertTrue(org.ntk4j.spec.DatasetSpec.exists("whitened-linear-d30"));
         } finally {
             if (root == null) {
@@ -233,8 +284,16 @@ class ReliabilityTest {
     void helpShowsDefaultsAndStepHasMilestones() {
         CliTest.Run r = CliTest.run("train", "--help");
         assertTrue(r.out().contains("Default: 0") && r.out().contains("--milestones"), r.out());
-        assertEquals(List.of(4, 6), java.util.Arrays.stream(TrainCommand.milestones(new double[] {0.5, 0.75}, 8)).boxed().toList());
-        assertEquals(List.of(3), java.util.Arrays.stream(TrainCommand.milestones(new double[] {3}, 8)).boxed().toList());
+        assertEquals(
+                List.of(4, 6),
+                java.util.Arrays.stream(TrainCommand.milestones(new double[] {0.5, 0.75}, 8))
+                        .boxed()
+                        .toList());
+        assertEquals(
+                List.of(3),
+                java.util.Arrays.stream(TrainCommand.milestones(new double[] {3}, 8))
+                        .boxed()
+                        .toList());
     }
 
     @Test

@@ -20,7 +20,8 @@ class ReproduceListTest {
         Set<String> built = Study.all().stream().map(Study::name).collect(Collectors.toSet());
         List<String> lines = r.out().lines().toList();
         for (StudyCatalog.Entry e : StudyCatalog.ENTRIES) {
-            List<String> mine = lines.stream().filter(l -> l.split("\\s+").length > 2 && l.split("\\s+")[1].equals(e.name()))
+            List<String> mine = lines.stream()
+                    .filter(l -> l.split("\\s+").length > 2 && l.split("\\s+")[1].equals(e.name()))
                     .toList();
             assertEquals(1, mine.size(), e.name() + " listed once");
             String status = built.contains(e.name()) ? "built" : "not yet";
@@ -28,14 +29,36 @@ class ReproduceListTest {
             assertTrue(mine.get(0).startsWith(e.seed()), mine.get(0));
         }
         // every built study is catalogued, and the four of seeds 001/003 and the studies are there
-        Set<String> names = StudyCatalog.ENTRIES.stream().map(StudyCatalog.Entry::name).collect(Collectors.toSet());
+        Set<String> names =
+                StudyCatalog.ENTRIES.stream().map(StudyCatalog.Entry::name).collect(Collectors.toSet());
         assertTrue(names.containsAll(built), "uncatalogued study in Study.all()");
         assertEquals(StudyCatalog.ENTRIES.size(), names.size(), "no duplicate names");
-        for (String n : List.of("silent-alignment", "layerwise-lr", "deep-linear", "ntk-dispersion", "alignment-hierarchy",
-                "equilibrium-depth", "target-correlation", "hessian-energy", "frozen-features", "lfm", "nfa-chain-monomial",
-                "centred-nfc", "slo", "nfc-prediction", "dispersion-limits", "ntk-change-phase", "block-structure",
-                "ntk-collapse", "solvable-dynamics", "init-scale", "phase-diagram", "relu-silent-alignment",
-                "multiclass-anisotropic", "depth-sweep", "wrn-alignment")) {
+        for (String n : List.of(
+                "silent-alignment",
+                "layerwise-lr",
+                "deep-linear",
+                "ntk-dispersion",
+                "alignment-hierarchy",
+                "equilibrium-depth",
+                "target-correlation",
+                "hessian-energy",
+                "frozen-features",
+                "lfm",
+                "nfa-chain-monomial",
+                "centred-nfc",
+                "slo",
+                "nfc-prediction",
+                "dispersion-limits",
+                "ntk-change-phase",
+                "block-structure",
+                "ntk-collapse",
+                "solvable-dynamics",
+                "init-scale",
+                "phase-diagram",
+                "relu-silent-alignment",
+                "multiclass-anisotropic",
+                "depth-sweep",
+                "wrn-alignment")) {
             assertTrue(names.contains(n), n);
         }
         assertTrue(r.out().contains(built.size() + " of " + names.size() + " studies built"), r.out());

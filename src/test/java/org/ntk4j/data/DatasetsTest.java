@@ -79,7 +79,8 @@ class DatasetsTest {
             System.clearProperty(DataPaths.PROPERTY);
             Path def = DataPaths.dataDir();
             String env = System.getenv(DataPaths.ENV);
-            Path expected = env != null && !env.isBlank() ? Path.of(env).toAbsolutePath().normalize()
+            Path expected = env != null && !env.isBlank()
+                    ? Path.of(env).toAbsolutePath().normalize()
                     : Path.of(System.getProperty("user.home"), ".ntk4j", "data");
             assertEquals(expected, def);
             assertEquals(dir.resolve("cifar10"), DataPaths.datasetDir(dir, "cifar10"));

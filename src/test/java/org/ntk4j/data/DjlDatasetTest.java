@@ -44,7 +44,9 @@ class DjlDatasetTest {
     }
 
     private static Trainer trainer(Model model, int outputs, Loss loss) {
-        model.setBlock(new SequentialBlock().add(Blocks.batchFlattenBlock()).add(Linear.builder().setUnits(outputs).build()));
+        model.setBlock(new SequentialBlock()
+                .add(Blocks.batchFlattenBlock())
+                .add(Linear.builder().setUnits(outputs).build()));
         return model.newTrainer(new DefaultTrainingConfig(loss));
     }
 
@@ -56,7 +58,12 @@ class DjlDatasetTest {
         try (Model model = Model.newInstance("toy");
                 Trainer trainer = trainer(model, 3, Loss.softmaxCrossEntropyLoss())) {
             trainer.initialize(new Shape(4, 2, 3));
-            float[] w0 = model.getBlock().getParameters().get(0).getValue().getArray().toFloatArray();
+            float[] w0 = model.getBlock()
+                    .getParameters()
+                    .get(0)
+                    .getValue()
+                    .getArray()
+                    .toFloatArray();
             int seen = 0;
             int[] sizes = new int[3];
             int b = 0;
@@ -79,7 +86,12 @@ class DjlDatasetTest {
             }
             assertEquals(10, seen);
             assertArrayEquals(new int[] {4, 4, 2}, sizes);
-            float[] w1 = model.getBlock().getParameters().get(0).getValue().getArray().toFloatArray();
+            float[] w1 = model.getBlock()
+                    .getParameters()
+                    .get(0)
+                    .getValue()
+                    .getArray()
+                    .toFloatArray();
             assertTrue(!Arrays.equals(w0, w1), "three training steps moved the weights");
         }
     }
@@ -99,7 +111,9 @@ class DjlDatasetTest {
                 for (int r = 0; r < batch.getSize(); r++) {
                     int i = (int) x[r * 6];
                     assertTrue(seen.add(i), "sample " + i + " twice");
-                    assertArrayEquals(Arrays.copyOfRange(ds.features(), i * 6, i * 6 + 6), Arrays.copyOfRange(x, r * 6, r * 6 + 6));
+                    assertArrayEquals(
+                            Arrays.copyOfRange(ds.features(), i * 6, i * 6 + 6),
+                            Arrays.copyOfRange(x, r * 6, r * 6 + 6));
                     for (int c = 0; c < 3; c++) {
                         assertEquals(c == ds.labels()[i] ? 1f : 0f, oh[r * 3 + c]);
                     }

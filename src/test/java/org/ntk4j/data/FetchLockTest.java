@@ -21,15 +21,21 @@ class FetchLockTest {
     void aSecondFetchWaitsForTheFirst(@TempDir Path data) throws Exception {
         Files.createDirectories(data);
         Path lock = data.resolve(".ntk4j-fetch-mnist.lock");
-        Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), FileLockHolder.class.getName(), lock.toString())
-                .redirectErrorStream(true).start();
+        Process holder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        FileLockHolder.class.getName(),
+                        lock.toString())
+                .redirectErrorStream(true)
+                .start();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         try {
             assertEquals("locked\n", new String(holder.getInputStream().readNBytes(7), StandardCharsets.US_ASCII));
             CompletableFuture<Throwable> f = CompletableFuture.supplyAsync(() -> {
                 try {
-                    new DataFetcher(data, new PrintStream(log, true, StandardCharsets.UTF_8)).fetch("mnist", data.resolve("none.tgz"));
+                    new DataFetcher(data, new PrintStream(log, true, StandardCharsets.UTF_8))
+                            .fetch("mnist", data.resolve("none.tgz"));
                     return null;
                 } catch (RuntimeException e) {
                     return e;

@@ -30,14 +30,15 @@ class IdxReaderTest {
         byte[] raw = TestFiles.idxImages(0x803, 2, 2, 2, TestFiles.ramp(8));
         Path gz = TestFiles.write(dir.resolve("images-without-gz-suffix"), TestFiles.gzip(raw));
         Path plain = TestFiles.write(dir.resolve("plain"), raw);
-        assertArrayEquals(IdxReader.readImages(plain).pixels(), IdxReader.readImages(gz).pixels());
+        assertArrayEquals(
+                IdxReader.readImages(plain).pixels(), IdxReader.readImages(gz).pixels());
     }
 
     @Test
     void readsImagesAndLabelsIntoDataset() throws Exception {
         TestFiles.mnistLike(dir, 12, 5, true);
-        Dataset d = IdxReader.read("t", dir.resolve("train-images-idx3-ubyte.gz"), dir.resolve("train-labels-idx1-ubyte.gz"),
-                10);
+        Dataset d = IdxReader.read(
+                "t", dir.resolve("train-images-idx3-ubyte.gz"), dir.resolve("train-labels-idx1-ubyte.gz"), 10);
         assertEquals(12, d.size());
         assertArrayEquals(new int[] {1, 28, 28}, d.sampleShape());
         assertEquals(3, d.labels()[3]);
@@ -81,11 +82,10 @@ class IdxReaderTest {
     @Test
     void truncatedLabelsAndHeader() throws Exception {
         Path f = TestFiles.write(dir.resolve("lab"), TestFiles.idxLabels(0x801, 5, new byte[] {1, 2}));
-        assertOneLine(assertThrows(UserException.class, () -> IdxReader.readLabels(f, 10)), "lab", "truncated",
-                "needs 13");
+        assertOneLine(
+                assertThrows(UserException.class, () -> IdxReader.readLabels(f, 10)), "lab", "truncated", "needs 13");
         Path h = TestFiles.write(dir.resolve("tiny"), new byte[] {0, 0, 8});
-        assertOneLine(assertThrows(UserException.class, () -> IdxReader.readImages(h)), "tiny", "truncated",
-                "header");
+        assertOneLine(assertThrows(UserException.class, () -> IdxReader.readImages(h)), "tiny", "truncated", "header");
     }
 
     @Test

@@ -64,8 +64,10 @@ class PreprocessTest {
         }
         assertArrayEquals(idx, Preprocess.balancedIndices(train.labels(), 10, 17, 5), "same seed, same sample");
         assertTrue(!java.util.Arrays.equals(idx, Preprocess.balancedIndices(train.labels(), 10, 17, 6)));
-        assertOneLine(assertThrows(UserException.class, () -> Preprocess.balancedSample(train, 201, 1)),
-                "class 0 has only 200", "201 per class");
+        assertOneLine(
+                assertThrows(UserException.class, () -> Preprocess.balancedSample(train, 201, 1)),
+                "class 0 has only 200",
+                "201 per class");
     }
 
     @Test
@@ -82,8 +84,7 @@ class PreprocessTest {
         }
         assertEquals(2f / 3f, c[2], 1e-6f);
         assertEquals(-1f / 3f, c[0], 1e-6f);
-        assertOneLine(assertThrows(UserException.class, () -> Preprocess.oneHot(new int[] {3}, 3)), "label 3",
-                "0..2");
+        assertOneLine(assertThrows(UserException.class, () -> Preprocess.oneHot(new int[] {3}, 3)), "label 3", "0..2");
     }
 
     /**
@@ -110,9 +111,10 @@ class PreprocessTest {
             assertArrayEquals(train.features(), c.features());
         }
         assertArrayEquals(train.labels(), Preprocess.corruptLabels(train, 0, 1).labels());
-        assertArrayEquals(Preprocess.corruptLabels(train, 0.5, 9).labels(),
+        assertArrayEquals(
+                Preprocess.corruptLabels(train, 0.5, 9).labels(),
                 Preprocess.corruptLabels(train, 0.5, 9).labels());
-        assertOneLine(assertThrows(UserException.class, () -> Preprocess.corruptLabels(train, 1.5, 1)), "1.5",
-                "[0, 1]");
+        assertOneLine(
+                assertThrows(UserException.class, () -> Preprocess.corruptLabels(train, 1.5, 1)), "1.5", "[0, 1]");
     }
 }

@@ -137,7 +137,8 @@ class StandardizerWhiteningTest {
         int d = 10;
         float[] x = data(n, d, 7);
         for (double gamma : new double[] {0, 0.25, 0.5}) {
-            Whitening w = Whitening.fit(x, n, d, gamma, Whitening.DEFAULT_RCOND, Whitening.Rescale.UNIT_MEAN_EIGENVALUE);
+            Whitening w =
+                    Whitening.fit(x, n, d, gamma, Whitening.DEFAULT_RCOND, Whitening.Rescale.UNIT_MEAN_EIGENVALUE);
             float[] fitted = w.fittedTrain();
             float[] viaTest = w.apply(x);
             for (int k = 0; k < x.length; k++) {

@@ -53,8 +53,10 @@ class SyntheticDatasetsTest {
         Dataset a = Datasets.load("anisotropic-linear-d50", Split.TEST);
         assertEquals(200, a.size());
         assertEquals(50, a.featureDim());
-        DatasetSpec m = DatasetSpec.parse("{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20, \"test\": 5,"
-                + " \"singularValues\": [3, 2, 1]}", "test");
+        DatasetSpec m = DatasetSpec.parse(
+                "{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20, \"test\": 5,"
+                        + " \"singularValues\": [3, 2, 1]}",
+                "test");
         Dataset mt = SyntheticDatasets.load(m, Split.TEST);
         assertEquals(3, mt.targetOutputs());
         assertEquals(15, mt.targets().length);
@@ -65,11 +67,13 @@ class SyntheticDatasetsTest {
 
     @Test
     void badSpecsAndNamesAreNamed() {
-        UserException e = assertThrows(UserException.class, () -> DatasetSpec.parse(
-                "{\"kind\": \"teacher\", \"d\": 8, \"train\": 20}", "x.json"));
+        UserException e = assertThrows(
+                UserException.class,
+                () -> DatasetSpec.parse("{\"kind\": \"teacher\", \"d\": 8, \"train\": 20}", "x.json"));
         assertTrue(e.getMessage().contains("field 'kind'"), e.getMessage());
-        e = assertThrows(UserException.class, () -> DatasetSpec.parse(
-                "{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20}", "x.json"));
+        e = assertThrows(
+                UserException.class,
+                () -> DatasetSpec.parse("{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20}", "x.json"));
         assertTrue(e.getMessage().contains("singularValues"), e.getMessage());
         e = assertThrows(UserException.class, () -> Datasets.load("whitened-linear-d31", Split.TRAIN));
         assertTrue(e.getMessage().contains("whitened-linear-d30"), "lists the synthetic specs: " + e.getMessage());

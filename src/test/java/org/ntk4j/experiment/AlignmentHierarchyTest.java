@@ -40,8 +40,9 @@ class AlignmentHierarchyTest {
             double peak = r.finalCka()[r.peakLayer() - 1];
             assertTrue(r.finalCka()[layers - 1] < 0.5 * peak, "last layer lowest");
             assertTrue(r.riseByEpoch2() > 0.45, "rise by the half-way point " + r.riseByEpoch2());
-            assertTrue(r.tracedPeak() > r.peakLayer() + 1, "the traced-centred variant on test images peaks deeper: "
-                    + r.tracedPeak());
+            assertTrue(
+                    r.tracedPeak() > r.peakLayer() + 1,
+                    "the traced-centred variant on test images peaks deeper: " + r.tracedPeak());
             assertTrue(r.testAccuracy() > 0.8, "trains: " + r.testAccuracy());
             assertTrue(rows.get(1).testAccuracy() < r.testAccuracy(), "lr 0.05 generalises worse here");
             String html = Files.readString(dir.resolve("report.html"));

@@ -28,7 +28,9 @@ class DeepLinearTimescalesTest {
             double previousGap = Double.POSITIVE_INFINITY;
             for (DeepLinearTimescales.Row r : res.rows()) {
                 String at = "σ = " + r.sigma();
-                assertTrue(r.weightAlignTime() < r.halfLossTime(), at + ": cos ≥ ½ at " + r.weightAlignTime() + ", t½ " + r.halfLossTime());
+                assertTrue(
+                        r.weightAlignTime() < r.halfLossTime(),
+                        at + ": cos ≥ ½ at " + r.weightAlignTime() + ", t½ " + r.halfLossTime());
                 assertEquals(3 / Math.sqrt(38), r.finalAlignmentTheory(), 1e-15);
                 double gap = r.finalAlignmentTheory() - r.finalAlignment();
                 assertTrue(gap > 0 && gap < r.sigma() * r.sigma(), at + ": alignment gap " + gap);

@@ -21,7 +21,8 @@ class LayerwiseLearningRatesTest {
     @Test
     void finalKernelsHaveTheirClosedFormSpectra(@TempDir Path dir) throws Exception {
         try (NDManager m = NDManager.newBaseManager()) {
-            List<LayerwiseLearningRates.Row> rows = LayerwiseLearningRates.run(LayerwiseLearningRates.Settings.quick(), dir, m);
+            List<LayerwiseLearningRates.Row> rows =
+                    LayerwiseLearningRates.run(LayerwiseLearningRates.Settings.quick(), dir, m);
             assertEquals(2, rows.size());
             for (LayerwiseLearningRates.Row r : rows) {
                 String at = "η₁/η₂ = " + r.ratio();
@@ -30,7 +31,11 @@ class LayerwiseLearningRatesTest {
                 assertEquals(1 + r.ratio(), r.eigenRatio(), 1e-4 * (1 + r.ratio()), at + ": NTK max/min");
                 assertEquals(1 / Math.sqrt(r.ratio()), r.smallest(), 1e-4, at + ": NTK smallest eigenvalue");
                 assertEquals(2, r.weightedEigenRatio(), 2e-4, at + ": lr-weighted max/min");
-                assertEquals(Math.sqrt(r.ratio()), r.weightedSmallest(), 1e-4 * Math.sqrt(r.ratio()), at + ": lr-weighted smallest");
+                assertEquals(
+                        Math.sqrt(r.ratio()),
+                        r.weightedSmallest(),
+                        1e-4 * Math.sqrt(r.ratio()),
+                        at + ": lr-weighted smallest");
             }
             assertTrue(Files.size(dir.resolve("eigenvalue-ratio.png")) > 1000);
             assertTrue(Files.size(dir.resolve("report.html")) > 500);

@@ -33,8 +33,10 @@ class NfaChainMonomialTest {
             assertEquals(5.9, r.eigStdOverMean(), 0.2 * 5.9, "K's eigenvalue std/mean");
             assertTrue(r.nfmEgop() > 0.85, "ρ(F, EGOP) " + r.nfmEgop());
             assertTrue(r.agopEgop() > 0.85, "ρ(AGOP, EGOP) " + r.agopEgop());
-            assertTrue(r.trainLoss() < 0.05, "fits the target: " + r.trainLoss()); // ½·MSE of std-1 labels starts at ≈ 0.5
-            for (String f : new String[] {"nfc.png", "nfm.png", "agop.png", "egop.png", "results.json", "report.html"}) {
+            assertTrue(
+                    r.trainLoss() < 0.05, "fits the target: " + r.trainLoss()); // ½·MSE of std-1 labels starts at ≈ 0.5
+            for (String f :
+                    new String[] {"nfc.png", "nfm.png", "agop.png", "egop.png", "results.json", "report.html"}) {
                 assertTrue(Files.size(dir.resolve(f)) > 200, f);
             }
             String html = Files.readString(dir.resolve("report.html"));

@@ -28,11 +28,21 @@ class NtkDispersionTest {
                 assertEquals(r.dispersionTheory(), r.dispersion(), 4 * r.dispersionSe(), at + ": r");
                 assertEquals(r.meanTheory(), r.mean(), 4 * r.meanSe(), at + ": E[Θ]");
             }
-            NtkDispersion.Row shallow = rows.stream().filter(r -> r.depth() == 2 && r.sigmaW2() == 2.0).findFirst().orElseThrow();
-            NtkDispersion.Row deep = rows.stream().filter(r -> r.depth() == 5 && r.sigmaW2() == 2.0).findFirst().orElseThrow();
-            assertTrue(deep.dispersion() - shallow.dispersion() > 4 * Math.hypot(deep.dispersionSe(), shallow.dispersionSe()),
+            NtkDispersion.Row shallow = rows.stream()
+                    .filter(r -> r.depth() == 2 && r.sigmaW2() == 2.0)
+                    .findFirst()
+                    .orElseThrow();
+            NtkDispersion.Row deep = rows.stream()
+                    .filter(r -> r.depth() == 5 && r.sigmaW2() == 2.0)
+                    .findFirst()
+                    .orElseThrow();
+            assertTrue(
+                    deep.dispersion() - shallow.dispersion()
+                            > 4 * Math.hypot(deep.dispersionSe(), shallow.dispersionSe()),
                     "dispersion grows with depth at the edge of chaos");
-            rows.stream().filter(r -> r.sigmaW2() == 1.0).forEach(r -> assertTrue(r.dispersion() < 1.06, "σw² = 1 is near-deterministic"));
+            rows.stream()
+                    .filter(r -> r.sigmaW2() == 1.0)
+                    .forEach(r -> assertTrue(r.dispersion() < 1.06, "σw² = 1 is near-deterministic"));
             assertTrue(Files.size(dir.resolve("dispersion.png")) > 1000);
         }
     }

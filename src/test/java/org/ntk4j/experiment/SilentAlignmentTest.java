@@ -33,11 +33,22 @@ class SilentAlignmentTest {
                 String at = "σ = " + r.sigma();
                 assertEquals(r.halfLossTimeTheory(), r.halfLossTime(), 0.1, at + ": t½");
                 assertEquals(2 / Math.sqrt(28), r.finalAlignment(), 1e-4, at + ": final alignment");
-                assertTrue(r.alignTime() < 0.5 * r.halfLossTime(), at + ": aligned at " + r.alignTime() + ", t½ " + r.halfLossTime());
+                assertTrue(
+                        r.alignTime() < 0.5 * r.halfLossTime(),
+                        at + ": aligned at " + r.alignTime() + ", t½ " + r.halfLossTime());
             }
-            assertEquals(rows.get(0).alignTime(), rows.get(1).alignTime(), 0.1 * rows.get(0).alignTime(), "alignment time independent of σ");
-            assertEquals(Math.log(100) / 2, rows.get(1).halfLossTime() - rows.get(0).halfLossTime(), 0.1, "t½ ∝ −ln σ² / 2s");
-            for (String f : new String[] {"loss.png", "half-loss-time.png", "alignment.png", "results.json", "report.html"}) {
+            assertEquals(
+                    rows.get(0).alignTime(),
+                    rows.get(1).alignTime(),
+                    0.1 * rows.get(0).alignTime(),
+                    "alignment time independent of σ");
+            assertEquals(
+                    Math.log(100) / 2,
+                    rows.get(1).halfLossTime() - rows.get(0).halfLossTime(),
+                    0.1,
+                    "t½ ∝ −ln σ² / 2s");
+            for (String f :
+                    new String[] {"loss.png", "half-loss-time.png", "alignment.png", "results.json", "report.html"}) {
                 assertTrue(Files.size(dir.resolve(f)) > 200, f);
             }
         }

@@ -40,9 +40,12 @@ class TargetCorrelationTest {
             TargetCorrelation.Row he = rows.get(0);
             TargetCorrelation.Row small = rows.get(1);
             assertTrue(he.atInit() > 0.9, "He init " + he.atInit());
-            assertTrue(small.atInit() > 0.99 && small.atInit() > he.atInit(), "smaller last layer, closer to 1: " + small.atInit());
+            assertTrue(
+                    small.atInit() > 0.99 && small.atInit() > he.atInit(),
+                    "smaller last layer, closer to 1: " + small.atInit());
             assertTrue(he.firstEpochMean() > 0.84 && small.firstEpochMean() > 0.93, he + " " + small);
-            assertTrue(he.atEnd() < he.firstEpochMean() - 0.2, "the collinearity fades once the net fits: " + he.atEnd());
+            assertTrue(
+                    he.atEnd() < he.firstEpochMean() - 0.2, "the collinearity fades once the net fits: " + he.atEnd());
             assertTrue(he.testAccuracy() > 0.7, "trains: " + he.testAccuracy());
             assertTrue(Files.readString(dir.resolve("report.html")).contains("<h2>Verdict</h2>"));
             assertTrue(Files.size(dir.resolve("results.json")) > 200);

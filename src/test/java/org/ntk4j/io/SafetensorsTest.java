@@ -76,14 +76,26 @@ class SafetensorsTest {
             assertEquals("F32", h.getAsJsonObject("b.weight").get("dtype").getAsString());
             assertEquals("F64", h.getAsJsonObject("a.bias").get("dtype").getAsString());
             assertEquals("I64", h.getAsJsonObject("steps").get("dtype").getAsString());
-            assertEquals("[0,24]", h.getAsJsonObject("b.weight").get("data_offsets").toString());
-            assertEquals("[24,48]", h.getAsJsonObject("a.bias").get("data_offsets").toString());
+            assertEquals(
+                    "[0,24]", h.getAsJsonObject("b.weight").get("data_offsets").toString());
+            assertEquals(
+                    "[24,48]", h.getAsJsonObject("a.bias").get("data_offsets").toString());
             assertEquals("[]", h.getAsJsonObject("scalar").get("shape").toString());
             long prev = 0;
             for (Map.Entry<String, JsonElement> e : h.entrySet()) {
                 if (!e.getKey().equals("__metadata__")) {
-                    assertEquals(prev, e.getValue().getAsJsonObject().getAsJsonArray("data_offsets").get(0).getAsLong());
-                    prev = e.getValue().getAsJsonObject().getAsJsonArray("data_offsets").get(1).getAsLong();
+                    assertEquals(
+                            prev,
+                            e.getValue()
+                                    .getAsJsonObject()
+                                    .getAsJsonArray("data_offsets")
+                                    .get(0)
+                                    .getAsLong());
+                    prev = e.getValue()
+                            .getAsJsonObject()
+                            .getAsJsonArray("data_offsets")
+                            .get(1)
+                            .getAsLong();
                 }
             }
             assertEquals(Map.of("format", "pt"), Safetensors.metadata(f));
@@ -99,7 +111,8 @@ class SafetensorsTest {
                 assertArrayEquals(a.toByteArray(), b.toByteArray(), k);
             }
             System.gc(); // the arrays read must not depend on a Java buffer
-            assertArrayEquals(t.get("a.bias").toDoubleArray(), back.get("a.bias").toDoubleArray());
+            assertArrayEquals(
+                    t.get("a.bias").toDoubleArray(), back.get("a.bias").toDoubleArray());
 
             // DJL's own reader agrees
             try (InputStream is = Files.newInputStream(f)) {
@@ -113,8 +126,10 @@ class SafetensorsTest {
 
     @Test
     void aNetworksWeightsLoadFromSafetensors() throws IOException {
-        ModelSpec spec = ModelSpec.parse("{\"arch\":\"cnn\",\"input\":[1,8,8],\"channels\":[3],\"head\":[5],\"outputs\":2,"
-                + "\"batchNorm\":true}", "test");
+        ModelSpec spec = ModelSpec.parse(
+                "{\"arch\":\"cnn\",\"input\":[1,8,8],\"channels\":[3],\"head\":[5],\"outputs\":2,"
+                        + "\"batchNorm\":true}",
+                "test");
         try (NDManager m = NDManager.newBaseManager();
                 Network a = Network.build(spec, 1, m, DataType.FLOAT64);
                 Network b = Network.build(spec, 2, m, DataType.FLOAT64)) {
@@ -126,7 +141,10 @@ class SafetensorsTest {
             List<Param> pb = b.params();
             assertTrue(pa.stream().anyMatch(p -> p.role() == Param.Role.RUNNING_VAR), "buffers included");
             for (int i = 0; i < pa.size(); i++) {
-                assertArrayEquals(pa.get(i).value().toDoubleArray(), pb.get(i).value().toDoubleArray(), pa.get(i).name());
+                assertArrayEquals(
+                        pa.get(i).value().toDoubleArray(),
+                        pb.get(i).value().toDoubleArray(),
+                        pa.get(i).name());
             }
             assertTrue(pb.get(0).value().hasGradient());
         }
@@ -156,7 +174,8 @@ class SafetensorsTest {
             Path ours = dir.resolve("ours.safetensors");
             Safetensors.write(sample(m), Map.of("format", "pt"), ours);
             Path theirs = dir.resolve("theirs.safetensors");
-            String script = String.join("\n",
+            String script = String.join(
+                    "\n",
                     "import numpy as np, sys",
                     "from safetensors.numpy import load_file, save_file",
                     "from safetensors import safe_open",

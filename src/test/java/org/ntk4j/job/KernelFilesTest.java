@@ -28,7 +28,7 @@ import picocli.CommandLine;
  * the CLI in-process on tiny kernels (mlp-quickstart on 8 mnist-subset images).
  */
 class KernelFilesTest {
-    record Run(int code, String out, String err) { }
+    record Run(int code, String out, String err) {}
 
     static Run run(String... args) {
         CommandLine cl = Main.commandLine();
@@ -41,8 +41,16 @@ class KernelFilesTest {
     }
 
     static Run kernel(Path out, String... extra) {
-        List<String> a = new java.util.ArrayList<>(List.of("kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset",
-                "--n", "8", "--out", out.toString()));
+        List<String> a = new java.util.ArrayList<>(List.of(
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--n",
+                "8",
+                "--out",
+                out.toString()));
         a.addAll(List.of(extra));
         return run(a.toArray(String[]::new));
     }
@@ -84,8 +92,18 @@ class KernelFilesTest {
         Files.writeString(file, "x");
         long t0 = System.nanoTime();
         // a big kernel: found before computing, it fails at once
-        Run r = run("kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "2000", "--mode", "full",
-                "--out", file.resolve("K.npz").toString());
+        Run r = run(
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--n",
+                "2000",
+                "--mode",
+                "full",
+                "--out",
+                file.resolve("K.npz").toString());
         assertOneLineError(r, "cannot write");
         assertTrue((System.nanoTime() - t0) / 1e9 < 20, "checked before computing");
     }
@@ -95,7 +113,8 @@ class KernelFilesTest {
         Path out = dir.resolve("K.npz");
         assertEquals(0, kernel(out, "--seed", "3").code());
         String json = Files.readString(dir.resolve("K.json"));
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(out)));
+        String sha =
+                HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(out)));
         assertTrue(json.contains("\"npz_sha256\": \"" + sha + "\""), "sidecar carries the NPZ's SHA-256: " + json);
         assertTrue(json.contains("\"format\": \"ntk4j-kernel\""), json);
         try (ZipFile z = new ZipFile(out.toFile())) {
@@ -110,7 +129,9 @@ class KernelFilesTest {
             assertTrue(meta.contains("\"seed\": 3") && meta.contains("\"n\": 8"), meta);
         }
         try (var s = Files.list(dir)) {
-            assertEquals(List.of("K.json", "K.npz"), s.map(p -> p.getFileName().toString()).sorted().toList(),
+            assertEquals(
+                    List.of("K.json", "K.npz"),
+                    s.map(p -> p.getFileName().toString()).sorted().toList(),
                     "no temporaries left");
         }
     }
@@ -138,16 +159,46 @@ class KernelFilesTest {
     void spillFilesGoToSpillDirAndAreRemoved(@TempDir Path dir) throws Exception {
         Path spill = dir.resolve("spill");
         // the 200×200×10×10 output (15.3 MiB) exceeds --memory 12m: refused, or with --spill-dir accumulated on disk
-        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "200", "--mode", "full",
-                "--memory", "12m", "--out", dir.resolve("K.npz").toString()), "output kernels alone need 15.3 MiB");
-        Run r = run("kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "200", "--mode", "full",
-                "--memory", "12m", "--spill-dir", spill.toString(), "--out", dir.resolve("K.npz").toString());
+        assertOneLineError(
+                run(
+                        "kernel",
+                        "--model",
+                        "mlp-quickstart",
+                        "--dataset",
+                        "mnist-subset",
+                        "--n",
+                        "200",
+                        "--mode",
+                        "full",
+                        "--memory",
+                        "12m",
+                        "--out",
+                        dir.resolve("K.npz").toString()),
+                "output kernels alone need 15.3 MiB");
+        Run r = run(
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--n",
+                "200",
+                "--mode",
+                "full",
+                "--memory",
+                "12m",
+                "--spill-dir",
+                spill.toString(),
+                "--out",
+                dir.resolve("K.npz").toString());
         assertEquals(0, r.code(), r.err());
         try (var s = Files.list(spill)) {
             assertEquals(List.of(), s.toList(), "spill directory emptied");
         }
         try (var s = Files.list(dir)) {
-            assertEquals(List.of("K.json", "K.npz", "spill"), s.map(q -> q.getFileName().toString()).sorted().toList());
+            assertEquals(
+                    List.of("K.json", "K.npz", "spill"),
+                    s.map(q -> q.getFileName().toString()).sorted().toList());
         }
     }
 
@@ -159,7 +210,8 @@ class KernelFilesTest {
         assertOneLineError(kernel(out, "--memory", "-1g"), "--memory");
         assertOneLineError(kernel(out, "--memory", "0"), "--memory");
         assertOneLineError(kernel(out, "--memory", "99999999999g"), "--memory");
-        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--per-class", "0", "--out", out.toString()), "--per-class");
+        assertOneLineError(
+                run("kernel", "--model", "mlp-quickstart", "--per-class", "0", "--out", out.toString()), "--per-class");
         assertOneLineError(kernel(out, "--pad", "-1"), "--pad");
         assertFalse(Files.exists(out));
     }
@@ -172,8 +224,20 @@ class KernelFilesTest {
         assertFalse(r.err().contains(" 0 MiB"), r.err());
         assertTrue(r.err().matches("(?s).*at least [0-9.]+ (KiB|MiB).*"), r.err());
         // the full kernel of 2000 images (1.5 GiB float32) does not fit 256m, whatever the tiles
-        Run full = run("kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "2000", "--mode", "full",
-                "--memory", "256m", "--out", out.toString());
+        Run full = run(
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--n",
+                "2000",
+                "--mode",
+                "full",
+                "--memory",
+                "256m",
+                "--out",
+                out.toString());
         assertOneLineError(full, "output kernels alone need 1.49 GiB");
         assertTrue(full.err().contains("--spill-dir"), full.err());
         assertFalse(Files.exists(out));
@@ -183,12 +247,34 @@ class KernelFilesTest {
     void sigtermRemovesSpillAndTemporaries(@TempDir Path dir) throws Exception {
         Path spill = dir.resolve("spill");
         Path out = dir.resolve("out");
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
-                "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "1000", "--mode", "full",
-                "--memory", "96m", "--spill-dir", spill.toString(), "--out", out.resolve("K.npz").toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("log").toFile()).start();
+        List<String> cmd = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dai.djl.offline=true",
+                "-Dai.djl.pytorch.num_threads=1",
+                "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
+                "-Djava.awt.headless=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--n",
+                "1000",
+                "--mode",
+                "full",
+                "--memory",
+                "96m",
+                "--spill-dir",
+                spill.toString(),
+                "--out",
+                out.resolve("K.npz").toString()));
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("log").toFile())
+                .start();
         try {
             long deadline = System.nanoTime() + 120_000_000_000L;
             boolean spilling = false;

@@ -21,8 +21,26 @@ class KernelJobTest {
     @Test
     void kernelJobRunsFromJava(@TempDir Path dir) {
         Path out = dir.resolve("K.npz");
-        KernelJobConfig c = new KernelJobConfig("mlp-quickstart", null, 0, "mnist-subset", 20, null, 0, null, Mode.TRACE,
-                Method.AUTO, DataType.FLOAT32, false, 1L << 30, false, false, false, false, out, DataPaths.dataDir(null));
+        KernelJobConfig c = new KernelJobConfig(
+                "mlp-quickstart",
+                null,
+                0,
+                "mnist-subset",
+                20,
+                null,
+                0,
+                null,
+                Mode.TRACE,
+                Method.AUTO,
+                DataType.FLOAT32,
+                false,
+                1L << 30,
+                false,
+                false,
+                false,
+                false,
+                out,
+                DataPaths.dataDir(null));
         List<String> lines = new ArrayList<>();
         KernelJob.Result r;
         try (NDManager m = NDManager.newBaseManager()) {

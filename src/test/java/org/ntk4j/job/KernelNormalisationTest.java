@@ -24,13 +24,32 @@ import org.ntk4j.kernel.Mode;
 class KernelNormalisationTest {
     private static JsonObject sidecar(Path dir, Mode mode, boolean mean) throws Exception {
         Path out = dir.resolve(mode.name().toLowerCase(java.util.Locale.ROOT) + (mean ? "-mean" : "-sum") + ".npz");
-        KernelJobConfig c = new KernelJobConfig("mlp-quickstart", null, 0, "mnist-subset", 3, null, 0, null, mode,
-                Method.AUTO, DataType.FLOAT32, mean, 1L << 30, false, false, false, false, out, DataPaths.dataDir(null));
+        KernelJobConfig c = new KernelJobConfig(
+                "mlp-quickstart",
+                null,
+                0,
+                "mnist-subset",
+                3,
+                null,
+                0,
+                null,
+                mode,
+                Method.AUTO,
+                DataType.FLOAT32,
+                mean,
+                1L << 30,
+                false,
+                false,
+                false,
+                false,
+                out,
+                DataPaths.dataDir(null));
         try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(c).run(m, line -> { });
+            new KernelJob(c).run(m, line -> {});
         }
         String name = out.getFileName().toString().replace(".npz", ".json");
-        return JsonParser.parseString(Files.readString(out.resolveSibling(name))).getAsJsonObject();
+        return JsonParser.parseString(Files.readString(out.resolveSibling(name)))
+                .getAsJsonObject();
     }
 
     @Test

@@ -28,16 +28,41 @@ class KernelRssTest {
     static long peakRss(Path dir, String name, String... args) throws Exception {
         Path log = dir.resolve(name + ".log");
         Path rss = dir.resolve(name + ".rss");
-        List<String> cmd = new ArrayList<>(List.of("/usr/bin/time", "-o", rss.toString(), "-f", "%M",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx8g",
-                "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1", "-Dai.djl.pytorch.num_interop_threads=1",
-                "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."), "-Djava.awt.headless=true",
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "kernel", "--model", "mlp-quickstart",
-                "--dataset", "mnist-subset", "--out", dir.resolve(name + ".npz").toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                "/usr/bin/time",
+                "-o",
+                rss.toString(),
+                "-f",
+                "%M",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx8g",
+                "-Dai.djl.offline=true",
+                "-Dai.djl.pytorch.num_threads=1",
+                "-Dai.djl.pytorch.num_interop_threads=1",
+                "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
+                "-Djava.awt.headless=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--out",
+                dir.resolve(name + ".npz").toString()));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         assertEquals(0, p.waitFor(), Files.readString(log));
-        return Long.parseLong(Files.readString(rss).strip().lines().reduce((a, b) -> b).orElseThrow()) * 1024;
+        return Long.parseLong(Files.readString(rss)
+                        .strip()
+                        .lines()
+                        .reduce((a, b) -> b)
+                        .orElseThrow())
+                * 1024;
     }
 
     @Test
@@ -57,9 +82,13 @@ class KernelRssTest {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--memory", budgetMiB + "m"));
         long peak = peakRss(dir, name, all.toArray(String[]::new));
-        System.out.printf("peak RSS: tiny kernel %d MiB, %s kernel at --memory %d MiB: %d MiB%n", overhead >> 20, name,
-                budgetMiB, peak >> 20);
-        assertTrue(peak <= budget + overhead + SLACK, String.format("%s: peak RSS %d MiB > budget %d MiB + JVM/libtorch %d MiB"
-                + " + %d MiB", name, peak >> 20, budgetMiB, overhead >> 20, SLACK >> 20));
+        System.out.printf(
+                "peak RSS: tiny kernel %d MiB, %s kernel at --memory %d MiB: %d MiB%n",
+                overhead >> 20, name, budgetMiB, peak >> 20);
+        assertTrue(
+                peak <= budget + overhead + SLACK,
+                String.format(
+                        "%s: peak RSS %d MiB > budget %d MiB + JVM/libtorch %d MiB" + " + %d MiB",
+                        name, peak >> 20, budgetMiB, overhead >> 20, SLACK >> 20));
     }
 }

@@ -42,7 +42,9 @@ class DjlBlockTest {
                 List<Param> theirs = djl.trainableParams();
                 assertEquals(4, theirs.size());
                 for (int i = 0; i < 4; i++) {
-                    assertEquals(mine.get(i).value().getShape(), theirs.get(i).value().getShape());
+                    assertEquals(
+                            mine.get(i).value().getShape(),
+                            theirs.get(i).value().getShape());
                     mine.get(i).set(theirs.get(i).value().duplicate());
                 }
                 Random r = new Random(4);
@@ -51,19 +53,34 @@ class DjlBlockTest {
                     v[i] = r.nextGaussian();
                 }
                 NDArray x = m.create(v, new Shape(5, 6)).duplicate();
-                KernelResult a = Ntk.of(djl).mode(Mode.FULL).perLayer().float64().compute(x);
-                KernelResult b = Ntk.of(own).mode(Mode.FULL).perLayer().method(Method.STRUCTURED).float64().compute(x);
+                KernelResult a =
+                        Ntk.of(djl).mode(Mode.FULL).perLayer().float64().compute(x);
+                KernelResult b = Ntk.of(own)
+                        .mode(Mode.FULL)
+                        .perLayer()
+                        .method(Method.STRUCTURED)
+                        .float64()
+                        .compute(x);
                 // DJL's Linear layers are tappable and take the dense rule
-                assertTrue(a.plan().layers().stream().allMatch(l -> l.method() == Method.STRUCTURED && l.ruleName().equals("dense")),
+                assertTrue(
+                        a.plan().layers().stream()
+                                .allMatch(l -> l.method() == Method.STRUCTURED
+                                        && l.ruleName().equals("dense")),
                         a.plan().explain());
-                assertTrue(a.total().relativeError(b.total()) < 1e-10, "total " + a.total().relativeError(b.total()));
+                assertTrue(
+                        a.total().relativeError(b.total()) < 1e-10,
+                        "total " + a.total().relativeError(b.total()));
                 List<KernelMatrix> la = List.copyOf(a.layers().values());
                 List<KernelMatrix> lb = List.copyOf(b.layers().values());
                 for (int l = 0; l < 2; l++) {
                     assertTrue(la.get(l).relativeError(lb.get(l)) < 1e-10, "layer " + l);
                 }
-                assertTrue(djl.parameterLayers().stream().map(Module::name).allMatch(n -> n.contains("Linear")),
-                        djl.parameterLayers().stream().map(Module::name).toList().toString());
+                assertTrue(
+                        djl.parameterLayers().stream().map(Module::name).allMatch(n -> n.contains("Linear")),
+                        djl.parameterLayers().stream()
+                                .map(Module::name)
+                                .toList()
+                                .toString());
             }
         }
     }

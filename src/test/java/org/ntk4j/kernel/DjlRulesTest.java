@@ -4,23 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Activation;
 import ai.djl.nn.Block;
 import ai.djl.nn.Blocks;
-import ai.djl.ndarray.NDList;
 import ai.djl.nn.ParallelBlock;
 import ai.djl.nn.Parameter;
-import ai.djl.nn.pooling.Pool;
-import java.util.Arrays;
 import ai.djl.nn.SequentialBlock;
 import ai.djl.nn.convolutional.Conv2d;
 import ai.djl.nn.core.Linear;
 import ai.djl.nn.norm.BatchNorm;
+import ai.djl.nn.pooling.Pool;
 import ai.djl.training.initializer.ConstantInitializer;
 import ai.djl.training.initializer.NormalInitializer;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -39,16 +39,27 @@ class DjlRulesTest {
                 .add(Linear.builder().setUnits(7).build())
                 .add(BatchNorm.builder().build())
                 .add(Activation.tanhBlock())
-                .add(new SequentialBlock().add(Linear.builder().setUnits(5).build()).add(Activation.reluBlock()))
+                .add(new SequentialBlock()
+                        .add(Linear.builder().setUnits(5).build())
+                        .add(Activation.reluBlock()))
                 .add(Linear.builder().setUnits(3).build());
     }
 
     static Block cnn() {
         return new SequentialBlock()
-                .add(Conv2d.builder().setKernelShape(new Shape(3, 3)).optPadding(new Shape(1, 1)).setFilters(3).optBias(false).build())
+                .add(Conv2d.builder()
+                        .setKernelShape(new Shape(3, 3))
+                        .optPadding(new Shape(1, 1))
+                        .setFilters(3)
+                        .optBias(false)
+                        .build())
                 .add(BatchNorm.builder().build())
                 .add(Activation.reluBlock())
-                .add(Conv2d.builder().setKernelShape(new Shape(3, 3)).optStride(new Shape(2, 2)).setFilters(4).build())
+                .add(Conv2d.builder()
+                        .setKernelShape(new Shape(3, 3))
+                        .optStride(new Shape(2, 2))
+                        .setFilters(4)
+                        .build())
                 .add(BatchNorm.builder().build())
                 .add(Activation.tanhBlock())
                 .add(Blocks.batchFlattenBlock())
@@ -58,28 +69,51 @@ class DjlRulesTest {
     /** A residual unit built as DJL's ResNetV1.residualUnit builds it: body and shortcut joined by relu(sum). */
     static Block residualUnit(int filters, int stride, boolean project) {
         SequentialBlock body = new SequentialBlock()
-                .add(Conv2d.builder().setFilters(filters).setKernelShape(new Shape(3, 3)).optStride(new Shape(stride, stride))
-                        .optPadding(new Shape(1, 1)).optBias(false).build())
+                .add(Conv2d.builder()
+                        .setFilters(filters)
+                        .setKernelShape(new Shape(3, 3))
+                        .optStride(new Shape(stride, stride))
+                        .optPadding(new Shape(1, 1))
+                        .optBias(false)
+                        .build())
                 .add(BatchNorm.builder().optEpsilon(2E-5f).optMomentum(0.9f).build())
                 .add(Activation.reluBlock())
-                .add(Conv2d.builder().setFilters(filters).setKernelShape(new Shape(3, 3)).optPadding(new Shape(1, 1))
-                        .optBias(false).build())
+                .add(Conv2d.builder()
+                        .setFilters(filters)
+                        .setKernelShape(new Shape(3, 3))
+                        .optPadding(new Shape(1, 1))
+                        .optBias(false)
+                        .build())
                 .add(BatchNorm.builder().optEpsilon(2E-5f).optMomentum(0.9f).build());
         SequentialBlock shortcut = new SequentialBlock();
         if (project) {
-            shortcut.add(Conv2d.builder().setFilters(filters).setKernelShape(new Shape(1, 1)).optStride(new Shape(stride, stride))
-                    .optBias(false).build())
+            shortcut.add(Conv2d.builder()
+                            .setFilters(filters)
+                            .setKernelShape(new Shape(1, 1))
+                            .optStride(new Shape(stride, stride))
+                            .optBias(false)
+                            .build())
                     .add(BatchNorm.builder().optEpsilon(2E-5f).optMomentum(0.9f).build());
         } else {
             shortcut.add(Blocks.identityBlock());
         }
-        return new ParallelBlock(list -> new NDList(list.get(0).singletonOrThrow().add(list.get(1).singletonOrThrow())
-                .getNDArrayInternal().relu()), Arrays.asList(body, shortcut));
+        return new ParallelBlock(
+                list -> new NDList(list.get(0)
+                        .singletonOrThrow()
+                        .add(list.get(1).singletonOrThrow())
+                        .getNDArrayInternal()
+                        .relu()),
+                Arrays.asList(body, shortcut));
     }
 
     static Block resnet() {
         return new SequentialBlock()
-                .add(Conv2d.builder().setKernelShape(new Shape(3, 3)).optPadding(new Shape(1, 1)).setFilters(3).optBias(false).build())
+                .add(Conv2d.builder()
+                        .setKernelShape(new Shape(3, 3))
+                        .optPadding(new Shape(1, 1))
+                        .setFilters(3)
+                        .optBias(false)
+                        .build())
                 .add(BatchNorm.builder().build())
                 .add(Activation.reluBlock())
                 .add(residualUnit(3, 1, false))
@@ -119,8 +153,24 @@ class DjlRulesTest {
 
     @Test
     void djlResidualNetTakesTheRulesInsideParallelBlocks() {
-        check(resnet(), new Shape(2, 6, 6), List.of("conv2d", "batchnorm", "conv2d", "batchnorm", "conv2d", "batchnorm",
-                "conv2d", "batchnorm", "conv2d", "batchnorm", "conv2d", "batchnorm", "dense"), 100_000);
+        check(
+                resnet(),
+                new Shape(2, 6, 6),
+                List.of(
+                        "conv2d",
+                        "batchnorm",
+                        "conv2d",
+                        "batchnorm",
+                        "conv2d",
+                        "batchnorm",
+                        "conv2d",
+                        "batchnorm",
+                        "conv2d",
+                        "batchnorm",
+                        "conv2d",
+                        "batchnorm",
+                        "dense"),
+                100_000);
     }
 
     private static void check(Block block, Shape input, List<String> rules) {
@@ -143,7 +193,11 @@ class DjlRulesTest {
                     for (boolean parts : new boolean[] {false, true}) {
                         NDArray b = symmetric ? null : x2;
                         Ntk auto = Ntk.of(net).mode(mode).perLayer().float64().memory(memory);
-                        Ntk jac = Ntk.of(net).mode(mode).method(Method.JACOBIAN).perLayer().float64();
+                        Ntk jac = Ntk.of(net)
+                                .mode(mode)
+                                .method(Method.JACOBIAN)
+                                .perLayer()
+                                .float64();
                         if (parts) {
                             auto.parameterParts();
                             jac.parameterParts();
@@ -161,7 +215,8 @@ class DjlRulesTest {
                         assertTrue(err < 1e-10, what + ": total rel err " + err);
                         assertEquals(j.layers().keySet(), s.layers().keySet(), what);
                         for (String key : j.layers().keySet()) {
-                            double e = s.layers().get(key).relativeError(j.layers().get(key));
+                            double e =
+                                    s.layers().get(key).relativeError(j.layers().get(key));
                             worst = Math.max(worst, e);
                             assertTrue(e < 1e-10, what + " " + key + ": rel err " + e);
                         }

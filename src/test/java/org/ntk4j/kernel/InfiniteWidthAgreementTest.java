@@ -40,16 +40,25 @@ class InfiniteWidthAgreementTest {
                 flat[i * d + k] = x[i][k];
             }
         }
-        MlpKernel theory = MlpKernel.builder().activation(Activation.RELU).depth(3).sigmaW(sw).sigmaB(sb).build();
+        MlpKernel theory = MlpKernel.builder()
+                .activation(Activation.RELU)
+                .depth(3)
+                .sigmaW(sw)
+                .sigmaB(sb)
+                .build();
         double[][] sum = new double[n][n];
         double[][] sumSq = new double[n][n];
-        ModelSpec spec = ModelSpec.parse("{\"arch\":\"mlp\",\"input\":[" + d + "],\"widths\":[" + width + "," + width
-                + "],\"outputs\":1,\"activation\":\"relu\",\"parameterization\":\"ntk\",\"sigmaW\":" + sw + ",\"sigmaB\":" + sb + "}", "test");
+        ModelSpec spec = ModelSpec.parse(
+                "{\"arch\":\"mlp\",\"input\":[" + d + "],\"widths\":[" + width + "," + width
+                        + "],\"outputs\":1,\"activation\":\"relu\",\"parameterization\":\"ntk\",\"sigmaW\":" + sw
+                        + ",\"sigmaB\":" + sb + "}",
+                "test");
         try (NDManager m = NDManager.newBaseManager()) {
             NDArray xs = m.create(flat, new Shape(n, d)).duplicate();
             for (int s = 0; s < nets; s++) {
                 try (Network net = Network.build(spec, 100 + s, m, DataType.FLOAT64)) {
-                    KernelMatrix k = Ntk.of(net).mode(Mode.TRACE).float64().compute(xs).total();
+                    KernelMatrix k =
+                            Ntk.of(net).mode(Mode.TRACE).float64().compute(xs).total();
                     for (int i = 0; i < n; i++) {
                         for (int j = 0; j < n; j++) {
                             sum[i][j] += k.get(i, j);
@@ -65,7 +74,10 @@ class InfiniteWidthAgreementTest {
                 double var = (sumSq[i][j] / nets - mean * mean) * nets / (nets - 1);
                 double se = Math.sqrt(Math.max(var, 0) / nets);
                 double expected = theory.pair(x[i], x[j])[1];
-                assertEquals(expected, mean, 4 * se + 3.0 / width * Math.abs(expected),
+                assertEquals(
+                        expected,
+                        mean,
+                        4 * se + 3.0 / width * Math.abs(expected),
                         "Θ(" + i + "," + j + "): infinite width " + expected + ", ntk4j mean " + mean + " ± " + se);
             }
         }

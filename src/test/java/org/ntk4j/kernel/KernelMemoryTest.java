@@ -12,8 +12,8 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
-import org.ntk4j.probe.NeuralCollapseProbe;
 import org.ntk4j.model.Network;
+import org.ntk4j.probe.NeuralCollapseProbe;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.train.Schedule;
 
@@ -25,17 +25,25 @@ import org.ntk4j.train.Schedule;
 class KernelMemoryTest {
     @Test
     void kernelsAndProbesKeepTheModelManagerFlat(@TempDir Path dir) {
-        ModelSpec spec = ModelSpec.parse("{\"arch\": \"resnet\", \"depth\": 6, \"channels\": [2, 3], \"input\": [1, 28, 28],"
-                + " \"outputs\": 10}", "test");
+        ModelSpec spec = ModelSpec.parse(
+                "{\"arch\": \"resnet\", \"depth\": 6, \"channels\": [2, 3], \"input\": [1, 28, 28],"
+                        + " \"outputs\": 10}",
+                "test");
         Dataset data = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 1);
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(spec, 0, m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(spec, 0, m)) {
             NDArray x = m.randomUniform(0, 1, new Shape(6, 1, 28, 28));
             NDArray y = m.randomUniform(0, 1, new Shape(3, 1, 28, 28));
             NeuralCollapseProbe nc = new NeuralCollapseProbe(data, Schedule.parse("epochs"));
             Runnable all = () -> {
                 Ntk.of(net).mode(Mode.FULL).perLayer().compute(x, y);
                 Ntk.of(net).method(Method.JACOBIAN).compute(x);
-                Ntk.of(net).method(Method.STRUCTURED).convPairs(true).parameterParts().memory(1 << 20).compute(x);
+                Ntk.of(net)
+                        .method(Method.STRUCTURED)
+                        .convPairs(true)
+                        .parameterParts()
+                        .memory(1 << 20)
+                        .compute(x);
                 nc.run(net, 0, 0);
             };
             all.run();

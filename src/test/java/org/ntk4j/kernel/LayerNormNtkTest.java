@@ -57,7 +57,8 @@ class LayerNormNtkTest {
         Random r = new Random(3);
         for (Module l : n.parameterLayers()) {
             if (l instanceof LayerNorm ln) {
-                ln.gamma().set(Module.create64(manager, gaussian(r, ln.features(), 1.0, 0.5), new Shape(ln.features())));
+                ln.gamma()
+                        .set(Module.create64(manager, gaussian(r, ln.features(), 1.0, 0.5), new Shape(ln.features())));
                 ln.beta().set(Module.create64(manager, gaussian(r, ln.features(), 0.0, 0.5), new Shape(ln.features())));
             }
         }
@@ -73,14 +74,17 @@ class LayerNormNtkTest {
     }
 
     static NDArray inputs(int n, long seed) {
-        return manager.create(gaussian(new Random(seed), n * 6L, 0, 1), new Shape(n, 2, 3)).duplicate();
+        return manager.create(gaussian(new Random(seed), n * 6L, 0, 1), new Shape(n, 2, 3))
+                .duplicate();
     }
 
     @Test
     void planUsesTheLayerNormRule() {
         try (Network net = net()) {
             NtkPlan plan = Ntk.of(net).plan(4, 3);
-            assertEquals(List.of("ln0", "dense1", "ln1", "dense2"), plan.layers().stream().map(LayerPlan::name).toList());
+            assertEquals(
+                    List.of("ln0", "dense1", "ln1", "dense2"),
+                    plan.layers().stream().map(LayerPlan::name).toList());
             for (String ln : List.of("ln0", "ln1")) {
                 assertEquals("layernorm", plan.layer(ln).ruleName());
                 assertEquals(Method.STRUCTURED, plan.layer(ln).method(), plan.explain());
@@ -99,8 +103,17 @@ class LayerNormNtkTest {
                 for (boolean symmetric : new boolean[] {true, false}) {
                     for (boolean parts : new boolean[] {false, true}) {
                         NDArray b = symmetric ? null : x2;
-                        Ntk s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).perLayer().float64().memory(6000);
-                        Ntk j = Ntk.of(net).mode(mode).method(Method.JACOBIAN).perLayer().float64();
+                        Ntk s = Ntk.of(net)
+                                .mode(mode)
+                                .method(Method.STRUCTURED)
+                                .perLayer()
+                                .float64()
+                                .memory(6000);
+                        Ntk j = Ntk.of(net)
+                                .mode(mode)
+                                .method(Method.JACOBIAN)
+                                .perLayer()
+                                .float64();
                         if (parts) {
                             s.parameterParts();
                             j.parameterParts();
@@ -109,12 +122,15 @@ class LayerNormNtkTest {
                         KernelResult kj = j.compute(x1, b);
                         String what = mode + (symmetric ? " X1=X1" : " X1≠X2") + (parts ? " parts" : " layers");
                         worst = Math.max(worst, ks.total().relativeError(kj.total()));
-                        assertTrue(kj.total().relativeError(ks.total()) < 1e-10,
+                        assertTrue(
+                                kj.total().relativeError(ks.total()) < 1e-10,
                                 what + ": total rel err " + ks.total().relativeError(kj.total()));
                         assertEquals(kj.layers().keySet(), ks.layers().keySet(), what);
                         assertEquals(parts ? 8 : 4, ks.layers().size(), what);
                         for (String key : kj.layers().keySet()) {
-                            double err = ks.layers().get(key).relativeError(kj.layers().get(key));
+                            double err = ks.layers()
+                                    .get(key)
+                                    .relativeError(kj.layers().get(key));
                             worst = Math.max(worst, err);
                             assertTrue(err < 1e-10, what + " " + key + ": rel err " + err);
                         }
@@ -130,7 +146,11 @@ class LayerNormNtkTest {
         try (Network net = net()) {
             NDArray x1 = inputs(3, 4);
             NDArray x2 = inputs(2, 5);
-            KernelResult k = Ntk.of(net).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x1, x2);
+            KernelResult k = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .method(Method.JACOBIAN)
+                    .float64()
+                    .compute(x1, x2);
             double[][][][] fd = FiniteDifferences.ntk(net, x1, x2, 1e-5, manager);
             double maxDiff = 0;
             double maxRef = 0;
@@ -144,7 +164,8 @@ class LayerNormNtkTest {
                     }
                 }
             }
-            System.out.printf("layer-norm net, jacobian vs finite differences: relative error %.2e%n", maxDiff / maxRef);
+            System.out.printf(
+                    "layer-norm net, jacobian vs finite differences: relative error %.2e%n", maxDiff / maxRef);
             assertTrue(maxRef > 0.1, "kernel should be non-trivial");
             assertTrue(maxDiff / maxRef < 1e-7, "jacobian vs finite differences: relative error " + maxDiff / maxRef);
         }

@@ -12,11 +12,11 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.ntk4j.testing.FiniteDifferences;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.testing.FiniteDifferences;
 
 /**
  * The kernel paths against each other in float64: the generic Jacobian path against central finite
@@ -43,9 +43,11 @@ class NtkCorrectnessTest {
     }
 
     static Network net(String activation, String param, boolean bias, double sigmaB) {
-        ModelSpec s = ModelSpec.parse("{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[7,5],\"outputs\":3,"
-                + "\"activation\":\"" + activation + "\",\"parameterization\":\"" + param + "\",\"sigmaW\":1.3,"
-                + "\"sigmaB\":" + sigmaB + ",\"bias\":" + bias + "}", "test");
+        ModelSpec s = ModelSpec.parse(
+                "{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[7,5],\"outputs\":3,"
+                        + "\"activation\":\"" + activation + "\",\"parameterization\":\"" + param + "\",\"sigmaW\":1.3,"
+                        + "\"sigmaB\":" + sigmaB + ",\"bias\":" + bias + "}",
+                "test");
         return Network.build(s, 42, manager, DataType.FLOAT64);
     }
 
@@ -58,13 +60,16 @@ class NtkCorrectnessTest {
         return manager.create(v, new Shape(n, 2, 3)).duplicate();
     }
 
-
     @Test
     void jacobianMatchesFiniteDifferences() {
         try (Network net = net("tanh", "ntk", true, 0.7)) {
             NDArray x1 = inputs(3, 1);
             NDArray x2 = inputs(2, 2);
-            KernelResult k = Ntk.of(net).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x1, x2);
+            KernelResult k = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .method(Method.JACOBIAN)
+                    .float64()
+                    .compute(x1, x2);
             double[][][][] fd = FiniteDifferences.ntk(net, x1, x2, 1e-5, manager);
             double maxDiff = 0;
             double maxRef = 0;
@@ -84,7 +89,14 @@ class NtkCorrectnessTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"relu:standard:true", "tanh:ntk:true", "erf:ntk:false", "linear:standard:false", "quadratic:ntk:true"})
+    @ValueSource(
+            strings = {
+                "relu:standard:true",
+                "tanh:ntk:true",
+                "erf:ntk:false",
+                "linear:standard:false",
+                "quadratic:ntk:true"
+            })
     void structuredMatchesJacobianInEveryMode(String config) {
         String[] c = config.split(":");
         try (Network net = net(c[0], c[1], Boolean.parseBoolean(c[2]), 0.5)) {
@@ -94,16 +106,27 @@ class NtkCorrectnessTest {
                 for (boolean symmetric : new boolean[] {true, false}) {
                     NDArray b = symmetric ? null : x2;
                     // small memory budget forces several tiles, exercising the tiling and the mirroring
-                    KernelResult s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).parameterParts().float64()
-                            .memory(4000).compute(x1, b);
-                    KernelResult j = Ntk.of(net).mode(mode).method(Method.JACOBIAN).parameterParts().float64()
+                    KernelResult s = Ntk.of(net)
+                            .mode(mode)
+                            .method(Method.STRUCTURED)
+                            .parameterParts()
+                            .float64()
+                            .memory(4000)
+                            .compute(x1, b);
+                    KernelResult j = Ntk.of(net)
+                            .mode(mode)
+                            .method(Method.JACOBIAN)
+                            .parameterParts()
+                            .float64()
                             .compute(x1, b);
                     String what = config + " " + mode + (symmetric ? " X1=X1" : " X1≠X2");
-                    assertTrue(s.total().relativeError(j.total()) < 1e-10,
+                    assertTrue(
+                            s.total().relativeError(j.total()) < 1e-10,
                             what + ": total rel err " + s.total().relativeError(j.total()));
                     assertEquals(j.layers().keySet(), s.layers().keySet(), what);
                     for (String key : j.layers().keySet()) {
-                        double err = s.layers().get(key).relativeError(j.layers().get(key));
+                        double err =
+                                s.layers().get(key).relativeError(j.layers().get(key));
                         assertTrue(err < 1e-10, what + " " + key + ": rel err " + err);
                     }
                 }
@@ -116,10 +139,14 @@ class NtkCorrectnessTest {
         try (Network net = net("relu", "standard", true, 0.3)) {
             NDArray x1 = inputs(4, 5);
             KernelResult full = Ntk.of(net).mode(Mode.FULL).perLayer().float64().compute(x1);
-            KernelResult trace = Ntk.of(net).mode(Mode.TRACE).perLayer().float64().compute(x1);
+            KernelResult trace =
+                    Ntk.of(net).mode(Mode.TRACE).perLayer().float64().compute(x1);
             KernelResult diag = Ntk.of(net).mode(Mode.DIAGONAL).float64().compute(x1);
-            KernelResult mean = Ntk.of(net).mode(Mode.TRACE).meanNormalised().float64().compute(x1);
-            assertEquals(List.of("dense1", "dense2", "dense3"), List.copyOf(full.layers().keySet()));
+            KernelResult mean =
+                    Ntk.of(net).mode(Mode.TRACE).meanNormalised().float64().compute(x1);
+            assertEquals(
+                    List.of("dense1", "dense2", "dense3"),
+                    List.copyOf(full.layers().keySet()));
             double[][] fromFull = full.total().traced();
             for (int i = 0; i < 4; i++) {
                 for (int j = 0; j < 4; j++) {
@@ -129,12 +156,16 @@ class NtkCorrectnessTest {
                     }
                     assertEquals(trace.total().get(i, j), sumLayers, 1e-12 * Math.abs(sumLayers) + 1e-14);
                     assertEquals(trace.total().get(i, j), fromFull[i][j], 1e-12 * Math.abs(fromFull[i][j]));
-                    assertEquals(trace.total().get(i, j), diag.total().traced()[i][j], 1e-12 * Math.abs(fromFull[i][j]));
+                    assertEquals(
+                            trace.total().get(i, j), diag.total().traced()[i][j], 1e-12 * Math.abs(fromFull[i][j]));
                     assertEquals(trace.total().get(i, j) / 3, mean.total().get(i, j), 1e-12 * Math.abs(fromFull[i][j]));
                     // symmetry Θ[i,j,o,p] = Θ[j,i,p,o]
                     for (int a = 0; a < 3; a++) {
                         for (int b = 0; b < 3; b++) {
-                            assertEquals(full.total().get(i, j, a * 3 + b), full.total().get(j, i, b * 3 + a), 1e-12);
+                            assertEquals(
+                                    full.total().get(i, j, a * 3 + b),
+                                    full.total().get(j, i, b * 3 + a),
+                                    1e-12);
                         }
                     }
                 }
@@ -151,7 +182,12 @@ class NtkCorrectnessTest {
         try (Network net = net("tanh", "ntk", true, 0.4)) {
             NDArray x1 = inputs(5, 8);
             NDArray x2 = inputs(3, 9);
-            KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().factorKernels().float64().compute(x1, x2);
+            KernelResult k = Ntk.of(net)
+                    .mode(Mode.TRACE)
+                    .perLayer()
+                    .factorKernels()
+                    .float64()
+                    .compute(x1, x2);
             assertEquals(6, k.factorKernels().size());
             for (org.ntk4j.model.Module l : net.parameterLayers()) {
                 org.ntk4j.model.TangentLayer t = (org.ntk4j.model.TangentLayer) l;
@@ -160,8 +196,9 @@ class NtkCorrectnessTest {
                 KernelMatrix bw = k.factorKernels().get(l.name() + ".backward");
                 for (int i = 0; i < 5; i++) {
                     for (int j = 0; j < 3; j++) {
-                        double expected = (t.weightScale() * t.weightScale() * fw.get(i, j) + t.biasScale() * t.biasScale())
-                                * bw.get(i, j);
+                        double expected =
+                                (t.weightScale() * t.weightScale() * fw.get(i, j) + t.biasScale() * t.biasScale())
+                                        * bw.get(i, j);
                         assertEquals(expected, theta.get(i, j), 1e-12 * Math.abs(expected) + 1e-15, l.name());
                     }
                 }
@@ -178,10 +215,15 @@ class NtkCorrectnessTest {
         try (Network net = net("tanh", "standard", true, 0.5)) {
             Network h = net.features();
             assertEquals(5, h.outputs());
-            assertEquals(List.of("dense1", "dense2"), h.parameterLayers().stream().map(org.ntk4j.model.Module::name).toList());
+            assertEquals(
+                    List.of("dense1", "dense2"),
+                    h.parameterLayers().stream()
+                            .map(org.ntk4j.model.Module::name)
+                            .toList());
             NDArray x = inputs(4, 10);
             // f = W_L h + b_L
-            org.ntk4j.model.Dense last = (org.ntk4j.model.Dense) net.parameterLayers().get(2);
+            org.ntk4j.model.Dense last =
+                    (org.ntk4j.model.Dense) net.parameterLayers().get(2);
             double[] hv = FiniteDifferences.eval(h, x, manager);
             double[] f = FiniteDifferences.eval(net, x, manager);
             double[] w = last.weight().value().toDoubleArray();
@@ -195,8 +237,13 @@ class NtkCorrectnessTest {
                     assertEquals(f[i * 3 + o], s, 1e-12);
                 }
             }
-            KernelResult st = Ntk.of(h).mode(Mode.FULL).method(Method.STRUCTURED).float64().compute(x);
-            KernelResult jac = Ntk.of(h).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x);
+            KernelResult st = Ntk.of(h)
+                    .mode(Mode.FULL)
+                    .method(Method.STRUCTURED)
+                    .float64()
+                    .compute(x);
+            KernelResult jac =
+                    Ntk.of(h).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x);
             assertTrue(st.total().relativeError(jac.total()) < 1e-10);
             double[][][][] fd = FiniteDifferences.ntk(h, x, x, 1e-5, manager);
             double maxRef = 0;
@@ -206,7 +253,9 @@ class NtkCorrectnessTest {
                     for (int a = 0; a < 5; a++) {
                         for (int c = 0; c < 5; c++) {
                             maxRef = Math.max(maxRef, Math.abs(fd[i][j][a][c]));
-                            maxDiff = Math.max(maxDiff, Math.abs(fd[i][j][a][c] - jac.total().get(i, j, a * 5 + c)));
+                            maxDiff = Math.max(
+                                    maxDiff,
+                                    Math.abs(fd[i][j][a][c] - jac.total().get(i, j, a * 5 + c)));
                         }
                     }
                 }
@@ -223,8 +272,14 @@ class NtkCorrectnessTest {
     void onDiskKernelsEqualHeapKernels(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         try (Network net = net("relu", "standard", true, 0.2)) {
             NDArray x1 = inputs(6, 12);
-            KernelResult heap = Ntk.of(net).mode(Mode.FULL).perLayer().memory(5000).compute(x1);
-            KernelResult disk = Ntk.of(net).mode(Mode.FULL).perLayer().memory(5000).onDisk(dir).compute(x1);
+            KernelResult heap =
+                    Ntk.of(net).mode(Mode.FULL).perLayer().memory(5000).compute(x1);
+            KernelResult disk = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .perLayer()
+                    .memory(5000)
+                    .onDisk(dir)
+                    .compute(x1);
             assertTrue(disk.total().onDisk() && !heap.total().onDisk());
             assertTrue(disk.total().relativeError(heap.total()) < 1e-6);
             for (String k : heap.layers().keySet()) {

@@ -122,7 +122,8 @@ class TangentRulesTest {
 
     @Test
     void unknownTangentLayerFallsBackToJacobianThenUsesARegisteredRule() {
-        try (NDManager m = NDManager.newBaseManager(); Network net = net(m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = net(m)) {
             double[] v = new double[6 * 4];
             Random r = new Random(2);
             for (int i = 0; i < v.length; i++) {
@@ -130,22 +131,43 @@ class TangentRulesTest {
             }
             NDArray x = m.create(v, new Shape(6, 4)).duplicate();
             assertNull(TangentRules.find(net.parameterLayers().get(1)));
-            KernelResult jac = Ntk.of(net).mode(Mode.FULL).method(Method.JACOBIAN).perLayer().float64().compute(x);
+            KernelResult jac = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .method(Method.JACOBIAN)
+                    .perLayer()
+                    .float64()
+                    .compute(x);
             for (Method method : Method.values()) {
-                KernelResult k = Ntk.of(net).mode(Mode.FULL).method(method).perLayer().float64().compute(x);
+                KernelResult k = Ntk.of(net)
+                        .mode(Mode.FULL)
+                        .method(method)
+                        .perLayer()
+                        .float64()
+                        .compute(x);
                 LayerPlan p = k.plan().layer("scale");
                 assertEquals(Method.JACOBIAN, p.method(), method.toString());
                 assertEquals("jacobian", p.ruleName());
-                assertTrue(k.methods().get("scale").startsWith("jacobian (") && p.reason().equals("no tangent rule for Scale"),
+                assertTrue(
+                        k.methods().get("scale").startsWith("jacobian (")
+                                && p.reason().equals("no tangent rule for Scale"),
                         k.plan().explain());
                 assertTrue(k.total().relativeError(jac.total()) < 1e-10, method.toString());
             }
 
             TangentRules.register(Scale.class, new ScaleRule());
-            KernelResult s = Ntk.of(net).mode(Mode.FULL).method(Method.AUTO).perLayer().float64().compute(x);
-            assertTrue(s.plan().layers().stream().allMatch(LayerPlan::structured), s.plan().explain());
+            KernelResult s = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .method(Method.AUTO)
+                    .perLayer()
+                    .float64()
+                    .compute(x);
+            assertTrue(
+                    s.plan().layers().stream().allMatch(LayerPlan::structured),
+                    s.plan().explain());
             assertEquals("scale", s.plan().layer("scale").ruleName());
-            assertTrue(s.total().relativeError(jac.total()) < 1e-10, "total " + s.total().relativeError(jac.total()));
+            assertTrue(
+                    s.total().relativeError(jac.total()) < 1e-10,
+                    "total " + s.total().relativeError(jac.total()));
             for (String key : jac.layers().keySet()) {
                 assertTrue(s.layers().get(key).relativeError(jac.layers().get(key)) < 1e-10, key);
             }
@@ -154,12 +176,30 @@ class TangentRulesTest {
 
     @Test
     void optionsRecordDrivesTheSameKernelAsTheFluentApi() {
-        try (NDManager m = NDManager.newBaseManager(); Network net = net(m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = net(m)) {
             NDArray x = m.randomNormal(new Shape(3, 4), DataType.FLOAT64);
-            NtkOptions o = Ntk.options().mode(Mode.DIAGONAL).method(Method.STRUCTURED).perLayer(true).float64(true).build();
+            NtkOptions o = Ntk.options()
+                    .mode(Mode.DIAGONAL)
+                    .method(Method.STRUCTURED)
+                    .perLayer(true)
+                    .float64(true)
+                    .build();
             KernelResult a = Ntk.of(net, o).compute(x);
-            KernelResult b = Ntk.of(net).mode(Mode.DIAGONAL).method(Method.STRUCTURED).perLayer().float64().compute(x);
-            assertEquals(o, Ntk.of(net).mode(Mode.DIAGONAL).method(Method.STRUCTURED).perLayer().float64().toOptions());
+            KernelResult b = Ntk.of(net)
+                    .mode(Mode.DIAGONAL)
+                    .method(Method.STRUCTURED)
+                    .perLayer()
+                    .float64()
+                    .compute(x);
+            assertEquals(
+                    o,
+                    Ntk.of(net)
+                            .mode(Mode.DIAGONAL)
+                            .method(Method.STRUCTURED)
+                            .perLayer()
+                            .float64()
+                            .toOptions());
             assertEquals(0.0, a.total().relativeError(b.total()));
             assertEquals(b.layers().keySet(), a.layers().keySet());
             assertEquals(b.methods(), a.methods());
@@ -169,7 +209,8 @@ class TangentRulesTest {
     /** --explain states the backward passes each method pays, not only the contractions (issue: an incomplete cost). */
     @Test
     void explainStatesTheBackwardPassesOfBothMethods() {
-        try (NDManager m = NDManager.newBaseManager(); Network net = net(m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = net(m)) {
             String auto = Ntk.of(net).plan(7, 7).explain();
             int o = net.outputs();
             assertTrue(auto.contains("structured " + o + " batched passes per tile"), auto);

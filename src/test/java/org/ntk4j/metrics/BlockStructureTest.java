@@ -282,9 +282,11 @@ class BlockStructureTest {
         assertMessage(() -> BlockStructure.of(t, new int[] {0, 1, 0}), "labels: 3 entries for 4 samples");
         assertMessage(() -> BlockStructure.of(t, new int[] {6, 6, 6, 6}), "1 class (label 6)");
         assertMessage(() -> BlockStructure.of(t, new int[] {0, 1, 1, 1}), "class 0 has 1 sample");
-        assertMessage(() -> BlockStructure.of(new KernelMatrix(4, 4, Mode.TRACE, 2, true), new int[] {0, 0, 1, 1}),
+        assertMessage(
+                () -> BlockStructure.of(new KernelMatrix(4, 4, Mode.TRACE, 2, true), new int[] {0, 0, 1, 1}),
                 "mode TRACE; expected FULL");
-        assertMessage(() -> BlockStructure.of(new KernelMatrix(4, 3, Mode.FULL, 2, true), new int[] {0, 0, 1, 1}),
+        assertMessage(
+                () -> BlockStructure.of(new KernelMatrix(4, 3, Mode.FULL, 2, true), new int[] {0, 0, 1, 1}),
                 "4 x 3 samples");
         double[][][][] ragged = new double[3][3][2][2];
         ragged[1][2] = new double[2][3];

@@ -58,9 +58,11 @@ class FeatureAnsatzTest {
 
     /** Input [2,3] → widths [5,4] → 3 outputs, output scale κ = 0.7. */
     static Network deep(String activation, String param, boolean bias) {
-        return mlp("{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[5,4],\"outputs\":3,\"activation\":\"" + activation
-                + "\",\"parameterization\":\"" + param + "\",\"sigmaW\":1.3,\"sigmaB\":0.4,\"bias\":" + bias
-                + ",\"outputScale\":0.7}", DataType.FLOAT64);
+        return mlp(
+                "{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[5,4],\"outputs\":3,\"activation\":\"" + activation
+                        + "\",\"parameterization\":\"" + param + "\",\"sigmaW\":1.3,\"sigmaB\":0.4,\"bias\":" + bias
+                        + ",\"outputScale\":0.7}",
+                DataType.FLOAT64);
     }
 
     static NDArray gaussian(long seed, long... shape) {
@@ -113,7 +115,9 @@ class FeatureAnsatzTest {
         try (Network net = deep(c[0], c[1], Boolean.parseBoolean(c[2]))) {
             NDArray x = gaussian(1, 4, 2, 3);
             List<FeatureAnsatz.Layer> layers = FeatureAnsatz.measure(net, x);
-            assertEquals(List.of("dense1", "dense2", "dense3"), layers.stream().map(FeatureAnsatz.Layer::name).toList());
+            assertEquals(
+                    List.of("dense1", "dense2", "dense3"),
+                    layers.stream().map(FeatureAnsatz.Layer::name).toList());
             for (FeatureAnsatz.Layer l : layers) {
                 int i = childIndex(net, l.name());
                 // AGOP: gradients w.r.t. the layer's input a_l; K: w.r.t. its output h_l (input of the next child)
@@ -134,14 +138,19 @@ class FeatureAnsatzTest {
             List<FeatureAnsatz.Layer> layers = FeatureAnsatz.measure(net, gaussian(2, 3, 2, 3));
             Map<String, DMatrixRMaj> snapshot = FeatureAnsatz.weights(net);
             for (FeatureAnsatz.Layer l : layers) {
-                Dense d = (Dense) net.parameterLayers().stream().filter(m -> m.name().equals(l.name())).findFirst().orElseThrow();
+                Dense d = (Dense) net.parameterLayers().stream()
+                        .filter(m -> m.name().equals(l.name()))
+                        .findFirst()
+                        .orElseThrow();
                 Shape s = d.weight().value().getShape();
-                DMatrixRMaj w = new DMatrixRMaj((int) s.get(0), (int) s.get(1), true, d.weight().value().toDoubleArray());
+                DMatrixRMaj w = new DMatrixRMaj(
+                        (int) s.get(0), (int) s.get(1), true, d.weight().value().toDoubleArray());
                 double cw = 1.3 / Math.sqrt(s.get(1)); // NTK parameterisation: c_w = σ_w/√fan_in
                 CommonOps_DDRM.scale(cw, w);
                 DMatrixRMaj f = new DMatrixRMaj(w.numCols, w.numCols);
                 CommonOps_DDRM.multTransA(w, w, f);
-                assertTrue(relativeError(l.nfm(), f) < 1e-12, l.name() + ": NFM vs c_w²wᵀw " + relativeError(l.nfm(), f));
+                assertTrue(
+                        relativeError(l.nfm(), f) < 1e-12, l.name() + ": NFM vs c_w²wᵀw " + relativeError(l.nfm(), f));
                 assertTrue(relativeError(snapshot.get(l.name()), w) < 1e-15, l.name() + ": weights() is c_w·w");
             }
         }
@@ -152,8 +161,11 @@ class FeatureAnsatzTest {
         DMatrixRMaj a = new DMatrixRMaj(3, 3, true, 1, 2, 0, -1, 4, 2, 0.5, 0, 3);
         assertEquals(1.0, FeatureCorrelation.rho(a, a), 1e-15);
         // diag(1,2) vs diag(2,1): 4/√(5·5)
-        assertEquals(0.8, FeatureCorrelation.rho(new DMatrixRMaj(2, 2, true, 1, 0, 0, 2),
-                new DMatrixRMaj(2, 2, true, 2, 0, 0, 1)), 1e-15);
+        assertEquals(
+                0.8,
+                FeatureCorrelation.rho(
+                        new DMatrixRMaj(2, 2, true, 1, 0, 0, 2), new DMatrixRMaj(2, 2, true, 2, 0, 0, 1)),
+                1e-15);
         // e₁e₁ᵀ vs 11ᵀ: 1/(1·2)
         DMatrixRMaj e = new DMatrixRMaj(2, 2, true, 1, 0, 0, 0);
         DMatrixRMaj ones = new DMatrixRMaj(2, 2, true, 1, 1, 1, 1);
@@ -200,15 +212,18 @@ class FeatureAnsatzTest {
         int n = 10;
         int d = 6;
         int k = 8;
-        try (Network net = mlp("{\"arch\":\"mlp\",\"input\":[" + d + "],\"widths\":[" + k + "],\"outputs\":1,"
-                + "\"activation\":\"quadratic\",\"bias\":false}", DataType.FLOAT64)) {
+        try (Network net = mlp(
+                "{\"arch\":\"mlp\",\"input\":[" + d + "],\"widths\":[" + k + "],\"outputs\":1,"
+                        + "\"activation\":\"quadratic\",\"bias\":false}",
+                DataType.FLOAT64)) {
             NDArray x = gaussian(4, n, d);
             double[] y = gaussian(5, n).toDoubleArray();
             Dense first = (Dense) net.parameterLayers().get(0);
             Dense readout = (Dense) net.parameterLayers().get(1);
             Map<String, DMatrixRMaj> w0 = FeatureAnsatz.weights(net);
 
-            FeatureAnsatz.Centred atInit = FeatureAnsatz.measure(net, x, w0).get(0).centred();
+            FeatureAnsatz.Centred atInit =
+                    FeatureAnsatz.measure(net, x, w0).get(0).centred();
             assertTrue(Double.isNaN(atInit.nfc()), "C-NFC is 0/0 at W = W(0)");
             assertEquals(0.0, atInit.ratio(), 0.0);
 
@@ -240,17 +255,18 @@ class FeatureAnsatzTest {
 
             DMatrixRMaj xs = new DMatrixRMaj(n, d, true, x.toDoubleArray());
             DMatrixRMaj[] data = NfcPredictor.dataMatrices(xs, r); // {A, B, P}
-            DMatrixRMaj fa = NfcPredictor.featureMatrix(w0.get("dense1"), readout.weight().value().toDoubleArray());
+            DMatrixRMaj fa = NfcPredictor.featureMatrix(
+                    w0.get("dense1"), readout.weight().value().toDoubleArray());
             DMatrixRMaj pfa = new DMatrixRMaj(d, d);
             CommonOps_DDRM.mult(data[2], fa, pfa);
             DMatrixRMaj nfmDot = new DMatrixRMaj(d, d);
-            CommonOps_DDRM.mult(pfa, data[2], nfmDot);               // P F_a P
+            CommonOps_DDRM.mult(pfa, data[2], nfmDot); // P F_a P
             DMatrixRMaj pfab = new DMatrixRMaj(d, d);
             CommonOps_DDRM.mult(pfa, data[1], pfab);
             DMatrixRMaj pfabfa = new DMatrixRMaj(d, d);
             CommonOps_DDRM.mult(pfab, fa, pfabfa);
             DMatrixRMaj agopDot = new DMatrixRMaj(d, d);
-            CommonOps_DDRM.mult(pfabfa, data[2], agopDot);           // P F_a B F_a P
+            CommonOps_DDRM.mult(pfabfa, data[2], agopDot); // P F_a B F_a P
             double predicted = FeatureCorrelation.rho(nfmDot, agopDot);
 
             assertTrue(predicted < 0.999, "the oracle should not be trivially 1: " + predicted);
@@ -280,7 +296,8 @@ class FeatureAnsatzTest {
     void followsTheNetworkDataType() {
         // Same weights in float32 and float64 (the float64 net is the float32 one cast): agreement to float32
         // precision, so the float32 pass is neither broken nor secretly float64-only.
-        try (Network net = mlp("{\"arch\":\"mlp\",\"input\":[6],\"widths\":[16],\"outputs\":2,\"activation\":\"tanh\"}",
+        try (Network net = mlp(
+                "{\"arch\":\"mlp\",\"input\":[6],\"widths\":[16],\"outputs\":2,\"activation\":\"tanh\"}",
                 DataType.FLOAT32)) {
             NDArray x = gaussian(6, 12, 6).toType(DataType.FLOAT32, false);
             List<FeatureAnsatz.Layer> f32 = FeatureAnsatz.measure(net, x);
@@ -306,7 +323,8 @@ class FeatureAnsatzTest {
                 FeatureAnsatz.weights(net);
                 FeatureAnsatz.measure(net, x, w0);
             }
-            assertEquals(model, ((BaseNDManager) net.manager()).getManagedArrays().size(), "model manager");
+            assertEquals(
+                    model, ((BaseNDManager) net.manager()).getManagedArrays().size(), "model manager");
             assertEquals(data, ((BaseNDManager) manager).getManagedArrays().size(), "caller's manager");
         }
     }
@@ -314,23 +332,29 @@ class FeatureAnsatzTest {
     @Test
     void badInputIsAUserErrorWithAOneLineMessage() {
         try (NDManager m = NDManager.newBaseManager()) {
-            SequentialBlock block = new SequentialBlock().add(Linear.builder().setUnits(3).build());
+            SequentialBlock block =
+                    new SequentialBlock().add(Linear.builder().setUnits(3).build());
             block.initialize(m, DataType.FLOAT64, new Shape(1, 6));
             Network djl = Network.ofBlock(block, new Shape(6), m);
-            assertOneLine(assertThrows(UserException.class, () -> FeatureAnsatz.measure(djl, gaussian(7, 2, 6))),
+            assertOneLine(
+                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(djl, gaussian(7, 2, 6))),
                     "no dense layer");
         }
         try (Network net = deep("tanh", "ntk", true)) {
-            assertOneLine(assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(8, 4, 5))),
+            assertOneLine(
+                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(8, 4, 5))),
                     "expects (n, 2, 3)");
-            assertOneLine(assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(8, 4, 6))),
+            assertOneLine(
+                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(8, 4, 6))),
                     "shape (4, 6)");
             Map<String, DMatrixRMaj> w0 = new LinkedHashMap<>(FeatureAnsatz.weights(net));
             w0.put("dense2", new DMatrixRMaj(5, 4));
-            assertOneLine(assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(9, 4, 2, 3), w0)),
+            assertOneLine(
+                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(9, 4, 2, 3), w0)),
                     "dense2");
             w0.remove("dense2");
-            assertOneLine(assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(9, 4, 2, 3), w0)),
+            assertOneLine(
+                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(net, gaussian(9, 4, 2, 3), w0)),
                     "missing");
         }
     }

@@ -129,7 +129,8 @@ class LabelAwarenessTest {
         assertMessage(() -> LabelAwareness.of(k, new int[] {2, 2, 2, 2}), "1 class (label 2)");
         assertMessage(() -> LabelAwareness.of(k, new int[] {0, 0, 0, 5}), "class 5 has 1 sample");
         assertMessage(() -> LabelAwareness.of(new double[][] {{1, 2}, {3}}, new int[] {0, 1}), "row 1 has 1 entries");
-        assertMessage(() -> LabelAwareness.of(new KernelMatrix(3, 4, Mode.TRACE, 1, true), new int[] {0, 1, 0}),
+        assertMessage(
+                () -> LabelAwareness.of(new KernelMatrix(3, 4, Mode.TRACE, 1, true), new int[] {0, 1, 0}),
                 "3 x 4 samples");
     }
 }

@@ -94,8 +94,10 @@ class LayerCkaTest {
         int o = 3;
         int[] labels = {0, 1, 2, 2, 0};
         try (NDManager m = NDManager.newBaseManager()) {
-            ModelSpec s = ModelSpec.parse("{\"arch\":\"mlp\",\"input\":[4],\"widths\":[6,5],\"outputs\":3,"
-                    + "\"activation\":\"relu\",\"bias\":false,\"sigmaW\":1.41421356}", "layer-cka-test");
+            ModelSpec s = ModelSpec.parse(
+                    "{\"arch\":\"mlp\",\"input\":[4],\"widths\":[6,5],\"outputs\":3,"
+                            + "\"activation\":\"relu\",\"bias\":false,\"sigmaW\":1.41421356}",
+                    "layer-cka-test");
             try (Network net = Network.build(s, 3, m, DataType.FLOAT64)) {
                 double[] xs = new double[n * 4];
                 SplittableRandom r = new SplittableRandom(1);
@@ -103,7 +105,8 @@ class LayerCkaTest {
                     xs[i] = r.nextGaussian();
                 }
                 NDArray x = m.create(xs, new Shape(n, 4));
-                KernelResult res = Ntk.of(net).mode(Mode.FULL).perLayer().float64().compute(x);
+                KernelResult res =
+                        Ntk.of(net).mode(Mode.FULL).perLayer().float64().compute(x);
                 double[] a = LayerCka.perLayer(res, labels, o);
                 assertEquals(3, a.length);
                 double[] y = LayerCka.oneHot(labels, o);
@@ -114,9 +117,13 @@ class LayerCkaTest {
                     assertTrue(a[l] > -1e-12 && a[l] <= 1 + 1e-12, "A_l in [0, 1] for a PSD kernel");
                     l++;
                 }
-                assertThrows(UserException.class, () -> LayerCka.perLayer(Ntk.of(net).mode(Mode.FULL).compute(x), labels, o));
-                assertThrows(UserException.class,
-                        () -> LayerCka.of(Ntk.of(net).mode(Mode.TRACE).compute(x).total(), labels, o));
+                assertThrows(
+                        UserException.class,
+                        () -> LayerCka.perLayer(Ntk.of(net).mode(Mode.FULL).compute(x), labels, o));
+                assertThrows(
+                        UserException.class,
+                        () -> LayerCka.of(
+                                Ntk.of(net).mode(Mode.TRACE).compute(x).total(), labels, o));
             }
         }
     }

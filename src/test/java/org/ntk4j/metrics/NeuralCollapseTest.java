@@ -256,12 +256,15 @@ class NeuralCollapseTest {
         assertMessage(() -> NeuralCollapse.of(new double[0][], new int[0]), "H: no samples");
         int[] labels = {0, 1, 2, 0};
         assertMessage(() -> NeuralCollapse.of(h, labels, new double[][] {{0, 1}, {1, 0}}, null), "W: 2 rows for 3");
-        assertMessage(() -> NeuralCollapse.of(h, labels, new double[][] {{0, 1}, {1, 0}, {1}}, null),
+        assertMessage(
+                () -> NeuralCollapse.of(h, labels, new double[][] {{0, 1}, {1, 0}, {1}}, null),
                 "W: row 2 has 1 columns for 2 features");
-        assertMessage(() -> NeuralCollapse.of(h, labels, new double[][] {{0, 1}, {1, 0}, {1, 1}}, new double[2]),
+        assertMessage(
+                () -> NeuralCollapse.of(h, labels, new double[][] {{0, 1}, {1, 0}, {1, 1}}, new double[2]),
                 "b: 2 entries for 3 classes");
-        assertMessage(() -> NeuralCollapse.of(h, new int[] {1, 2, 5, 1}, new double[][] {{0, 1}, {1, 0}, {1, 1}},
-                null), "classes [1, 2, 5]");
+        assertMessage(
+                () -> NeuralCollapse.of(h, new int[] {1, 2, 5, 1}, new double[][] {{0, 1}, {1, 0}, {1, 1}}, null),
+                "classes [1, 2, 5]");
         assertMessage(() -> NeuralCollapse.of(h, labels, null, new double[3]), "b: 3 biases without a classifier");
     }
 

@@ -11,7 +11,6 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.ntk4j.testing.FiniteDifferences;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.ntk4j.kernel.KernelResult;
@@ -19,6 +18,7 @@ import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.testing.FiniteDifferences;
 
 /**
  * Exact NTKs of tiny conv nets through the generic Jacobian path against central finite differences
@@ -46,27 +46,34 @@ class ConvNtkTest {
         manager.close();
     }
 
-    static final String COMMON = "\"input\":[2,6,6],\"outputs\":2,\"activation\":\"tanh\",\"sigmaW\":1.2,\"sigmaB\":0.4,";
+    static final String COMMON =
+            "\"input\":[2,6,6],\"outputs\":2,\"activation\":\"tanh\",\"sigmaW\":1.2,\"sigmaB\":0.4,";
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        // conv → BN(eval) → tanh → max-pool → dense, NTK parameterisation with biases
-        "{\"arch\":\"cnn\",\"channels\":[3],\"batchNorm\":true,\"pool\":\"max\",\"parameterization\":\"ntk\"}",
-        // two convs with average pooling and a hidden dense layer, standard parameterisation
-        "{\"arch\":\"cnn\",\"channels\":[2,3],\"pool\":\"avg\",\"head\":[4],\"initializer\":\"torch_default\"}",
-        // ResNet: stem, identity block, strided block with a 1×1 conv + BN projection (option B)
-        "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,3],\"parameterization\":\"ntk\"}",
-        // ResNet with option-A (subsample + zero-pad) shortcut, standard parameterisation
-        "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,4],\"shortcut\":\"pad\",\"initializer\":\"he\"}",
-        // DenseNet: one BN-tanh-conv layer per block, two transitions with 2×2 average pooling
-        "{\"arch\":\"densenet\",\"depth\":7,\"growth\":2,\"channels\":[2],\"initializer\":\"lecun\"}"})
+    @ValueSource(
+            strings = {
+                // conv → BN(eval) → tanh → max-pool → dense, NTK parameterisation with biases
+                "{\"arch\":\"cnn\",\"channels\":[3],\"batchNorm\":true,\"pool\":\"max\",\"parameterization\":\"ntk\"}",
+                // two convs with average pooling and a hidden dense layer, standard parameterisation
+                "{\"arch\":\"cnn\",\"channels\":[2,3],\"pool\":\"avg\",\"head\":[4],\"initializer\":\"torch_default\"}",
+                // ResNet: stem, identity block, strided block with a 1×1 conv + BN projection (option B)
+                "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,3],\"parameterization\":\"ntk\"}",
+                // ResNet with option-A (subsample + zero-pad) shortcut, standard parameterisation
+                "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,4],\"shortcut\":\"pad\",\"initializer\":\"he\"}",
+                // DenseNet: one BN-tanh-conv layer per block, two transitions with 2×2 average pooling
+                "{\"arch\":\"densenet\",\"depth\":7,\"growth\":2,\"channels\":[2],\"initializer\":\"lecun\"}"
+            })
     void jacobianMatchesFiniteDifferences(String json) {
         ModelSpec spec = ModelSpec.parse(json.replace("{\"arch\"", "{" + COMMON + "\"arch\""), "test");
         try (Network net = Network.build(spec, 7, manager, DataType.FLOAT64)) {
             warmRunningStats(net);
             NDArray x1 = inputs(3, 1);
             NDArray x2 = inputs(2, 2);
-            KernelResult k = Ntk.of(net).mode(Mode.FULL).method(Method.JACOBIAN).float64().compute(x1, x2);
+            KernelResult k = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .method(Method.JACOBIAN)
+                    .float64()
+                    .compute(x1, x2);
             double[][][][] fd = FiniteDifferences.ntk(net, x1, x2, 1e-5, manager);
             int o = net.outputs();
             double maxDiff = 0;
@@ -92,9 +99,16 @@ class ConvNtkTest {
                     break;
                 }
             }
-            assertTrue(maxDiff / maxRef < 1e-7, json + ": jacobian vs finite differences, relative error " + maxDiff / maxRef);
+            assertTrue(
+                    maxDiff / maxRef < 1e-7,
+                    json + ": jacobian vs finite differences, relative error " + maxDiff / maxRef);
 
-            KernelResult s = Ntk.of(net).mode(Mode.FULL).method(Method.STRUCTURED).perLayer().float64().compute(x1, x2);
+            KernelResult s = Ntk.of(net)
+                    .mode(Mode.FULL)
+                    .method(Method.STRUCTURED)
+                    .perLayer()
+                    .float64()
+                    .compute(x1, x2);
             double err = s.total().relativeError(k.total());
             assertTrue(err < 1e-10, json + ": structured vs jacobian, relative error " + err);
         }
@@ -108,37 +122,57 @@ class ConvNtkTest {
      * bias (BN-followed convs), bias, and both parameterisations.
      */
     @ParameterizedTest
-    @ValueSource(strings = {
-        "{\"arch\":\"cnn\",\"channels\":[3],\"batchNorm\":true,\"pool\":\"max\",\"parameterization\":\"ntk\"}",
-        "{\"arch\":\"cnn\",\"channels\":[2,3],\"pool\":\"avg\",\"head\":[4],\"initializer\":\"torch_default\"}",
-        "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,3],\"parameterization\":\"ntk\"}",
-        "{\"arch\":\"wrn\",\"depth\":10,\"widen\":1,\"parameterization\":\"ntk\",\"bias\":true}",
-        "{\"arch\":\"densenet\",\"depth\":7,\"growth\":2,\"channels\":[2],\"initializer\":\"lecun\"}"})
+    @ValueSource(
+            strings = {
+                "{\"arch\":\"cnn\",\"channels\":[3],\"batchNorm\":true,\"pool\":\"max\",\"parameterization\":\"ntk\"}",
+                "{\"arch\":\"cnn\",\"channels\":[2,3],\"pool\":\"avg\",\"head\":[4],\"initializer\":\"torch_default\"}",
+                "{\"arch\":\"resnet\",\"depth\":6,\"channels\":[2,3],\"parameterization\":\"ntk\"}",
+                "{\"arch\":\"wrn\",\"depth\":10,\"widen\":1,\"parameterization\":\"ntk\",\"bias\":true}",
+                "{\"arch\":\"densenet\",\"depth\":7,\"growth\":2,\"channels\":[2],\"initializer\":\"lecun\"}"
+            })
     void structuredConvMatchesJacobianInEveryMode(String json) {
         ModelSpec spec = ModelSpec.parse(json.replace("{\"arch\"", "{" + COMMON + "\"arch\""), "test");
         try (Network net = Network.build(spec, 11, manager, DataType.FLOAT64)) {
             warmRunningStats(net);
             NDArray x1 = inputs(4, 3);
             NDArray x2 = inputs(3, 4);
-            assertTrue(Ntk.of(net).method(Method.STRUCTURED).plan(4, 3).layer(net.parameterLayers().get(0).name())
-                    .structured(), "first conv should take the structured path");
+            assertTrue(
+                    Ntk.of(net)
+                            .method(Method.STRUCTURED)
+                            .plan(4, 3)
+                            .layer(net.parameterLayers().get(0).name())
+                            .structured(),
+                    "first conv should take the structured path");
             // every layer (conv, eval batch-norm, dense) has tangent factors, so AUTO takes the batched pass for all
-            assertTrue(Ntk.of(net).plan(4, 3).layers().stream().allMatch(l -> l.method() == Method.STRUCTURED),
+            assertTrue(
+                    Ntk.of(net).plan(4, 3).layers().stream().allMatch(l -> l.method() == Method.STRUCTURED),
                     () -> "AUTO plan: " + Ntk.of(net).plan(4, 3));
             for (Mode mode : Mode.values()) {
                 for (boolean symmetric : new boolean[] {true, false}) {
                     NDArray b = symmetric ? null : x2;
-                    KernelResult j = Ntk.of(net).mode(mode).method(Method.JACOBIAN).parameterParts().float64()
+                    KernelResult j = Ntk.of(net)
+                            .mode(mode)
+                            .method(Method.JACOBIAN)
+                            .parameterParts()
+                            .float64()
                             .compute(x1, b);
                     for (boolean pairs : new boolean[] {false, true}) {
-                        KernelResult s = Ntk.of(net).mode(mode).method(Method.STRUCTURED).convPairs(pairs).parameterParts().float64()
-                                .memory(json.contains("wrn") ? 1 << 24 : 200_000).compute(x1, b);
-                        String what = json + " " + mode + (symmetric ? " X1=X1" : " X1≠X2") + (pairs ? " pairs" : " rows");
+                        KernelResult s = Ntk.of(net)
+                                .mode(mode)
+                                .method(Method.STRUCTURED)
+                                .convPairs(pairs)
+                                .parameterParts()
+                                .float64()
+                                .memory(json.contains("wrn") ? 1 << 24 : 200_000)
+                                .compute(x1, b);
+                        String what =
+                                json + " " + mode + (symmetric ? " X1=X1" : " X1≠X2") + (pairs ? " pairs" : " rows");
                         double err = s.total().relativeError(j.total());
                         assertTrue(err < 1e-10, what + ": total rel err " + err);
                         assertEquals(j.layers().keySet(), s.layers().keySet(), what);
                         for (String key : j.layers().keySet()) {
-                            double e = s.layers().get(key).relativeError(j.layers().get(key));
+                            double e =
+                                    s.layers().get(key).relativeError(j.layers().get(key));
                             assertTrue(e < 1e-10, what + " " + key + ": rel err " + e);
                         }
                     }
@@ -152,7 +186,8 @@ class ConvNtkTest {
         try (NDManager m = manager.newSubManager()) {
             NDArray x = inputs(4, 99);
             x.attach(m);
-            NDArray shifted = x.mul(m.full(new Shape(), 1.7f, DataType.FLOAT64)).add(m.full(new Shape(), 0.3f, DataType.FLOAT64));
+            NDArray shifted =
+                    x.mul(m.full(new Shape(), 1.7f, DataType.FLOAT64)).add(m.full(new Shape(), 0.3f, DataType.FLOAT64));
             net.forward(shifted, Forward.train(m));
         }
     }
@@ -165,5 +200,4 @@ class ConvNtkTest {
         }
         return Module.create64(manager, v, new Shape(n, 2, 6, 6));
     }
-
 }

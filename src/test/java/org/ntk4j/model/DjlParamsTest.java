@@ -67,15 +67,25 @@ class DjlParamsTest {
             loaded.setBlock(mlpBlock(9, 3));
             loaded.load(dir, "djl-mlp");
             // the cause of "element 0 of tensors does not require grad": restored arrays are plain leaves
-            assertFalse(loaded.getBlock().getParameters().get(0).getValue().getArray().hasGradient());
+            assertFalse(loaded.getBlock()
+                    .getParameters()
+                    .get(0)
+                    .getValue()
+                    .getArray()
+                    .hasGradient());
 
             NDArray x = inputs(m, 6, 5, 3);
             KernelResult a = Ntk.of(Network.ofBlock(block, new Shape(5), original.getNDManager()))
-                    .mode(Mode.FULL).perLayer().float64().compute(x);
+                    .mode(Mode.FULL)
+                    .perLayer()
+                    .float64()
+                    .compute(x);
             Network net = Network.ofModel(loaded, new Shape(5));
             assertEquals(DataType.FLOAT64, net.dataType());
             KernelResult b = Ntk.of(net).mode(Mode.FULL).perLayer().float64().compute(x);
-            assertTrue(b.total().relativeError(a.total()) < 1e-10, "total " + b.total().relativeError(a.total()));
+            assertTrue(
+                    b.total().relativeError(a.total()) < 1e-10,
+                    "total " + b.total().relativeError(a.total()));
             assertEquals(2, b.layers().size());
             assertTrue(a.total().get(0, 0, 0) > 0);
         }
@@ -83,8 +93,10 @@ class DjlParamsTest {
 
     @Test
     void anNtk4jNetworkGoesToParamsAndBack() throws Exception {
-        ModelSpec spec = ModelSpec.parse("{\"arch\":\"mlp\",\"input\":[5],\"widths\":[8],\"outputs\":4,"
-                + "\"sigmaB\":0.5,\"parameterization\":\"standard\"}", "test");
+        ModelSpec spec = ModelSpec.parse(
+                "{\"arch\":\"mlp\",\"input\":[5],\"widths\":[8],\"outputs\":4,"
+                        + "\"sigmaB\":0.5,\"parameterization\":\"standard\"}",
+                "test");
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(spec, 11, m, DataType.FLOAT64)) {
             Path file;
@@ -100,9 +112,18 @@ class DjlParamsTest {
                 // plain DJL: a fresh block of the same architecture restores the file
                 in.setBlock(mlpBlock(8, 4));
                 in.load(dir);
-                KernelResult djl = Ntk.of(Network.ofModel(in, new Shape(5))).mode(Mode.FULL).float64().compute(x);
-                KernelResult own = Ntk.of(net).mode(Mode.FULL).method(Method.STRUCTURED).float64().compute(x);
-                assertTrue(djl.total().relativeError(own.total()) < 1e-10, "total " + djl.total().relativeError(own.total()));
+                KernelResult djl = Ntk.of(Network.ofModel(in, new Shape(5)))
+                        .mode(Mode.FULL)
+                        .float64()
+                        .compute(x);
+                KernelResult own = Ntk.of(net)
+                        .mode(Mode.FULL)
+                        .method(Method.STRUCTURED)
+                        .float64()
+                        .compute(x);
+                assertTrue(
+                        djl.total().relativeError(own.total()) < 1e-10,
+                        "total " + djl.total().relativeError(own.total()));
 
                 // and back into an ntk4j network of another seed
                 try (Network other = Network.build(spec, 12, m, DataType.FLOAT64)) {
@@ -110,8 +131,13 @@ class DjlParamsTest {
                     List<Param> a = net.params();
                     List<Param> b = other.params();
                     for (int i = 0; i < a.size(); i++) {
-                        assertArrayEquals(a.get(i).value().toDoubleArray(), b.get(i).value().toDoubleArray(), a.get(i).name());
-                        assertTrue(b.get(i).value().hasGradient(), "trainable leaf " + b.get(i).name());
+                        assertArrayEquals(
+                                a.get(i).value().toDoubleArray(),
+                                b.get(i).value().toDoubleArray(),
+                                a.get(i).name());
+                        assertTrue(
+                                b.get(i).value().hasGradient(),
+                                "trainable leaf " + b.get(i).name());
                     }
                 }
             }

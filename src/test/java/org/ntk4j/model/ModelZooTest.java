@@ -83,18 +83,34 @@ class ModelZooTest {
      */
     @ParameterizedTest
     @CsvSource({
-        "resnet20, 272474", "resnet56, 853018", "resnet18, 11173962",
-        "vgg11-bn, 9231114", "vgg11, 9225610", "vgg16-bn, 14728266", "vgg19-bn, 20086692",
-        "densenet40, 1019722", "densenet40-bc, 176122", "densenet100-bc, 769162",
-        "wrn-10-4, 1530544", "mlp-relu, 669706", "mlp3-relu, 932362", "vgg11-bn-mnist, 9358730", "ffnn-d10-w256, 1313280",
-        "ffnn-d10-w100, 159400", "linear-784-100-1, 78500", "mlp2-relu-100, 78500", "mlp5-w256, 1051136"})
+        "resnet20, 272474",
+        "resnet56, 853018",
+        "resnet18, 11173962",
+        "vgg11-bn, 9231114",
+        "vgg11, 9225610",
+        "vgg16-bn, 14728266",
+        "vgg19-bn, 20086692",
+        "densenet40, 1019722",
+        "densenet40-bc, 176122",
+        "densenet100-bc, 769162",
+        "wrn-10-4, 1530544",
+        "mlp-relu, 669706",
+        "mlp3-relu, 932362",
+        "vgg11-bn-mnist, 9358730",
+        "ffnn-d10-w256, 1313280",
+        "ffnn-d10-w100, 159400",
+        "linear-784-100-1, 78500",
+        "mlp2-relu-100, 78500",
+        "mlp5-w256, 1051136"
+    })
     void referenceParameterCounts(String model, long expected) {
         assertEquals(expected, count(model), model);
     }
 
     @Test
     void resnet20OptionAHasParameterFreeShortcuts() {
-        ModelSpec s = ModelSpec.resolve("resnet20").toBuilder().shortcut(Shortcut.PAD).build();
+        ModelSpec s =
+                ModelSpec.resolve("resnet20").toBuilder().shortcut(Shortcut.PAD).build();
         try (Network net = Network.build(s, 0, manager)) {
             assertEquals(269_722, net.parameterCount());
         }
@@ -103,8 +119,18 @@ class ModelZooTest {
     @Test
     void everySpecInModelsResolvesUnderItsName() {
         List<String> names = ModelSpec.available();
-        assertTrue(names.containsAll(List.of("resnet20", "resnet56", "resnet18", "vgg11", "vgg16-bn", "vgg19-bn",
-                "densenet40", "wrn-10-4", "mlp-relu")), names.toString());
+        assertTrue(
+                names.containsAll(List.of(
+                        "resnet20",
+                        "resnet56",
+                        "resnet18",
+                        "vgg11",
+                        "vgg16-bn",
+                        "vgg19-bn",
+                        "densenet40",
+                        "wrn-10-4",
+                        "mlp-relu")),
+                names.toString());
         for (String n : names) {
             ModelSpec s = ModelSpec.resolve(n);
             assertEquals(n, s.name(), "name field of models/" + n + ".json");
@@ -116,7 +142,8 @@ class ModelZooTest {
     @CsvSource({"resnet20", "densenet40-bc", "vgg11-bn", "wrn-10-4", "resnet56"})
     void forwardShapes(String model) {
         ModelSpec s = ModelSpec.resolve(model);
-        try (Network net = Network.build(s, 1, manager); NDManager m = manager.newSubManager()) {
+        try (Network net = Network.build(s, 1, manager);
+                NDManager m = manager.newSubManager()) {
             NDArray x = m.randomNormal(new Shape(2, s.input()[0], s.input()[1], s.input()[2]));
             NDArray yTrain = net.forward(x, Forward.train(m));
             NDArray yEval = net.forward(x, Forward.eval(m));
@@ -134,8 +161,14 @@ class ModelZooTest {
             java.util.Random r = new java.util.Random(0);
             Conv2d c = new Conv2d("c", 5, 3, 2, 1, true, Parameterization.NTK, Initializer.GAUSSIAN, 1, 1);
             assertEquals(new Shape(5, 4, 4), c.initialize(m, DataType.FLOAT32, new Shape(3, 8, 7), r));
-            assertEquals(new Shape(5, 4, 4), c.forward(m.ones(new Shape(2, 3, 8, 7)), Forward.eval(m)).getShape().slice(1));
-            assertEquals(new Shape(3, 3, 3), new MaxPool2d("p", 2, 2).initialize(m, DataType.FLOAT32, new Shape(3, 7, 6), r));
+            assertEquals(
+                    new Shape(5, 4, 4),
+                    c.forward(m.ones(new Shape(2, 3, 8, 7)), Forward.eval(m))
+                            .getShape()
+                            .slice(1));
+            assertEquals(
+                    new Shape(3, 3, 3),
+                    new MaxPool2d("p", 2, 2).initialize(m, DataType.FLOAT32, new Shape(3, 7, 6), r));
             assertEquals(new Shape(3), new GlobalAvgPool("g").initialize(m, DataType.FLOAT32, new Shape(3, 7, 6), r));
             PadShortcut pad = new PadShortcut("s", 8, 2);
             assertEquals(new Shape(8, 4, 4), pad.initialize(m, DataType.FLOAT32, new Shape(4, 8, 8), r));
@@ -164,7 +197,8 @@ class ModelZooTest {
                 for (int i = 0; i < x.length; i++) {
                     x[i] = r.nextGaussian();
                 }
-                double[] y = c.forward(Module.create64(m, x, new Shape(1, 3, 5, 5)), Forward.eval(m)).toDoubleArray();
+                double[] y = c.forward(Module.create64(m, x, new Shape(1, 3, 5, 5)), Forward.eval(m))
+                        .toDoubleArray();
                 double[] w = c.weight().value().toDoubleArray();
                 double[] b = c.bias().value().toDoubleArray();
                 double cw = par == Parameterization.NTK ? 1.3 / Math.sqrt(27) : 1;
@@ -184,7 +218,11 @@ class ModelZooTest {
                             }
                         }
                         double expected = cw * sum + cb * b[o];
-                        assertEquals(expected, y[(o * 3 + ij[0]) * 3 + ij[1]], 1e-12, par + " at " + o + "," + ij[0] + "," + ij[1]);
+                        assertEquals(
+                                expected,
+                                y[(o * 3 + ij[0]) * 3 + ij[1]],
+                                1e-12,
+                                par + " at " + o + "," + ij[0] + "," + ij[1]);
                     }
                 }
             }
@@ -197,7 +235,10 @@ class ModelZooTest {
         try (NDManager m = manager.newSubManager()) {
             java.util.Random r = new java.util.Random(0);
             NDArray x = m.arange(-4f, 4f).reshape(1, 2, 2, 2);
-            Residual res = new Residual("r", new Activation("a", Activation.Kind.QUADRATIC), null,
+            Residual res = new Residual(
+                    "r",
+                    new Activation("a", Activation.Kind.QUADRATIC),
+                    null,
                     new Activation("p", Activation.Kind.TANH));
             assertEquals(new Shape(2, 2, 2), res.initialize(m, DataType.FLOAT32, new Shape(2, 2, 2), r));
             NDArray y = res.forward(x, Forward.eval(m));
@@ -216,7 +257,8 @@ class ModelZooTest {
     void poolingValues() {
         try (NDManager m = manager.newSubManager()) {
             NDArray x = m.arange(16f).reshape(1, 1, 4, 4);
-            assertEquals(7.5f, new GlobalAvgPool("g").forward(x, Forward.eval(m)).getFloat(0, 0));
+            assertEquals(
+                    7.5f, new GlobalAvgPool("g").forward(x, Forward.eval(m)).getFloat(0, 0));
             NDArray a = new AvgPool2d("a", 2, 2).forward(x, Forward.eval(m));
             assertEquals(2.5f, a.getFloat(0, 0, 0, 0)); // (0+1+4+5)/4
             NDArray mx = new MaxPool2d("p", 2, 2).forward(x, Forward.eval(m));
@@ -254,14 +296,24 @@ class ModelZooTest {
             {"{\"arch\":\"vgg\",\"depth\":12,\"input\":[3,32,32],\"outputs\":10}", "[11, 13, 16, 19]"},
             {"{\"arch\":\"vgg\",\"depth\":11,\"input\":[1,28,28],\"outputs\":10}", "at least 32"},
             {"{\"arch\":\"resnet\",\"depth\":21,\"input\":[3,32,32],\"outputs\":10}", "depth"},
-            {"{\"arch\":\"resnet\",\"depth\":20,\"shortcut\":\"zero\",\"input\":[3,32,32],\"outputs\":10}", "[projection, pad]"},
+            {
+                "{\"arch\":\"resnet\",\"depth\":20,\"shortcut\":\"zero\",\"input\":[3,32,32],\"outputs\":10}",
+                "[projection, pad]"
+            },
             {"{\"arch\":\"resnet\",\"depth\":20,\"input\":[3072],\"outputs\":10}", "[channels, height, width]"},
             {"{\"arch\":\"densenet\",\"depth\":41,\"input\":[3,32,32],\"outputs\":10}", "3·n+4"},
-            {"{\"arch\":\"densenet\",\"depth\":40,\"bottleneck\":true,\"compression\":1.5,\"input\":[3,32,32],\"outputs\":10}", "compression"},
+            {
+                "{\"arch\":\"densenet\",\"depth\":40,\"bottleneck\":true,\"compression\":1.5,\"input\":[3,32,32],\"outputs\":10}",
+                "compression"
+            },
             {"{\"arch\":\"wrn\",\"depth\":12,\"input\":[3,32,32],\"outputs\":10}", "6·b+4"},
             {"{\"arch\":\"cnn\",\"input\":[3,8,8],\"outputs\":2}", "channels"},
-            {"{\"arch\":\"cnn\",\"channels\":[2],\"pool\":\"min\",\"input\":[3,8,8],\"outputs\":2}", "[max, avg, none]"},
-            {"{\"arch\":\"resnet\",\"depth\":20,\"widthh\":3,\"input\":[3,32,32],\"outputs\":10}", "unknown field 'widthh'"},
+            {"{\"arch\":\"cnn\",\"channels\":[2],\"pool\":\"min\",\"input\":[3,8,8],\"outputs\":2}", "[max, avg, none]"
+            },
+            {
+                "{\"arch\":\"resnet\",\"depth\":20,\"widthh\":3,\"input\":[3,32,32],\"outputs\":10}",
+                "unknown field 'widthh'"
+            },
         };
         for (String[] c : cases) {
             UserException e = assertThrows(UserException.class, () -> ModelSpec.parse(c[0], "spec.json"), c[0]);

@@ -39,7 +39,9 @@ class NativeBuildTest {
             return Path.of(p);
         }
         Path root = Path.of(System.getProperty("ntk4j.root", "."));
-        return root.toAbsolutePath().resolve("../shared/vendor/djl-v" + NativeBuild.DJL_VERSION).normalize();
+        return root.toAbsolutePath()
+                .resolve("../shared/vendor/djl-v" + NativeBuild.DJL_VERSION)
+                .normalize();
     }
 
     @Test
@@ -61,15 +63,28 @@ class NativeBuildTest {
             }
         }
         long t0 = System.nanoTime();
-        NativeBuild.Result r = new NativeBuild().djlSource(src).engineCache(dir.resolve("cache"))
-                .envFile(dir.resolve("native.properties")).workDir(dir.resolve("work")).cuda("off").build();
-        System.out.printf("native build: %s, %d sources compiled and linked in %.1f s on %d cores (%.1f s in all)%n", torch,
-                r.compiled(), r.compileSeconds(), Runtime.getRuntime().availableProcessors(), (System.nanoTime() - t0) / 1e9);
+        NativeBuild.Result r = new NativeBuild()
+                .djlSource(src)
+                .engineCache(dir.resolve("cache"))
+                .envFile(dir.resolve("native.properties"))
+                .workDir(dir.resolve("work"))
+                .cuda("off")
+                .build();
+        System.out.printf(
+                "native build: %s, %d sources compiled and linked in %.1f s on %d cores (%.1f s in all)%n",
+                torch,
+                r.compiled(),
+                r.compileSeconds(),
+                Runtime.getRuntime().availableProcessors(),
+                (System.nanoTime() - t0) / 1e9);
         assertTrue(Files.size(r.library()) > 100_000);
-        assertEquals(dir.resolve("cache/pytorch/" + torch.version() + "-cpu-linux-x86_64/0.35.0-libdjl_torch.so"), r.library());
+        assertEquals(
+                dir.resolve("cache/pytorch/" + torch.version() + "-cpu-linux-x86_64/0.35.0-libdjl_torch.so"),
+                r.library());
 
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        String noCpuNatives = Arrays.stream(cp.split(File.pathSeparator)).filter(s -> !s.contains("pytorch-native-cpu"))
+        String noCpuNatives = Arrays.stream(cp.split(File.pathSeparator))
+                .filter(s -> !s.contains("pytorch-native-cpu"))
                 .collect(Collectors.joining(File.pathSeparator));
         Path built = dir.resolve("built.npz");
         Path bundled = dir.resolve("bundled.npz");
@@ -78,25 +93,45 @@ class NativeBuildTest {
         assertTrue(a.contains("probe configured=true"), a);
         assertTrue(a.contains("probe engine=" + torch.version()), a);
         assertTrue(a.contains("probe lib=" + r.library()), a);
-        assertTrue(b.contains("probe configured=false") && !b.contains(r.library().toString()), b);
-        try (NDManager m = NDManager.newBaseManager(); InputStream ia = Files.newInputStream(built);
+        assertTrue(
+                b.contains("probe configured=false") && !b.contains(r.library().toString()), b);
+        try (NDManager m = NDManager.newBaseManager();
+                InputStream ia = Files.newInputStream(built);
                 InputStream ib = Files.newInputStream(bundled)) {
             NDArray ka = NDList.decode(m, ia).get("ntk");
             NDArray kb = NDList.decode(m, ib).get("ntk");
             assertEquals(kb.getShape(), ka.getShape());
             double rel = ka.sub(kb).abs().max().getFloat() / kb.abs().max().getFloat();
-            System.out.println("native build: full NTK 16x16x10x10, built vs bundled libtorch, max relative difference " + rel);
+            System.out.println(
+                    "native build: full NTK 16x16x10x10, built vs bundled libtorch, max relative difference " + rel);
             assertTrue(rel < 1e-5, "kernels differ: " + rel);
         }
     }
 
     /** A child JVM running NativeProbe with only the recorded environment file to find the build. */
     static String probe(String classpath, Path envFile, Path out) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dntk4j.native.env=" + envFile, "-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=1",
-                "-Dai.djl.pytorch.num_interop_threads=1", "-Djava.awt.headless=true",
-                "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."), "-cp", classpath, NativeProbe.class.getName(),
-                "kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "16", "--mode", "full", "--out", out.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dntk4j.native.env=" + envFile,
+                "-Dai.djl.offline=true",
+                "-Dai.djl.pytorch.num_threads=1",
+                "-Dai.djl.pytorch.num_interop_threads=1",
+                "-Djava.awt.headless=true",
+                "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
+                "-cp",
+                classpath,
+                NativeProbe.class.getName(),
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--dataset",
+                "mnist-subset",
+                "--n",
+                "16",
+                "--mode",
+                "full",
+                "--out",
+                out.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         for (String k : Natives.KEYS) {
@@ -112,18 +147,24 @@ class NativeBuildTest {
 
     @Test
     void userMistakesAreOneLineErrors(@TempDir Path dir) throws Exception {
-        UserException e = assertThrows(UserException.class, () -> new NativeBuild().compiler(dir.resolve("no-g++").toString()).build());
+        UserException e = assertThrows(UserException.class, () -> new NativeBuild()
+                .compiler(dir.resolve("no-g++").toString())
+                .build());
         assertTrue(e.getMessage().startsWith("no C++ compiler"), e.getMessage());
-        e = assertThrows(UserException.class, () -> Torch.find(dir.resolve("missing").toString()));
+        e = assertThrows(
+                UserException.class, () -> Torch.find(dir.resolve("missing").toString()));
         assertTrue(e.getMessage().contains("is not a folder"), e.getMessage());
         Files.createDirectories(dir.resolve("t/lib"));
         Files.writeString(dir.resolve("t/lib/libtorch.so"), "");
         e = assertThrows(UserException.class, () -> Torch.find(dir.resolve("t").toString()));
         assertTrue(e.getMessage().contains("has no C++ headers"), e.getMessage());
         Files.createDirectories(dir.resolve("empty"));
-        e = assertThrows(UserException.class, () -> Torch.find(dir.resolve("empty").toString()));
+        e = assertThrows(
+                UserException.class, () -> Torch.find(dir.resolve("empty").toString()));
         assertTrue(e.getMessage().contains("holds no lib/libtorch.so"), e.getMessage());
-        e = assertThrows(UserException.class, () -> new NativeBuild().djlSource(dir.resolve("empty")).sources());
+        e = assertThrows(
+                UserException.class,
+                () -> new NativeBuild().djlSource(dir.resolve("empty")).sources());
         assertTrue(e.getMessage().contains("is not DJL's source tree"), e.getMessage());
         e = assertThrows(UserException.class, () -> new NativeBuild().cuda("maybe"));
         assertTrue(e.getMessage().startsWith("--cuda must be"), e.getMessage());
@@ -131,22 +172,29 @@ class NativeBuildTest {
         Path abi = dir.resolve("abi");
         Files.createDirectories(abi.resolve("include/torch/csrc/api/include/torch"));
         Files.writeString(abi.resolve("include/torch/script.h"), "");
-        Files.writeString(abi.resolve("include/torch/csrc/api/include/torch/version.h"),
+        Files.writeString(
+                abi.resolve("include/torch/csrc/api/include/torch/version.h"),
                 "#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR 7\n#define TORCH_VERSION_PATCH 1\n");
         Files.createDirectories(abi.resolve("lib"));
         Files.writeString(abi.resolve("lib/libtorch.so"), "");
         Files.writeString(abi.resolve("lib/libc10.so"), "_ZNSt7__cxx1112basic_string");
         Files.createDirectories(abi.resolve("share/cmake/Torch"));
-        Files.writeString(abi.resolve("share/cmake/Torch/TorchConfig.cmake"), "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")");
+        Files.writeString(
+                abi.resolve("share/cmake/Torch/TorchConfig.cmake"),
+                "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")");
         e = assertThrows(UserException.class, () -> Torch.find(abi.toString()));
         assertTrue(e.getMessage().startsWith("C++ ABI mismatch"), e.getMessage());
         // a CUDA torch without the CUDA runtime headers
-        Files.writeString(abi.resolve("share/cmake/Torch/TorchConfig.cmake"), "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")");
+        Files.writeString(
+                abi.resolve("share/cmake/Torch/TorchConfig.cmake"),
+                "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=1\")");
         Files.writeString(abi.resolve("lib/libtorch_cuda.so"), "");
         Torch t = Torch.find(abi.toString());
         assertEquals("cu128", t.flavor());
         if (t.cudaInclude() == null) {
-            e = assertThrows(UserException.class, () -> new NativeBuild().torch(abi.toString()).build());
+            e = assertThrows(
+                    UserException.class,
+                    () -> new NativeBuild().torch(abi.toString()).build());
             assertTrue(e.getMessage().startsWith("missing CUDA headers"), e.getMessage());
         }
     }

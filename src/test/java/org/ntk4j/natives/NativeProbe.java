@@ -18,8 +18,10 @@ public final class NativeProbe {
         int rc = Main.commandLine().execute(args);
         System.out.println("probe configured=" + configured);
         System.out.println("probe engine=" + Engine.getEngine("PyTorch").getVersion());
-        Files.readAllLines(Path.of("/proc/self/maps")).stream().map(l -> l.replaceAll("^\\S+(\\s+\\S+){4}\\s*", ""))
-                .filter(l -> l.contains("djl_torch") || l.contains("libtorch_cpu")).distinct()
+        Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                .map(l -> l.replaceAll("^\\S+(\\s+\\S+){4}\\s*", ""))
+                .filter(l -> l.contains("djl_torch") || l.contains("libtorch_cpu"))
+                .distinct()
                 .forEach(l -> System.out.println("probe lib=" + l));
         System.exit(rc);
     }

@@ -92,8 +92,12 @@ class DjlProbeListenerTest {
 
                 List<Map<String, Object>> recs = listener.records();
                 assertEquals(sunk, recs);
-                assertEquals(List.of(0L, 2L, 4L, 6L, 8L), recs.stream().map(q -> (Long) q.get("step")).toList());
-                assertEquals(List.of(0, 0, 1, 1, 2), recs.stream().map(q -> (Integer) q.get("epoch")).toList());
+                assertEquals(
+                        List.of(0L, 2L, 4L, 6L, 8L),
+                        recs.stream().map(q -> (Long) q.get("step")).toList());
+                assertEquals(
+                        List.of(0, 0, 1, 1, 2),
+                        recs.stream().map(q -> (Integer) q.get("epoch")).toList());
                 assertMatches(atInit, recs.get(0));
                 assertMatches(atEnd, recs.get(recs.size() - 1));
                 List<float[]> withListener = weights(block);
@@ -125,8 +129,11 @@ class DjlProbeListenerTest {
             for (Pair<String, Parameter> p : block.getParameters()) {
                 JniUtils.zeroGrad((PtNDArray) p.getValue().getArray());
             }
-            return new double[] {(Double) r.get(KernelMetrics.ALIGNMENT), (Double) r.get(KernelMetrics.CENTERED_ALIGNMENT),
-                ((double[]) r.get(KernelMetrics.EIGENVALUES))[0]};
+            return new double[] {
+                (Double) r.get(KernelMetrics.ALIGNMENT),
+                (Double) r.get(KernelMetrics.CENTERED_ALIGNMENT),
+                ((double[]) r.get(KernelMetrics.EIGENVALUES))[0]
+            };
         }
     }
 
@@ -139,7 +146,9 @@ class DjlProbeListenerTest {
 
     private static DefaultTrainingConfig config() {
         return new DefaultTrainingConfig(Loss.softmaxCrossEntropyLoss())
-                .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(0.5f)).build());
+                .optOptimizer(Optimizer.sgd()
+                        .setLearningRateTracker(Tracker.fixed(0.5f))
+                        .build());
     }
 
     private static ArrayDataset data(NDManager m, float[] x, int[] labels) {

@@ -49,7 +49,10 @@ class NtkProbeTest {
             Map<String, Object> r10 = live.run(net, 10, 0);
             double moved = (double) r10.get("relative_change_from_init");
             assertTrue(moved > 0.01, "scaling the first layer by 1.3 moves the kernel: " + moved);
-            assertEquals((double) r10.get("kernel_distance_from_init") / 10, (double) r10.get("kernel_velocity"), 1e-15,
+            assertEquals(
+                    (double) r10.get("kernel_distance_from_init") / 10,
+                    (double) r10.get("kernel_velocity"),
+                    1e-15,
                     "velocity since the previous probe = distance / steps when the previous probe is the first");
 
             perturb(net, 0.8);
@@ -57,8 +60,10 @@ class NtkProbeTest {
 
             NtkProbe resumed = new NtkProbe(probe, run);
             Map<String, Object> s20 = resumed.run(net, 20, 1);
-            for (String key : new String[] {"relative_change_from_init", "kernel_distance_from_init", "kernel_velocity"}) {
-                assertEquals((double) r20.get(key), (double) s20.get(key), 1e-12 * Math.abs((double) r20.get(key)), key);
+            for (String key :
+                    new String[] {"relative_change_from_init", "kernel_distance_from_init", "kernel_velocity"}) {
+                assertEquals(
+                        (double) r20.get(key), (double) s20.get(key), 1e-12 * Math.abs((double) r20.get(key)), key);
             }
         }
     }
@@ -95,15 +100,21 @@ class NtkProbeTest {
         try (NDManager m = NDManager.newBaseManager()) {
             java.util.Map<String, ai.djl.ndarray.NDArray> in = read(m, inputs);
             ai.djl.ndarray.NDArray x = in.get("x");
-            assertEquals(new ai.djl.ndarray.types.Shape(probe.size(), 1, 28, 28), x.getShape(), "x laid out as the kernel NPZ's x1");
+            assertEquals(
+                    new ai.djl.ndarray.types.Shape(probe.size(), 1, 28, 28),
+                    x.getShape(),
+                    "x laid out as the kernel NPZ's x1");
             org.junit.jupiter.api.Assertions.assertArrayEquals(probe.features(), x.toFloatArray());
-            org.junit.jupiter.api.Assertions.assertArrayEquals(probe.labels(), in.get("y").toIntArray());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(
+                    probe.labels(), in.get("y").toIntArray());
 
             try (Network fresh = Network.build(spec, 0, m)) {
                 java.util.Map<String, ai.djl.ndarray.NDArray> w0 = read(m, init);
                 assertEquals(fresh.params().size(), w0.size());
                 for (Param p : fresh.params()) {
-                    org.junit.jupiter.api.Assertions.assertArrayEquals(p.value().toFloatArray(), w0.get(p.name()).toFloatArray(),
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(
+                            p.value().toFloatArray(),
+                            w0.get(p.name()).toFloatArray(),
                             p.name() + ": weights-init = the network spec and seed build");
                 }
             }
@@ -113,7 +124,9 @@ class NtkProbeTest {
                 java.util.Map<String, ai.djl.ndarray.NDArray> saved = read(m, file);
                 try (Network other = Network.build(spec, 12345, m)) {
                     other.loadParameters(file, true);
-                    org.ntk4j.kernel.KernelResult k = org.ntk4j.kernel.Ntk.of(other).mode(org.ntk4j.kernel.Mode.TRACE).perLayer()
+                    org.ntk4j.kernel.KernelResult k = org.ntk4j.kernel.Ntk.of(other)
+                            .mode(org.ntk4j.kernel.Mode.TRACE)
+                            .perLayer()
                             .compute(x);
                     java.util.Map<String, org.ntk4j.kernel.KernelMatrix> kernels = new java.util.LinkedHashMap<>();
                     kernels.put("ntk", k.total());
@@ -128,7 +141,10 @@ class NtkProbeTest {
                         int n = probe.size();
                         for (int i = 0; i < n; i++) {
                             for (int j = 0; j < n; j++) {
-                                assertEquals(stored[i * n + j], again[i][j], 2e-7 * scale,
+                                assertEquals(
+                                        stored[i * n + j],
+                                        again[i][j],
+                                        2e-7 * scale,
                                         file.getFileName() + " " + e.getKey() + "[" + i + "," + j + "] recomputed");
                             }
                         }
@@ -163,7 +179,9 @@ class NtkProbeTest {
                     perturb(net, 1.3);
                 }
                 Map<String, Object> r = p.run(net, step, (int) step);
-                org.ntk4j.kernel.KernelResult full = org.ntk4j.kernel.Ntk.of(net).mode(org.ntk4j.kernel.Mode.FULL).perLayer()
+                org.ntk4j.kernel.KernelResult full = org.ntk4j.kernel.Ntk.of(net)
+                        .mode(org.ntk4j.kernel.Mode.FULL)
+                        .perLayer()
                         .compute(org.ntk4j.train.Arrays2.inputs(m, net, probe, 0, probe.size()));
                 double[] direct = org.ntk4j.metrics.LayerCka.perLayer(full, probe.labels(), 10);
                 String[] names = org.ntk4j.metrics.LayerCka.layerNames(full);
@@ -173,20 +191,27 @@ class NtkProbeTest {
                     Object logged = r.get("layer_cka." + names[l]);
                     assertTrue(logged instanceof Double, "layer_cka." + names[l] + " logged: " + r.keySet());
                     // same weights, points and code path: equal up to float64 summation order
-                    assertEquals(direct[l], (double) logged, 1e-9 * Math.abs(direct[l]), "step " + step + " " + names[l]);
+                    assertEquals(
+                            direct[l], (double) logged, 1e-9 * Math.abs(direct[l]), "step " + step + " " + names[l]);
                     assertTrue(direct[l] > 0 && direct[l] < 1, names[l] + ": A_l in (0, 1): " + direct[l]);
                     double traced = (double) r.get("traced_centred_alignment." + names[l]);
-                    assertEquals((double) r.get("centered_alignment." + names[l]), traced, 0, "old key kept, same value");
+                    assertEquals(
+                            (double) r.get("centered_alignment." + names[l]), traced, 0, "old key kept, same value");
                     differs |= Math.abs(traced - direct[l]) > 0.01;
                 }
                 assertTrue(differs, "Eq. 5 is not the traced-centred alignment");
-                assertEquals(org.ntk4j.metrics.LayerCka.of(full.total(), probe.labels(), 10), (double) r.get("layer_cka"),
-                        1e-9, "Eq. 4 of the whole network");
+                assertEquals(
+                        org.ntk4j.metrics.LayerCka.of(full.total(), probe.labels(), 10),
+                        (double) r.get("layer_cka"),
+                        1e-9,
+                        "Eq. 4 of the whole network");
             }
-            Map<String, Object> skipped = new NtkProbe(probe, null, org.ntk4j.train.Schedule.parse("epochs"), 199)
-                    .run(net, 0, 0);
+            Map<String, Object> skipped =
+                    new NtkProbe(probe, null, org.ntk4j.train.Schedule.parse("epochs"), 199).run(net, 0, 0);
             assertFalse(skipped.containsKey("layer_cka"), "N·O = 200 > 199: not computed");
-            assertTrue(((String) skipped.get("layer_cka_skipped")).contains("200"), String.valueOf(skipped.get("layer_cka_skipped")));
+            assertTrue(
+                    ((String) skipped.get("layer_cka_skipped")).contains("200"),
+                    String.valueOf(skipped.get("layer_cka_skipped")));
         }
     }
 }

@@ -70,12 +70,21 @@ class NpzFormatsTest {
         KernelMatrix disk = kernel(50, false, dir.resolve("spill"));
         for (String fmt : new String[] {"npz", "npz-deflate", "npy"}) {
             Path out = dir.resolve(fmt.equals("npy") ? "K" : fmt + ".npz");
-            new Npz().format(fmt.equals("npy") ? Npz.Format.NPY : Npz.Format.NPZ).compress(fmt.endsWith("deflate"))
-                    .put("ntk", heap).put("k64", f64).put("disk", disk).put("v", new float[] {1.5f, -2f}, 2).write(out);
+            new Npz()
+                    .format(fmt.equals("npy") ? Npz.Format.NPY : Npz.Format.NPZ)
+                    .compress(fmt.endsWith("deflate"))
+                    .put("ntk", heap)
+                    .put("k64", f64)
+                    .put("disk", disk)
+                    .put("v", new float[] {1.5f, -2f}, 2)
+                    .write(out);
             String load = fmt.equals("npy")
                     ? "d = {k: np.load(f'" + out + "/{k}.npy', mmap_mode='r') for k in ['ntk', 'k64', 'disk', 'v']}"
                     : "d = np.load('" + out + "')";
-            String py = String.join("\n", "import numpy as np", load,
+            String py = String.join(
+                    "\n",
+                    "import numpy as np",
+                    load,
                     "a = (np.arange(64 * 64) % 997) * 0.25 - 7",
                     "assert d['ntk'].dtype == np.float32 and d['ntk'].shape == (64, 64)",
                     "assert np.array_equal(d['ntk'].ravel(), a.astype(np.float32))",
@@ -110,11 +119,21 @@ class NpzFormatsTest {
         for (String what : new String[] {"stored", "npy", "stored", "npy", "stored-mapped", "deflate"}) {
             Path out = dir.resolve(what.equals("npy") ? "K" : what + ".npz");
             long t = System.nanoTime();
-            new Npz().format(what.equals("npy") ? Npz.Format.NPY : Npz.Format.NPZ).compress(what.equals("deflate"))
-                    .put("ntk", what.endsWith("mapped") ? disk : heap).write(out);
+            new Npz()
+                    .format(what.equals("npy") ? Npz.Format.NPY : Npz.Format.NPZ)
+                    .compress(what.equals("deflate"))
+                    .put("ntk", what.endsWith("mapped") ? disk : heap)
+                    .write(out);
             double s = (System.nanoTime() - t) / 1e9;
-            System.out.printf(Locale.ROOT, "npz benchmark: %s %d x %d float32 (%.0f MB) in %.2f s = %.0f MB/s%n", what, n, n,
-                    bytes / 1e6, s, bytes / 1e6 / s);
+            System.out.printf(
+                    Locale.ROOT,
+                    "npz benchmark: %s %d x %d float32 (%.0f MB) in %.2f s = %.0f MB/s%n",
+                    what,
+                    n,
+                    n,
+                    bytes / 1e6,
+                    s,
+                    bytes / 1e6 / s);
             if (what.equals("npy")) {
                 Files.delete(out.resolve("ntk.npy"));
                 Files.delete(out);
@@ -136,7 +155,9 @@ class NpzFormatsTest {
     }
 
     static String python(String code) throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", code).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("python3", "-c", code)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         p.waitFor();
         return out;

@@ -41,8 +41,14 @@ class NpzTest {
             disk.addBlock(0, 0, 5, 5, bd, false);
             NDArray w = m.arange(12f).reshape(3, 4);
             Path f = dir.resolve("x.npz");
-            new Npz().put("k32", k32).put("k64", k64).put("disk", disk).put("w", w)
-                    .put("labels", new int[] {3, 1, 4}, 3).put("v", new float[] {1.5f, -2f}, 2).write(f);
+            new Npz()
+                    .put("k32", k32)
+                    .put("k64", k64)
+                    .put("disk", disk)
+                    .put("w", w)
+                    .put("labels", new int[] {3, 1, 4}, 3)
+                    .put("v", new float[] {1.5f, -2f}, 2)
+                    .write(f);
             disk.release();
             NDList l;
             try (InputStream is = Files.newInputStream(f)) {

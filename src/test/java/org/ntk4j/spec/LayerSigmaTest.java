@@ -13,10 +13,13 @@ import org.ntk4j.model.Network;
 class LayerSigmaTest {
     @Test
     void eachDenseLayerGetsItsOwnScale() {
-        ModelSpec s = ModelSpec.parse("{\"arch\":\"mlp\",\"input\":[400],\"widths\":[300,200],\"outputs\":100,"
-                + "\"bias\":false,\"layerSigmaW\":[1.0,3.0,0.5]}", "t");
+        ModelSpec s = ModelSpec.parse(
+                "{\"arch\":\"mlp\",\"input\":[400],\"widths\":[300,200],\"outputs\":100,"
+                        + "\"bias\":false,\"layerSigmaW\":[1.0,3.0,0.5]}",
+                "t");
         double[] sigma = {1.0, 3.0, 0.5};
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(s, 2, m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(s, 2, m)) {
             for (int l = 0; l < 3; l++) {
                 float[] w = net.trainableParams().get(l).value().toFloatArray();
                 long fanIn = net.trainableParams().get(l).value().getShape().get(1);
@@ -34,8 +37,11 @@ class LayerSigmaTest {
 
     @Test
     void wrongLengthIsAOneLineError() {
-        UserException e = assertThrows(UserException.class, () -> ModelSpec.parse(
-                "{\"arch\":\"mlp\",\"input\":[4],\"widths\":[3],\"outputs\":2,\"layerSigmaW\":[1.0]}", "spec.json"));
+        UserException e = assertThrows(
+                UserException.class,
+                () -> ModelSpec.parse(
+                        "{\"arch\":\"mlp\",\"input\":[4],\"widths\":[3],\"outputs\":2,\"layerSigmaW\":[1.0]}",
+                        "spec.json"));
         assertTrue(e.getMessage().contains("layerSigmaW") && e.getMessage().contains("spec.json"), e.getMessage());
     }
 }

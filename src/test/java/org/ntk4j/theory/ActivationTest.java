@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class ActivationTest {
 
     /** Monte Carlo estimate and its standard error of E[h(u,v)]. */
-    static double[] monteCarlo(double q11, double q12, double q22, java.util.function.DoubleBinaryOperator h,
-            int n, long seed) {
+    static double[] monteCarlo(
+            double q11, double q12, double q22, java.util.function.DoubleBinaryOperator h, int n, long seed) {
         SplittableRandom rng = new SplittableRandom(seed);
         double s1 = Math.sqrt(q11);
         double s2 = Math.sqrt(q22);
@@ -45,7 +45,10 @@ class ActivationTest {
                 double[] mc = monteCarlo(q[0], q[1], q[2], (u, v) -> a.apply(u) * a.apply(v), n, seed++);
                 assertEquals(mc[0], a.expectedProduct(q[0], q[1], q[2]), 5 * mc[1], a + " V at " + q[1]);
                 double[] mcd = monteCarlo(q[0], q[1], q[2], (u, v) -> a.derivative(u) * a.derivative(v), n, seed++);
-                assertEquals(mcd[0], a.expectedDerivativeProduct(q[0], q[1], q[2]), 5 * mcd[1] + 1e-12,
+                assertEquals(
+                        mcd[0],
+                        a.expectedDerivativeProduct(q[0], q[1], q[2]),
+                        5 * mcd[1] + 1e-12,
                         a + " V' at " + q[1]);
             }
         }
@@ -73,8 +76,19 @@ class ActivationTest {
         // formulas: small to large variances (erf' is a Gaussian of width 1/√2, sharply peaked on √q = 10),
         // orthogonal, anti-correlated, near-parallel (ρ = 0.999999) and exactly parallel inputs, unequal norms.
         Activation quad = Activation.numerical("erf-quad", Special::erf, Activation.ERF::derivative);
-        double[][] cov = {{1e-6, 0, 1e-6}, {0.3, 0.1, 0.5}, {1, 0.3, 2}, {9, 0, 9}, {12.25, 12.25, 12.25},
-            {30, -29, 30}, {100, 99.9999, 100}, {100, 100, 100}, {4, 3.999996, 4}, {2, 1.2, 50}, {0, 0, 3}};
+        double[][] cov = {
+            {1e-6, 0, 1e-6},
+            {0.3, 0.1, 0.5},
+            {1, 0.3, 2},
+            {9, 0, 9},
+            {12.25, 12.25, 12.25},
+            {30, -29, 30},
+            {100, 99.9999, 100},
+            {100, 100, 100},
+            {4, 3.999996, 4},
+            {2, 1.2, 50},
+            {0, 0, 3}
+        };
         for (double[] q : cov) {
             double[] v = quad.expectedProducts(q[0], q[1], q[2]);
             String at = java.util.Arrays.toString(q);
@@ -89,10 +103,10 @@ class ActivationTest {
         // grows (32 → 128 points) and be below 1e-3 at 128 points.
         double[] q = COVARIANCES[0];
         double exact = Activation.RELU.expectedProduct(q[0], q[1], q[2]);
-        double e32 = Math.abs(new GaussHermite(32).expect2(q[0], q[1], q[2],
-                (u, v) -> Math.max(u, 0) * Math.max(v, 0)) - exact);
-        double e128 = Math.abs(new GaussHermite(128).expect2(q[0], q[1], q[2],
-                (u, v) -> Math.max(u, 0) * Math.max(v, 0)) - exact);
+        double e32 = Math.abs(
+                new GaussHermite(32).expect2(q[0], q[1], q[2], (u, v) -> Math.max(u, 0) * Math.max(v, 0)) - exact);
+        double e128 = Math.abs(
+                new GaussHermite(128).expect2(q[0], q[1], q[2], (u, v) -> Math.max(u, 0) * Math.max(v, 0)) - exact);
         assertTrue(e128 < e32 && e128 < 1e-3, "errors " + e32 + " " + e128);
     }
 

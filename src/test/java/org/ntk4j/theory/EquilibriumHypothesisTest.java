@@ -20,7 +20,8 @@ class EquilibriumHypothesisTest {
         // tolerance 5 standard errors.
         long seed = 40;
         for (double c : new double[] {-0.9, -0.3, 0.2, 0.8}) {
-            double[] mc = ActivationTest.monteCarlo(1, c, 1, (u, v) -> 2 * Math.max(u, 0) * Math.max(v, 0), 200_000, seed++);
+            double[] mc =
+                    ActivationTest.monteCarlo(1, c, 1, (u, v) -> 2 * Math.max(u, 0) * Math.max(v, 0), 200_000, seed++);
             assertEquals(mc[0], EquilibriumHypothesis.g(c), 5 * mc[1]);
             double[] md = ActivationTest.monteCarlo(1, c, 1, (u, v) -> (u > 0 && v > 0) ? 2 : 0, 200_000, seed++);
             assertEquals(md[0], EquilibriumHypothesis.gPrime(c), 5 * md[1]);
@@ -46,9 +47,14 @@ class EquilibriumHypothesisTest {
         assertEquals(0.834416, c[10], 5e-7);
         assertEquals(0.940077, c[20], 5e-7);
         // Thm 3: |I_f^l − 1/2| = (1 − c_l)/2 → 0
-        assertEquals(0.5 - EquilibriumHypothesis.forwardDeficit(20), EquilibriumHypothesis.forwardInformation(-1, 20), 1e-15);
-        assertEquals(EquilibriumHypothesis.zeta(0, 30) / EquilibriumHypothesis.zeta(0, 10),
-                EquilibriumHypothesis.backwardInformation(0, 10, 30), 1e-12);
+        assertEquals(
+                0.5 - EquilibriumHypothesis.forwardDeficit(20),
+                EquilibriumHypothesis.forwardInformation(-1, 20),
+                1e-15);
+        assertEquals(
+                EquilibriumHypothesis.zeta(0, 30) / EquilibriumHypothesis.zeta(0, 10),
+                EquilibriumHypothesis.backwardInformation(0, 10, 30),
+                1e-12);
     }
 
     @Test
@@ -143,8 +149,8 @@ class EquilibriumHypothesisTest {
         double[][] corr = new double[depth][seeds];
         double[][] back = new double[depth][seeds];
         for (int s = 0; s < seeds; s++) {
-            MonteCarloNtk net = new MonteCarloNtk(widths, Activation.RELU, Parameterization.STANDARD,
-                    Math.sqrt(2), 0, false, 500 + s);
+            MonteCarloNtk net = new MonteCarloNtk(
+                    widths, Activation.RELU, Parameterization.STANDARD, Math.sqrt(2), 0, false, 500 + s);
             MonteCarloNtk.Pass px = net.pass(x);
             MonteCarloNtk.Pass py = net.pass(y);
             for (int l = 1; l < depth; l++) {

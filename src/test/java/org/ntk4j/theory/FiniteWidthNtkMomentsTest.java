@@ -19,12 +19,15 @@ class FiniteWidthNtkMomentsTest {
             {1.0232, 1.0309, 1.0343, 1.0362, 1.0380, 1.0402, 1.0431},
             {1.0438, 1.1158, 1.1576, 1.1807, 1.1996, 1.2215, 1.2454},
             {1.0355, 1.1691, 1.3646, 1.4979, 1.6009, 1.6977, 1.7705},
-            {1.0345, 1.1541, 1.6901, 2.5465, 3.1907, 3.5773, 3.7431}},
+            {1.0345, 1.1541, 1.6901, 2.5465, 3.1907, 3.5773, 3.7431}
+        },
         { // M = 100
             {1.0116, 1.0154, 1.0172, 1.0181, 1.0190, 1.0201, 1.0216},
             {1.0215, 1.0559, 1.0757, 1.0866, 1.0955, 1.1058, 1.1169},
             {1.0174, 1.0785, 1.1632, 1.2196, 1.2626, 1.3025, 1.3321},
-            {1.0170, 1.0714, 1.2726, 1.5599, 1.7644, 1.8819, 1.9303}}};
+            {1.0170, 1.0714, 1.2726, 1.5599, 1.7644, 1.8819, 1.9303}
+        }
+    };
 
     @Test
     void reproducesDispersionTableOfNotes003() {
@@ -32,9 +35,13 @@ class FiniteWidthNtkMomentsTest {
         for (int w = 0; w < 2; w++) {
             for (int d = 0; d < DEPTHS.length; d++) {
                 for (int s = 0; s < SIGMA_W2.length; s++) {
-                    double r = FiniteWidthNtkMoments.constantWidth(widths[w], DEPTHS[d], widths[w], SIGMA_W2[s]).dispersion();
+                    double r = FiniteWidthNtkMoments.constantWidth(widths[w], DEPTHS[d], widths[w], SIGMA_W2[s])
+                            .dispersion();
                     // printed precision: 4 decimals → half a unit in the last place
-                    assertEquals(TABLE[w][d][s], r, 5e-5 + 1e-12,
+                    assertEquals(
+                            TABLE[w][d][s],
+                            r,
+                            5e-5 + 1e-12,
                             "M=" + widths[w] + " L=" + DEPTHS[d] + " σw²=" + SIGMA_W2[s]);
                 }
             }
@@ -44,8 +51,10 @@ class FiniteWidthNtkMomentsTest {
     @Test
     void printedEquation13WouldNotReproduceMonteCarlo() {
         // proof form vs printed eq. (13) at M = 100, L = 20: proof form 1.560 (σ_w²=2), 1.930 (σ_w²=3)
-        assertEquals(1.560, FiniteWidthNtkMoments.constantWidth(100, 20, 100, 2.0).dispersion(), 5e-4);
-        assertEquals(1.930, FiniteWidthNtkMoments.constantWidth(100, 20, 100, 3.0).dispersion(), 5e-4);
+        assertEquals(
+                1.560, FiniteWidthNtkMoments.constantWidth(100, 20, 100, 2.0).dispersion(), 5e-4);
+        assertEquals(
+                1.930, FiniteWidthNtkMoments.constantWidth(100, 20, 100, 3.0).dispersion(), 5e-4);
     }
 
     static double[] sampleDiagonal(int width, int depth, double sigmaW2, int inits, long seed0) {
@@ -62,8 +71,14 @@ class FiniteWidthNtkMomentsTest {
         }
         double[] th = new double[inits];
         for (int s = 0; s < inits; s++) {
-            MonteCarloNtk net = new MonteCarloNtk(widths, Activation.RELU, Parameterization.STANDARD,
-                    Math.sqrt(sigmaW2), 0, true, seed0 * 100_000 + s);
+            MonteCarloNtk net = new MonteCarloNtk(
+                    widths,
+                    Activation.RELU,
+                    Parameterization.STANDARD,
+                    Math.sqrt(sigmaW2),
+                    0,
+                    true,
+                    seed0 * 100_000 + s);
             th[s] = net.ntk(x, x);
         }
         return th;
@@ -91,7 +106,8 @@ class FiniteWidthNtkMomentsTest {
         // drops (relative 50^{-1.5} ≈ 3e-3).
         for (double s2 : new double[] {1.0, 2.0}) {
             double[] th = sampleDiagonal(50, 5, s2, 1500, s2 == 1.0 ? 3 : 4);
-            FiniteWidthNtkMoments.Moments m = FiniteWidthNtkMoments.constantWidth(50, 5, 50, s2).moments();
+            FiniteWidthNtkMoments.Moments m =
+                    FiniteWidthNtkMoments.constantWidth(50, 5, 50, s2).moments();
             double[] ms = EquilibriumHypothesisTest.meanSe(th);
             assertEquals(m.mean(), ms[0], 4 * ms[1] + 3e-3 * m.mean(), "mean σw²=" + s2);
             double rPlain = FiniteWidthNtkMoments.dispersionPlain(th);
@@ -135,7 +151,8 @@ class FiniteWidthNtkMomentsTest {
         double[] off = new double[inits];
         double[] diag = new double[inits];
         for (int s = 0; s < inits; s++) {
-            MonteCarloNtk net = new MonteCarloNtk(widths, Activation.RELU, Parameterization.STANDARD, 1.0, 0, true, 9000 + s);
+            MonteCarloNtk net =
+                    new MonteCarloNtk(widths, Activation.RELU, Parameterization.STANDARD, 1.0, 0, true, 9000 + s);
             MonteCarloNtk.Pass px = net.pass(x);
             MonteCarloNtk.Pass py = net.pass(y);
             off[s] = net.ntk(px, py);
@@ -162,13 +179,17 @@ class FiniteWidthNtkMomentsTest {
             {1.407412, 1.313728, 1.264359, 1.227242},
             {2.007270, 1.759762, 1.629814, 1.532631},
             {6.230402, 4.705415, 3.911990, 3.326345},
-            {48.45965, 31.76915, 23.16575, 16.90193}};
+            {48.45965, 31.76915, 23.16575, 16.90193}
+        };
         double[] alphas = {0.1, 0.5, 1, 2};
         for (int i = 0; i < lambdas.length; i++) {
             double tol = i == 5 ? 5e-5 : 5e-7;
             assertEquals(chaotic[i], FiniteWidthNtkMoments.chaoticLimit(lambdas[i]), tol, "chaotic λ=" + lambdas[i]);
             for (int j = 0; j < alphas.length; j++) {
-                assertEquals(eoc[i][j], FiniteWidthNtkMoments.edgeOfChaosLimit(lambdas[i], alphas[j]), tol,
+                assertEquals(
+                        eoc[i][j],
+                        FiniteWidthNtkMoments.edgeOfChaosLimit(lambdas[i], alphas[j]),
+                        tol,
                         "EOC λ=" + lambdas[i] + " α0=" + alphas[j]);
             }
         }
@@ -191,7 +212,8 @@ class FiniteWidthNtkMomentsTest {
         for (int i = 0; i < 3; i++) {
             int m = ms[i];
             int depth = (int) Math.round(lambda * m);
-            FiniteWidthNtkMoments.Moments mo = FiniteWidthNtkMoments.constantWidth(m, depth, m, 2.0).moments();
+            FiniteWidthNtkMoments.Moments mo =
+                    FiniteWidthNtkMoments.constantWidth(m, depth, m, 2.0).moments();
             assertEquals(depth, mo.meanB(), 1e-9);
             gapB[i] = Math.abs(mo.secondB() / ((double) depth * depth) - bLim);
             gapC[i] = Math.abs(mo.crossWB() / ((double) depth * depth) - cLim);
@@ -204,8 +226,10 @@ class FiniteWidthNtkMomentsTest {
         }
         assertTrue(gapB[2] < 0.01 * bLim && gapC[2] < 0.01 * cLim);
         // ordered phase: E[Θ_b] → 1/(1 − a)
-        assertEquals(FiniteWidthNtkMoments.biasMeanLimitOrdered(1.0),
-                FiniteWidthNtkMoments.constantWidth(100, 80, 100, 1.0).moments().meanB(), 1e-12);
+        assertEquals(
+                FiniteWidthNtkMoments.biasMeanLimitOrdered(1.0),
+                FiniteWidthNtkMoments.constantWidth(100, 80, 100, 1.0).moments().meanB(),
+                1e-12);
     }
 
     @Test

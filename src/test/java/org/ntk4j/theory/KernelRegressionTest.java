@@ -32,33 +32,46 @@ class KernelRegressionTest {
     }
 
     /** Integrates ḟ_train = −ηΘ(f_train − Y), ḟ_test = −ηΘ*(f_train − Y) jointly. */
-    static double[] integrate(DMatrixRMaj th, DMatrixRMaj ts, DMatrixRMaj y, DMatrixRMaj f0, DMatrixRMaj f0s,
-            double eta, double t, int steps) {
+    static double[] integrate(
+            DMatrixRMaj th,
+            DMatrixRMaj ts,
+            DMatrixRMaj y,
+            DMatrixRMaj f0,
+            DMatrixRMaj f0s,
+            double eta,
+            double t,
+            int steps) {
         int n = th.numRows;
         int m = ts.numRows;
         int k = y.numCols;
         double[] state = new double[(n + m) * k];
         System.arraycopy(f0.data, 0, state, 0, n * k);
         System.arraycopy(f0s.data, 0, state, n * k, m * k);
-        return Rk4.integrate((tt, s, ds) -> {
-            for (int i = 0; i < n + m; i++) {
-                for (int c = 0; c < k; c++) {
-                    double acc = 0;
-                    for (int j = 0; j < n; j++) {
-                        double kij = i < n ? th.get(i, j) : ts.get(i - n, j);
-                        acc += kij * (s[j * k + c] - y.get(j, c));
+        return Rk4.integrate(
+                (tt, s, ds) -> {
+                    for (int i = 0; i < n + m; i++) {
+                        for (int c = 0; c < k; c++) {
+                            double acc = 0;
+                            for (int j = 0; j < n; j++) {
+                                double kij = i < n ? th.get(i, j) : ts.get(i - n, j);
+                                acc += kij * (s[j * k + c] - y.get(j, c));
+                            }
+                            ds[i * k + c] = -eta * acc;
+                        }
                     }
-                    ds[i * k + c] = -eta * acc;
-                }
-            }
-        }, state, 0, t, steps);
+                },
+                state,
+                0,
+                t,
+                steps);
     }
 
     @Test
     void finiteTimeSolutionMatchesRk4() {
         double[][] x = points(10, 4, 1);
         double[][] xs = points(6, 4, 2);
-        MlpKernel k = MlpKernel.builder().depth(3).sigmaW(Math.sqrt(2)).sigmaB(0.1).build();
+        MlpKernel k =
+                MlpKernel.builder().depth(3).sigmaW(Math.sqrt(2)).sigmaB(0.1).build();
         DMatrixRMaj th = k.kernels(x).ntk();
         DMatrixRMaj ts = k.kernels(xs, x).ntk();
         DMatrixRMaj y = random(10, 2, 3);
@@ -92,7 +105,12 @@ class KernelRegressionTest {
     void infiniteTimeInterpolatesAndEqualsLinearSolve() {
         double[][] x = points(8, 3, 11);
         double[][] xs = points(5, 3, 12);
-        MlpKernel k = MlpKernel.builder().activation(Activation.ERF).depth(2).sigmaW(1.2).sigmaB(0.3).build();
+        MlpKernel k = MlpKernel.builder()
+                .activation(Activation.ERF)
+                .depth(2)
+                .sigmaW(1.2)
+                .sigmaB(0.3)
+                .build();
         DMatrixRMaj th = k.kernels(x).ntk();
         DMatrixRMaj ts = k.kernels(xs, x).ntk();
         DMatrixRMaj y = random(8, 1, 13);

@@ -184,8 +184,12 @@ class LinearNetworksTest {
                 cur = net.flow(cur, 0.5, 50);
                 double cNet = MlpKernel.dot(net.effective(cur), beta);
                 assertEquals(cNet, LinearNetworks.deepScale(t, s, c0, depth, 1000 * k), 1e-6, "L=" + depth + " t=" + t);
-                double[] wrong = Rk4.integrate((tt, y, dy) -> dy[0] = Math.pow(y[0], 2 - 2.0 / depth) * (s - y[0]),
-                        new double[] {c0}, 0, t, 1000 * k);
+                double[] wrong = Rk4.integrate(
+                        (tt, y, dy) -> dy[0] = Math.pow(y[0], 2 - 2.0 / depth) * (s - y[0]),
+                        new double[] {c0},
+                        0,
+                        t,
+                        1000 * k);
                 maxWrongGap = Math.max(maxWrongGap, Math.abs(wrong[0] - cNet));
             }
             assertTrue(maxWrongGap > 0.3, "uncorrected eq. 39 should not match: " + maxWrongGap);
@@ -214,7 +218,8 @@ class LinearNetworksTest {
             double[] ev = eigenvalues(net.ntkMatrix(th));
             double[] ab = LinearNetworks.finalNtkCoefficients(etas);
             double scale = LinearNetworks.finalScale(s, etas);
-            assertEquals(scale * ab[1], ev[0], 0.01 * scale * ab[1], "min eigenvalue η=" + java.util.Arrays.toString(etas));
+            assertEquals(
+                    scale * ab[1], ev[0], 0.01 * scale * ab[1], "min eigenvalue η=" + java.util.Arrays.toString(etas));
             assertEquals(scale * (ab[0] + ab[1]), ev[d - 1], 0.01 * scale * (ab[0] + ab[1]), "max eigenvalue");
             if (etas[0] == 1 && etas[2] == 1 && etas[1] == 1) {
                 assertEquals(Math.pow(s, 4.0 / 3), scale, 1e-12);
@@ -232,15 +237,17 @@ class LinearNetworksTest {
         // O(1) trajectories; tolerances 1e-9 absolute and 1e-8 relative.
         double s = 1.5;
         double c0 = 1e-3;
-        double[] c = Rk4.integrate((t, y, dy) -> dy[0] = LinearNetworks.deepScaleRate(y[0], s, 2), new double[] {c0}, 0, 3, 3000);
+        double[] c = Rk4.integrate(
+                (t, y, dy) -> dy[0] = LinearNetworks.deepScaleRate(y[0], s, 2), new double[] {c0}, 0, 3, 3000);
         assertEquals(c[0], LinearNetworks.twoLayerScale(3, s, c0), 1e-9);
         // small-c ODE for L = 4: c^{-1/2} decreases linearly at rate (L−2)/L·L s /… → exact solution
         int depth = 4;
         double tStar = LinearNetworks.deepBlowUpTime(c0, s, depth);
         double t = 0.5 * tStar;
-        double[] cs = Rk4.integrate((tt, y, dy) -> dy[0] = depth * Math.pow(y[0], 2 - 2.0 / depth) * s,
-                new double[] {c0}, 0, t, 20000);
-        double exact = Math.pow(Math.pow(c0, -(depth - 2.0) / depth) - (depth - 2.0) * s * t, -(double) depth / (depth - 2));
+        double[] cs = Rk4.integrate(
+                (tt, y, dy) -> dy[0] = depth * Math.pow(y[0], 2 - 2.0 / depth) * s, new double[] {c0}, 0, t, 20000);
+        double exact =
+                Math.pow(Math.pow(c0, -(depth - 2.0) / depth) - (depth - 2.0) * s * t, -(double) depth / (depth - 2));
         assertEquals(exact, cs[0], 1e-8 * exact);
     }
 }

@@ -12,8 +12,8 @@ class MlpKernelTest {
      * Mean and standard error over {@code nets} networks of: [Θ(x,x), Θ(x,x'), Θ(x',x'), Σ(x,x')], where
      * Σ is the conditional NNGP of the readout given the last hidden layer, σ_w²/n Σ_i φ_i φ'_i + σ_b².
      */
-    static double[][] monteCarlo(int[] widths, Activation act, Parameterization p, double sw, double sb,
-            double[] x, double[] y, int nets) {
+    static double[][] monteCarlo(
+            int[] widths, Activation act, Parameterization p, double sw, double sb, double[] x, double[] y, int nets) {
         double[][] samples = new double[4][nets];
         for (int s = 0; s < nets; s++) {
             MonteCarloNtk net = new MonteCarloNtk(widths, act, p, sw, sb, true, 1000 + s);
@@ -55,8 +55,8 @@ class MlpKernelTest {
      * Tolerance: 4 observed Monte Carlo standard errors (the width-n fluctuation is O(1/√n) per network and
      * the sample has {@code nets} networks) plus 3/n relative for the O(1/n) finite-width bias of the mean.
      */
-    static void assertAgrees(MlpKernel k, int[] widths, Activation act, Parameterization p, double sw, double sb,
-            int nets) {
+    static void assertAgrees(
+            MlpKernel k, int[] widths, Activation act, Parameterization p, double sw, double sb, int nets) {
         double[] x = input(widths[0], 1);
         double[] y = input(widths[0], 2);
         double[][] mc = monteCarlo(widths, act, p, sw, sb, x, y, nets);
@@ -67,7 +67,10 @@ class MlpKernelTest {
         String[] names = {"ntk(x,x)", "ntk(x,y)", "ntk(y,y)", "nngp(x,y)"};
         double bias = 3.0 / widths[1];
         for (int i = 0; i < 4; i++) {
-            assertEquals(theory[i], mc[i][0], 4 * mc[i][1] + bias * Math.abs(theory[i]),
+            assertEquals(
+                    theory[i],
+                    mc[i][0],
+                    4 * mc[i][1] + bias * Math.abs(theory[i]),
                     act + " " + p + " " + names[i] + " theory " + theory[i] + " mc " + mc[i][0] + " ± " + mc[i][1]);
         }
     }
@@ -76,7 +79,12 @@ class MlpKernelTest {
     void depth3ReluNtkMatchesWidth2048Networks() {
         // The check: infinite-width NTK of a depth-3 ReLU MLP vs the mean empirical NTK at width 2048.
         int[] widths = {8, 2048, 2048, 1};
-        MlpKernel k = MlpKernel.builder().activation(Activation.RELU).depth(3).sigmaW(Math.sqrt(2)).sigmaB(0.3).build();
+        MlpKernel k = MlpKernel.builder()
+                .activation(Activation.RELU)
+                .depth(3)
+                .sigmaW(Math.sqrt(2))
+                .sigmaB(0.3)
+                .build();
         assertAgrees(k, widths, Activation.RELU, Parameterization.NTK, Math.sqrt(2), 0.3, 8);
     }
 
@@ -84,7 +92,12 @@ class MlpKernelTest {
     void erfTanhAndLinearNtkMatchWideNetworks() {
         int[] widths = {6, 512, 512, 1};
         for (Activation a : new Activation[] {Activation.ERF, Activation.TANH, Activation.LINEAR}) {
-            MlpKernel k = MlpKernel.builder().activation(a).depth(3).sigmaW(1.5).sigmaB(0.2).build();
+            MlpKernel k = MlpKernel.builder()
+                    .activation(a)
+                    .depth(3)
+                    .sigmaW(1.5)
+                    .sigmaB(0.2)
+                    .build();
             assertAgrees(k, widths, a, Parameterization.NTK, 1.5, 0.2, 12);
         }
     }
@@ -92,8 +105,14 @@ class MlpKernelTest {
     @Test
     void standardParameterisationScalesWithWidth() {
         int[] widths = {6, 512, 512, 1};
-        MlpKernel k = MlpKernel.builder().activation(Activation.RELU).depth(3).sigmaW(Math.sqrt(2)).sigmaB(0.1)
-                .parameterization(Parameterization.STANDARD).hiddenWidth(512).build();
+        MlpKernel k = MlpKernel.builder()
+                .activation(Activation.RELU)
+                .depth(3)
+                .sigmaW(Math.sqrt(2))
+                .sigmaB(0.1)
+                .parameterization(Parameterization.STANDARD)
+                .hiddenWidth(512)
+                .build();
         assertAgrees(k, widths, Activation.RELU, Parameterization.STANDARD, Math.sqrt(2), 0.1, 12);
     }
 
@@ -113,14 +132,20 @@ class MlpKernelTest {
         double theta = s12;
         for (int l = 1; l < depth; l++) {
             double c = s12 / Math.sqrt(s11 * s22);
-            double ephi = Math.sqrt(s11 * s22) / (2 * Math.PI) * (Math.sqrt(1 - c * c) + c * Math.PI / 2 + c * Math.asin(c));
+            double ephi =
+                    Math.sqrt(s11 * s22) / (2 * Math.PI) * (Math.sqrt(1 - c * c) + c * Math.PI / 2 + c * Math.asin(c));
             double edot = (Math.PI / 2 + Math.asin(c)) / (2 * Math.PI);
             s11 = sw2 * s11 / 2 + sb2;
             s22 = sw2 * s22 / 2 + sb2;
             s12 = sw2 * ephi + sb2;
             theta = s12 + sw2 * edot * theta;
         }
-        double[] k = MlpKernel.builder().depth(depth).sigmaW(Math.sqrt(sw2)).sigmaB(Math.sqrt(sb2)).build().pair(x, y);
+        double[] k = MlpKernel.builder()
+                .depth(depth)
+                .sigmaW(Math.sqrt(sw2))
+                .sigmaB(Math.sqrt(sb2))
+                .build()
+                .pair(x, y);
         assertEquals(s12, k[0], 1e-12);
         assertEquals(theta, k[1], 1e-12);
     }

@@ -49,8 +49,8 @@ class NfcPredictorTest {
         }
         double v = NfcPredictor.inner(abar, abar) / 8;
         double[] m = {1.1, 3.7, 20, 180};
-        assertEquals(NfcPredictor.predictIsotropic(ta, v, m),
-                NfcPredictor.predict(a, CommonOps_DDRM.identity(8), m), 1e-12);
+        assertEquals(
+                NfcPredictor.predictIsotropic(ta, v, m), NfcPredictor.predict(a, CommonOps_DDRM.identity(8), m), 1e-12);
     }
 
     @Test

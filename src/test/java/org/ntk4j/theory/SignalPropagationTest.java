@@ -15,7 +15,8 @@ class SignalPropagationTest {
         assertEquals(0.75, sp.chi1(1.234), 1e-14);
         assertEquals(0.2 / (1 - 0.75), sp.fixedPointLength(1), 1e-10);
         assertEquals(SignalPropagation.Phase.ORDERED, sp.phase(0.8, 1e-9));
-        assertEquals(SignalPropagation.Phase.EDGE_OF_CHAOS, new SignalPropagation(Activation.RELU, 2, 0).phase(1, 1e-9));
+        assertEquals(
+                SignalPropagation.Phase.EDGE_OF_CHAOS, new SignalPropagation(Activation.RELU, 2, 0).phase(1, 1e-9));
         assertEquals(SignalPropagation.Phase.CHAOTIC, new SignalPropagation(Activation.RELU, 2.5, 0).phase(1, 1e-9));
         assertEquals(-1 / Math.log(0.75), sp.lengthDepthScale(0.8), 1e-12);
     }
@@ -91,7 +92,8 @@ class SignalPropagationTest {
         double[][] cs = new double[depth][seeds];
         double[][] gs = new double[depth][seeds];
         for (int s = 0; s < seeds; s++) {
-            MonteCarloNtk net = new MonteCarloNtk(widths, Activation.TANH, Parameterization.STANDARD, sw, sb, true, 70 + s);
+            MonteCarloNtk net =
+                    new MonteCarloNtk(widths, Activation.TANH, Parameterization.STANDARD, sw, sb, true, 70 + s);
             MonteCarloNtk.Pass px = net.pass(x);
             MonteCarloNtk.Pass py = net.pass(y);
             for (int l = 1; l < depth; l++) {

@@ -248,7 +248,8 @@ class SolvableModelTest {
             assertEquals(cor2Exp[i][0], c2.cU(), 1e-12);
             assertEquals(cor2Exp[i][1], c2.cKappa(), 1e-12);
             assertEquals(cor2[i], PhaseClassifier.classify(c2), names[i] + " Cor 2");
-            PhaseClassifier.Exponents c3 = PhaseClassifier.corollary3(e, PhaseClassifier.table1Corollary3Kappa(names[i]));
+            PhaseClassifier.Exponents c3 =
+                    PhaseClassifier.corollary3(e, PhaseClassifier.table1Corollary3Kappa(names[i]));
             assertEquals(eta3[i], c3.cU(), 1e-12, names[i] + " η Cor 3");
             assertEquals(cor3[i], PhaseClassifier.classify(c3), names[i] + " Cor 3");
         }

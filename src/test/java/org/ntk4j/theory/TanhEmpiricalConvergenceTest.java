@@ -18,8 +18,8 @@ class TanhEmpiricalConvergenceTest {
     static double[] empirical(int n, double[] x, double[] y) {
         double[] v = new double[SEEDS];
         for (int s = 0; s < SEEDS; s++) {
-            MonteCarloNtk net = new MonteCarloNtk(new int[] {x.length, n, 1}, Activation.TANH, Parameterization.NTK,
-                    SW, SB, true, 500 + 31L * s + n);
+            MonteCarloNtk net = new MonteCarloNtk(
+                    new int[] {x.length, n, 1}, Activation.TANH, Parameterization.NTK, SW, SB, true, 500 + 31L * s + n);
             v[s] = net.ntk(x, y);
         }
         double m = 0;
@@ -41,7 +41,12 @@ class TanhEmpiricalConvergenceTest {
         double[] y = {0.4, 1.1, -1.0, 1.2, 0.3, -0.8, 0.9, 0.6};
         normalise(x);
         normalise(y);
-        MlpKernel k = MlpKernel.builder().activation(Activation.TANH).depth(2).sigmaW(SW).sigmaB(SB).build();
+        MlpKernel k = MlpKernel.builder()
+                .activation(Activation.TANH)
+                .depth(2)
+                .sigmaW(SW)
+                .sigmaB(SB)
+                .build();
         int[] widths = {256, 1024, 4096};
         StringBuilder log = new StringBuilder();
         double[] err = new double[widths.length];
@@ -52,8 +57,9 @@ class TanhEmpiricalConvergenceTest {
                 double[] e = empirical(widths[i], pair[0], pair[1]);
                 err[i] = Math.abs(e[0] - theory) / Math.abs(theory);
                 double se = e[1] / Math.abs(theory);
-                log.append(String.format("n=%d theory %.6f empirical %.6f ± %.6f rel.err %.4f (SE %.4f)%n", widths[i],
-                        theory, e[0], e[1], err[i], se));
+                log.append(String.format(
+                        "n=%d theory %.6f empirical %.6f ± %.6f rel.err %.4f (SE %.4f)%n",
+                        widths[i], theory, e[0], e[1], err[i], se));
                 // Tolerance: 4 standard errors of the seed mean plus 2/n relative for an O(1/n) finite-width
                 // bias of the mean (with one hidden layer the first-layer pre-activations are exactly Gaussian,
                 // so the mean is unbiased and only the O(1/√n) seed-to-seed spread remains: SE ≈ 3-5% at n = 256,
@@ -63,10 +69,15 @@ class TanhEmpiricalConvergenceTest {
             }
             assertTrue(err[2] < 0.015 && err[2] < err[0], log.toString());
             // and the old fixed 64-point Gauss–Hermite rule is not within that distance (issue #15)
-            double old = MlpKernel.builder().activation(Activation.gaussHermite("tanh-gh64", Math::tanh,
-                    Activation::sech2, 64)).depth(2).sigmaW(SW).sigmaB(SB).build().pair(pair[0], pair[1])[1];
-            log.append(String.format("old 64-point Gauss–Hermite kernel %.6f (rel.err %.4f)%n", old,
-                    Math.abs(old - theory) / theory));
+            double old = MlpKernel.builder()
+                    .activation(Activation.gaussHermite("tanh-gh64", Math::tanh, Activation::sech2, 64))
+                    .depth(2)
+                    .sigmaW(SW)
+                    .sigmaB(SB)
+                    .build()
+                    .pair(pair[0], pair[1])[1];
+            log.append(String.format(
+                    "old 64-point Gauss–Hermite kernel %.6f (rel.err %.4f)%n", old, Math.abs(old - theory) / theory));
             assertTrue(Math.abs(old - theory) / Math.abs(theory) > 0.05, log.toString());
         }
         System.out.print(log);

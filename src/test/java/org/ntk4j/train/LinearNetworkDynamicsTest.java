@@ -41,7 +41,8 @@ class LinearNetworkDynamicsTest {
 
     @Test
     void alignedBalancedInitIsBalancedAndComputesTheRankOneMap() {
-        try (NDManager m = NDManager.newBaseManager(); Network net = build(m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = build(m)) {
             double[] beta = beta();
             Initializations.alignedBalanced(net, U0, beta, null, 3);
             List<Param> w = net.trainableParams();
@@ -71,8 +72,8 @@ class LinearNetworkDynamicsTest {
     }
 
     static Network build(NDManager m) {
-        ModelSpec spec = ModelSpec.parse("{\"arch\":\"linear\",\"input\":[" + D + "],\"widths\":[" + D + "," + D
-                + "],\"outputs\":1}", "test");
+        ModelSpec spec = ModelSpec.parse(
+                "{\"arch\":\"linear\",\"input\":[" + D + "],\"widths\":[" + D + "," + D + "],\"outputs\":1}", "test");
         return Network.build(spec, 1, m, DataType.FLOAT64);
     }
 
@@ -105,7 +106,8 @@ class LinearNetworkDynamicsTest {
     static double train(double lr) {
         double[] beta = beta();
         double norm = Math.sqrt(java.util.Arrays.stream(beta).map(v -> v * v).sum());
-        try (NDManager m = NDManager.newBaseManager(); Network net = build(m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = build(m)) {
             Initializations.alignedBalanced(net, U0, beta, null, 3);
             double[] x = new double[D * D];
             double[] y = new double[D];
@@ -159,11 +161,21 @@ class LinearNetworkDynamicsTest {
         assertEquals(exact, 2 * fine - coarse, 1e-4, "closed form " + exact + ", GD " + coarse + " / " + fine);
     }
 
-    static double trainSolvable(double[] u0, double[][] w0, double[] x, double y, double kappa, double etaU, double etaW,
-            double t, double h) {
-        ModelSpec spec = ModelSpec.parse("{\"arch\":\"linear\",\"input\":[2],\"widths\":[3],\"outputs\":1,"
-                + "\"outputScale\":" + kappa + "}", "test");
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(spec, 0, m, DataType.FLOAT64)) {
+    static double trainSolvable(
+            double[] u0,
+            double[][] w0,
+            double[] x,
+            double y,
+            double kappa,
+            double etaU,
+            double etaW,
+            double t,
+            double h) {
+        ModelSpec spec = ModelSpec.parse(
+                "{\"arch\":\"linear\",\"input\":[2],\"widths\":[3],\"outputs\":1," + "\"outputScale\":" + kappa + "}",
+                "test");
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(spec, 0, m, DataType.FLOAT64)) {
             List<Param> p = net.trainableParams();
             double[] w = new double[6];
             for (int i = 0; i < 3; i++) {

@@ -31,37 +31,46 @@ class TrainListenerTest {
         List<String> events = new ArrayList<>();
         float[][] bare;
         Trainer.Result rb;
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            rb = new Trainer(net, t, train, null).addListener(new TrainListener() {
-                @Override
-                public void onStart(TrainProgress p) {
-                    events.add("start");
-                }
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
+            rb = new Trainer(net, t, train, null)
+                    .addListener(new TrainListener() {
+                        @Override
+                        public void onStart(TrainProgress p) {
+                            events.add("start");
+                        }
 
-                @Override
-                public void onStep(TrainProgress p) {
-                    events.add("step" + p.step() + (p.endOfEpoch() ? "e" : ""));
-                }
+                        @Override
+                        public void onStep(TrainProgress p) {
+                            events.add("step" + p.step() + (p.endOfEpoch() ? "e" : ""));
+                        }
 
-                @Override
-                public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
-                    events.add("epoch" + e.epoch());
-                }
+                        @Override
+                        public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+                            events.add("epoch" + e.epoch());
+                        }
 
-                @Override
-                public void onEnd(TrainProgress p, Trainer.Result r) {
-                    events.add("end");
-                }
-            }).fit(false);
+                        @Override
+                        public void onEnd(TrainProgress p, Trainer.Result r) {
+                            events.add("end");
+                        }
+                    })
+                    .fit(false);
             bare = TrainerTest.weights(net);
         }
-        assertEquals(List.of("start", "step1", "step2", "step3", "step4e", "epoch1", "step5", "step6", "step7", "step8e", "epoch2",
-                "end"), events);
+        assertEquals(
+                List.of(
+                        "start", "step1", "step2", "step3", "step4e", "epoch1", "step5", "step6", "step7", "step8e",
+                        "epoch2", "end"),
+                events);
         try (var files = Files.list(dir)) {
             assertFalse(files.findAny().isPresent(), "the bare loop writes nothing");
         }
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            Trainer.Result r = new Trainer(net, t, train, null, new RunFolder(dir.resolve("run"))).quiet(true).fit(false);
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
+            Trainer.Result r = new Trainer(net, t, train, null, new RunFolder(dir.resolve("run")))
+                    .quiet(true)
+                    .fit(false);
             float[][] w = TrainerTest.weights(net);
             for (int i = 0; i < w.length; i++) {
                 assertArrayEquals(w[i], bare[i], 0f, "parameter " + i);

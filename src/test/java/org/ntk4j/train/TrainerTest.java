@@ -23,7 +23,8 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 
 class TrainerTest {
-    static final String MLP = "{\"arch\":\"mlp\",\"input\":[1,28,28],\"widths\":[32],\"outputs\":10,\"initializer\":\"he\"}";
+    static final String MLP =
+            "{\"arch\":\"mlp\",\"input\":[1,28,28],\"widths\":[32],\"outputs\":10,\"initializer\":\"he\"}";
 
     static Dataset small(Split split, int perClass) {
         return Preprocess.balancedSample(Datasets.load("mnist-subset", split), perClass, 1);
@@ -78,14 +79,16 @@ class TrainerTest {
         ModelSpec ms = ModelSpec.parse(MLP, "test");
         float[][] reference;
         List<JsonObject> refRecords;
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ms, 5, m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ms, 5, m)) {
             RunFolder run = new RunFolder(dir.resolve("a"));
             new Trainer(net, t, train, test, run).quiet(true).fit(false);
             reference = weights(net);
             refRecords = run.records("epoch");
         }
         RunFolder run = new RunFolder(dir.resolve("b"));
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ms, 5, m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ms, 5, m)) {
             Trainer crashing = new Trainer(net, t, train, test, run).quiet(true).addListener(new TrainListener() {
                 @Override
                 public void onStep(TrainProgress p) {
@@ -96,7 +99,8 @@ class TrainerTest {
             });
             assertThrows(IllegalStateException.class, () -> crashing.fit(false));
         }
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ms, 99, m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ms, 99, m)) {
             new Trainer(net, t, train, test, run).quiet(true).fit(true);
             float[][] resumed = weights(net);
             for (int i = 0; i < reference.length; i++) {
@@ -106,7 +110,11 @@ class TrainerTest {
             assertEquals(refRecords.size(), recs.size());
             for (int i = 0; i < recs.size(); i++) {
                 for (String k : new String[] {"train_loss", "train_accuracy", "test_loss", "test_accuracy", "step"}) {
-                    assertEquals(refRecords.get(i).get(k).getAsDouble(), recs.get(i).get(k).getAsDouble(), 0.0, k + " epoch " + (i + 1));
+                    assertEquals(
+                            refRecords.get(i).get(k).getAsDouble(),
+                            recs.get(i).get(k).getAsDouble(),
+                            0.0,
+                            k + " epoch " + (i + 1));
                 }
             }
         }
@@ -125,12 +133,16 @@ class TrainerTest {
     void mismatchedOutputsOrInputsAreUserErrors(@TempDir Path dir) {
         Dataset train = small(Split.TRAIN, 2);
         try (NDManager m = NDManager.newBaseManager()) {
-            Network wrongOut = Network.build(ModelSpec.parse(MLP.replace("\"outputs\":10", "\"outputs\":3"), "t"), 1, m);
-            UserException e = assertThrows(UserException.class,
+            Network wrongOut =
+                    Network.build(ModelSpec.parse(MLP.replace("\"outputs\":10", "\"outputs\":3"), "t"), 1, m);
+            UserException e = assertThrows(
+                    UserException.class,
                     () -> new Trainer(wrongOut, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
             assertTrue(e.getMessage().contains("3 outputs"), e.getMessage());
             Network wrongIn = Network.build(ModelSpec.parse(MLP.replace("[1,28,28]", "[3,32,32]"), "t"), 1, m);
-            e = assertThrows(UserException.class, () -> new Trainer(wrongIn, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
+            e = assertThrows(
+                    UserException.class,
+                    () -> new Trainer(wrongIn, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
             assertTrue(e.getMessage().contains("expects inputs of shape"), e.getMessage());
         }
     }
@@ -141,7 +153,8 @@ class TrainerTest {
         TrainSpec t = spec("sgd", 1, 25).toBuilder().momentum(0).build();
         t.layerLr().put("dense1", 0.0);
         t.validate("test");
-        try (NDManager m = NDManager.newBaseManager(); Network net = Network.build(ModelSpec.parse(MLP, "t"), 1, m)) {
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ModelSpec.parse(MLP, "t"), 1, m)) {
             float[][] before = weights(net);
             new Trainer(net, t, train, null, new RunFolder(dir)).quiet(true).fit(false);
             float[][] after = weights(net);
@@ -149,7 +162,8 @@ class TrainerTest {
             assertArrayEquals(before[0], after[0], 0f, "η_1 = 0 freezes dense1");
             assertTrue(!java.util.Arrays.equals(before[2], after[2]), "dense2 still learns");
             t.layerLr().put("dense9", 1.0);
-            UserException e = assertThrows(UserException.class, () -> new Trainer(net, t, train, null, new RunFolder(dir)).fit(false));
+            UserException e = assertThrows(
+                    UserException.class, () -> new Trainer(net, t, train, null, new RunFolder(dir)).fit(false));
             assertTrue(e.getMessage().contains("dense9"), e.getMessage());
         }
     }

@@ -30,7 +30,12 @@ final class AffineNormBuilder extends FactorBuilder {
      * @param layout reshapes δ and x̂ so that γ's index is one axis (identity for (n, C, H, W))
      * @param positionAxes the axes (after {@code layout}) summed over: those sharing one γ_c
      */
-    AffineNormBuilder(TangentLayer layer, NDArray xhat, int outputs, NDManager keep, UnaryOperator<NDArray> layout,
+    AffineNormBuilder(
+            TangentLayer layer,
+            NDArray xhat,
+            int outputs,
+            NDManager keep,
+            UnaryOperator<NDArray> layout,
             int[] positionAxes) {
         super(keep, outputs);
         this.layer = layer;

@@ -25,8 +25,16 @@ public abstract class Conv2dRule<L extends TangentLayer> implements TangentRule<
         return new Conv2dRule<>() {
             @Override
             ConvGeometry geometry(Conv2d c) {
-                return new ConvGeometry(c.name(), c.kernel(), c.stride(), c.padding(), c.outputPositions(), c.weight(),
-                        c.bias(), c.weightScale(), c.biasScale());
+                return new ConvGeometry(
+                        c.name(),
+                        c.kernel(),
+                        c.stride(),
+                        c.padding(),
+                        c.outputPositions(),
+                        c.weight(),
+                        c.bias(),
+                        c.weightScale(),
+                        c.biasScale());
             }
         };
     }
@@ -45,10 +53,13 @@ public abstract class Conv2dRule<L extends TangentLayer> implements TangentRule<
     @Override
     public RuleEstimate estimate(L layer, PlanContext ctx) {
         ConvGeometry g = geometry(layer);
-        boolean pairs = ctx.convPairs() != null ? ctx.convPairs()
+        boolean pairs = ctx.convPairs() != null
+                ? ctx.convPairs()
                 : ConvFactor.pairsCheaper(g, ctx.outputs(), ctx.n1(), ctx.n2(), ctx.mode());
         long cout = g.weight().value().getShape().get(0);
-        return new RuleEstimate(pairs ? PAIRS : ROWS, ConvFactor.flops(g, ctx.outputs(), ctx.n1(), ctx.n2(), ctx.mode(), pairs),
+        return new RuleEstimate(
+                pairs ? PAIRS : ROWS,
+                ConvFactor.flops(g, ctx.outputs(), ctx.n1(), ctx.n2(), ctx.mode(), pairs),
                 ConvFactor.elementsPerSample(g, ctx.outputs(), pairs),
                 ConvFactor.transientPerSample(g, pairs) + 3L * cout * g.positions());
     }

@@ -28,14 +28,22 @@ final class ConvFactor implements LayerFactor {
     private final DenseFactor.Part part;
     /** PAIRS: patches (n, S, C_in·k²) and gradients (n, O, C_out, S); null for ROWS. */
     private final NDArray u;
+
     private final NDArray d;
     /** ROWS: c_w-free per-sample weight gradients, rows[o] (n, C_out·C_in·k²); null for PAIRS or a bias part. */
     private final NDArray[] rows;
     /** Σ_s D_io[:, s] (n, O, C_out); null without a bias part. */
     private final NDArray biasRows;
 
-    private ConvFactor(double cw2, double cb2, boolean pairs, DenseFactor.Part part, NDArray u, NDArray d,
-            NDArray[] rows, NDArray biasRows) {
+    private ConvFactor(
+            double cw2,
+            double cb2,
+            boolean pairs,
+            DenseFactor.Part part,
+            NDArray u,
+            NDArray d,
+            NDArray[] rows,
+            NDArray biasRows) {
         this.cw2 = cw2;
         this.cb2 = cb2;
         this.pairs = pairs;
@@ -69,7 +77,8 @@ final class ConvFactor implements LayerFactor {
             long ho = (a.getShape().get(2) + 2L * conv.padding() - k) / conv.stride() + 1;
             long wo = (a.getShape().get(3) + 2L * conv.padding() - k) / conv.stride() + 1;
             NDArray p = ConvFactors.im2col(a, k, conv.stride(), conv.padding(), ho, wo)
-                    .reshape(n, pin, ho * wo).transpose(0, 2, 1);
+                    .reshape(n, pin, ho * wo)
+                    .transpose(0, 2, 1);
             if (pairs) {
                 p.attach(keep);
                 NDScope.unregister(p); // made in the probe pass's scope, kept by the factor
@@ -111,11 +120,15 @@ final class ConvFactor implements LayerFactor {
             NDArray u = pairs ? patches : null;
             if (!parts || conv.bias() == null) {
                 DenseFactor.Part part = conv.bias() == null ? DenseFactor.Part.WEIGHT : DenseFactor.Part.ALL;
-                out.put(parts ? conv.weight().name() : conv.name(), new ConvFactor(cw2, cb2, pairs, part, u, d, rows, biasRows));
+                out.put(
+                        parts ? conv.weight().name() : conv.name(),
+                        new ConvFactor(cw2, cb2, pairs, part, u, d, rows, biasRows));
                 return;
             }
             out.put(conv.weight().name(), new ConvFactor(cw2, cb2, pairs, DenseFactor.Part.WEIGHT, u, d, rows, null));
-            out.put(conv.bias().name(), new ConvFactor(cw2, cb2, pairs, DenseFactor.Part.BIAS, null, null, null, biasRows));
+            out.put(
+                    conv.bias().name(),
+                    new ConvFactor(cw2, cb2, pairs, DenseFactor.Part.BIAS, null, null, null, biasRows));
         }
     }
 
@@ -137,7 +150,8 @@ final class ConvFactor implements LayerFactor {
         var w = conv.weight().value().getShape();
         long pin = w.get(1) * w.get(2) * w.get(3);
         long contracted = mode == Mode.FULL ? (long) outputs * outputs : outputs;
-        return pairs ? 2.0 * n1 * n2 * s * s * (contracted * w.get(0) + pin)
+        return pairs
+                ? 2.0 * n1 * n2 * s * s * (contracted * w.get(0) + pin)
                 : 2.0 * (n1 + n2) * outputs * w.size() * s + 2.0 * n1 * n2 * contracted * w.size();
     }
 
@@ -182,23 +196,27 @@ final class ConvFactor implements LayerFactor {
         NDArray d2 = f.d.transpose(0, 1, 3, 2);
         switch (mode) {
             case TRACE: {
-                NDArray gd = d1.transpose(0, 2, 1, 3).reshape(n1 * s, o * c)
+                NDArray gd = d1.transpose(0, 2, 1, 3)
+                        .reshape(n1 * s, o * c)
                         .matMul(d2.transpose(0, 2, 1, 3).reshape(n2 * s, o * c).transpose());
                 return gd.mul(gu).reshape(n1, s, n2, s).sum(new int[] {1, 3});
             }
             case DIAGONAL: {
-                NDArray gd = d1.transpose(1, 0, 2, 3).reshape(o, n1 * s, c)
+                NDArray gd = d1.transpose(1, 0, 2, 3)
+                        .reshape(o, n1 * s, c)
                         .batchMatMul(d2.transpose(1, 3, 0, 2).reshape(o, c, n2 * s)); // (O, n1 s, n2 s)
-                return gd.mul(gu.expandDims(0)).reshape(o, n1, s, n2, s).sum(new int[] {2, 4}).transpose(1, 2, 0);
+                return gd.mul(gu.expandDims(0))
+                        .reshape(o, n1, s, n2, s)
+                        .sum(new int[] {2, 4})
+                        .transpose(1, 2, 0);
             }
             default: {
-                NDArray gd = d1.reshape(n1 * o * s, c).matMul(d2.reshape(n2 * o * s, c).transpose())
+                NDArray gd = d1.reshape(n1 * o * s, c)
+                        .matMul(d2.reshape(n2 * o * s, c).transpose())
                         .reshape(n1, o, s, n2, o, s);
                 NDArray g = gu.reshape(n1, 1, s, n2, 1, s);
                 return gd.mul(g).sum(new int[] {2, 5}).transpose(0, 2, 1, 3);
             }
         }
     }
-
-
 }

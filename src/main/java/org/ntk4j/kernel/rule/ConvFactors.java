@@ -3,8 +3,8 @@ package org.ntk4j.kernel.rule;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
-import ai.djl.ndarray.types.Shape;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
 
 /**
  * The im2col patches of {@link ConvFactor}. Patches come from padding the input and stacking
@@ -22,15 +22,24 @@ final class ConvFactors {
         Shape sh = a.getShape();
         NDArray ap = a;
         if (pad > 0) {
-            ap = a.getManager().zeros(new Shape(sh.get(0), sh.get(1), sh.get(2) + 2L * pad, sh.get(3) + 2L * pad),
-                    a.getDataType(), a.getDevice());
+            ap = a.getManager()
+                    .zeros(
+                            new Shape(sh.get(0), sh.get(1), sh.get(2) + 2L * pad, sh.get(3) + 2L * pad),
+                            a.getDataType(),
+                            a.getDevice());
             ap.set(new NDIndex(":, :, {}:{}, {}:{}", pad, pad + sh.get(2), pad, pad + sh.get(3)), a);
         }
         NDList slices = new NDList();
         for (int u = 0; u < k; u++) {
             for (int v = 0; v < k; v++) {
-                slices.add(ap.get(new NDIndex(":, :, {}:{}:{}, {}:{}:{}", u, u + stride * (ho - 1) + 1, stride,
-                        v, v + stride * (wo - 1) + 1, stride)));
+                slices.add(ap.get(new NDIndex(
+                        ":, :, {}:{}:{}, {}:{}:{}",
+                        u,
+                        u + stride * (ho - 1) + 1,
+                        stride,
+                        v,
+                        v + stride * (wo - 1) + 1,
+                        stride)));
             }
         }
         return NDArrays.stack(slices, 2);

@@ -17,6 +17,13 @@ import org.ntk4j.model.Param;
  * @param weightScale c_w
  * @param biasScale c_b (0 without bias)
  */
-record ConvGeometry(String name, int kernel, int stride, int padding, long positions, Param weight, Param bias,
-        double weightScale, double biasScale) {
-}
+record ConvGeometry(
+        String name,
+        int kernel,
+        int stride,
+        int padding,
+        long positions,
+        Param weight,
+        Param bias,
+        double weightScale,
+        double biasScale) {}

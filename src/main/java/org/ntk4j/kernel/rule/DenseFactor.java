@@ -16,7 +16,11 @@ import org.ntk4j.kernel.Mode;
  */
 final class DenseFactor implements HadamardFactor {
     /** Which parameters of the layer the factor stands for. */
-    enum Part { ALL, WEIGHT, BIAS }
+    enum Part {
+        ALL,
+        WEIGHT,
+        BIAS
+    }
 
     private final NDArray a;
     private final NDArray d;
@@ -39,9 +43,12 @@ final class DenseFactor implements HadamardFactor {
         NDArray ga = a.matMul(o.a.transpose());
         NDArray weightPart = Grams.broadcastPairs(ga.mul(cw2), mode).mul(gd);
         switch (part) {
-            case WEIGHT: return weightPart;
-            case BIAS: return gd.mul(cb2);
-            default: return cb2 == 0 ? weightPart : weightPart.add(gd.mul(cb2));
+            case WEIGHT:
+                return weightPart;
+            case BIAS:
+                return gd.mul(cb2);
+            default:
+                return cb2 == 0 ? weightPart : weightPart.add(gd.mul(cb2));
         }
     }
 
@@ -52,7 +59,12 @@ final class DenseFactor implements HadamardFactor {
         private final NDArray a;
         private NDArray d;
 
-        Builder(org.ntk4j.model.TangentLayer layer, String name, NDArray a, int outputs, ai.djl.ndarray.NDManager keep) {
+        Builder(
+                org.ntk4j.model.TangentLayer layer,
+                String name,
+                NDArray a,
+                int outputs,
+                ai.djl.ndarray.NDManager keep) {
             super(keep, outputs);
             this.layer = layer;
             this.name = name;
@@ -95,5 +107,4 @@ final class DenseFactor implements HadamardFactor {
     public NDArray backwardGram(LayerFactor other) {
         return Grams.outputGram(d, ((DenseFactor) other).d, Mode.TRACE);
     }
-
 }

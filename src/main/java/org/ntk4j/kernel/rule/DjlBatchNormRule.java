@@ -31,6 +31,7 @@ public final class DjlBatchNormRule implements TangentRule<DjlBatchNorm> {
     @Override
     public FactorBuilder builder(DjlBatchNorm bn, RuleEstimate chosen, NDArray xhat, int outputs, NDManager keep) {
         long c = bn.channels();
-        return new AffineNormBuilder(bn, xhat, outputs, keep, a -> a.reshape(a.getShape().get(0), c, -1), new int[] {2});
+        return new AffineNormBuilder(
+                bn, xhat, outputs, keep, a -> a.reshape(a.getShape().get(0), c, -1), new int[] {2});
     }
 }

@@ -15,7 +15,15 @@ public final class DjlConv2dRule extends Conv2dRule<DjlConv2d> {
 
     @Override
     ConvGeometry geometry(DjlConv2d c) {
-        return new ConvGeometry(c.name(), c.kernel(), c.stride(), c.padding(), c.outputPositions(), c.weight(), c.bias(),
-                c.weightScale(), c.biasScale());
+        return new ConvGeometry(
+                c.name(),
+                c.kernel(),
+                c.stride(),
+                c.padding(),
+                c.outputPositions(),
+                c.weight(),
+                c.bias(),
+                c.weightScale(),
+                c.biasScale());
     }
 }

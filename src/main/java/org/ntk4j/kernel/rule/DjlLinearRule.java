@@ -20,7 +20,9 @@ public final class DjlLinearRule implements TangentRule<DjlLinear> {
 
     @Override
     public String inapplicable(DjlLinear layer) {
-        return layer.flatInput() ? dense.inapplicable(layer) : "input per sample is " + layer.inputShape() + ", not a vector";
+        return layer.flatInput()
+                ? dense.inapplicable(layer)
+                : "input per sample is " + layer.inputShape() + ", not a vector";
     }
 
     @Override

@@ -14,7 +14,10 @@ public final class JacobianRule {
 
     /** Trainable parameter count P_l of the layer. */
     public static long parameters(Module layer) {
-        return layer.ownParams().stream().filter(Param::trainable).mapToLong(Param::size).sum();
+        return layer.ownParams().stream()
+                .filter(Param::trainable)
+                .mapToLong(Param::size)
+                .sum();
     }
 
     /** FLOPs 2·N1·N2·P_l·(contracted outputs) of the Gram; keeps O·P_l per sample; no probe-pass memory. */

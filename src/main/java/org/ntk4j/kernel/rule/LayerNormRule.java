@@ -29,6 +29,7 @@ public final class LayerNormRule implements TangentRule<LayerNorm> {
     @Override
     public FactorBuilder builder(LayerNorm ln, RuleEstimate chosen, NDArray xhat, int outputs, NDManager keep) {
         long d = ln.features();
-        return new AffineNormBuilder(ln, xhat, outputs, keep, a -> a.reshape(a.getShape().get(0), -1, d), new int[] {1});
+        return new AffineNormBuilder(
+                ln, xhat, outputs, keep, a -> a.reshape(a.getShape().get(0), -1, d), new int[] {1});
     }
 }
