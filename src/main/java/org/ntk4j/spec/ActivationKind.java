@@ -4,7 +4,7 @@ import com.google.gson.annotations.SerializedName;
 import java.util.Locale;
 
 /** The activation φ of a {@link ModelSpec}; {@code org.ntk4j.model.Activation.Kind} has one constant of the same name per value. */
-public enum ActivationKind {
+public enum ActivationKind implements SpecName {
     @SerializedName("relu")
     RELU,
     @SerializedName("tanh")
@@ -17,6 +17,7 @@ public enum ActivationKind {
     QUADRATIC;
 
     /** The lower-case name used in spec JSON. */
+    @Override
     public String json() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -26,17 +27,8 @@ public enum ActivationKind {
         return json();
     }
 
-    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static ActivationKind of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.trim().toLowerCase(Locale.ROOT);
-        for (ActivationKind v : values()) {
-            if (v.json().equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(ActivationKind.class, s);
     }
 }

@@ -4,7 +4,7 @@ import com.google.gson.annotations.SerializedName;
 import java.util.Locale;
 
 /** The architectures of a {@link ModelSpec}; {@code custom} and {@code djl} mark networks built from Java modules or DJL blocks (not accepted in spec files). */
-public enum Arch {
+public enum Arch implements SpecName {
     @SerializedName("mlp")
     MLP,
     @SerializedName("linear")
@@ -25,6 +25,7 @@ public enum Arch {
     DJL;
 
     /** The lower-case name used in spec JSON. */
+    @Override
     public String json() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -34,17 +35,8 @@ public enum Arch {
         return json();
     }
 
-    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static Arch of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.trim().toLowerCase(Locale.ROOT);
-        for (Arch v : values()) {
-            if (v.json().equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(Arch.class, s);
     }
 }

@@ -1,10 +1,9 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The generator of a {@link DatasetSpec}. */
-public enum DatasetKind {
+public enum DatasetKind implements SpecName {
     @SerializedName("whitened-linear-teacher")
     WHITENED_LINEAR_TEACHER("whitened-linear-teacher"),
     @SerializedName("anisotropic-linear-teacher")
@@ -20,7 +19,7 @@ public enum DatasetKind {
         this.json = json;
     }
 
-    /** The name used in spec JSON. */
+    @Override
     public String json() {
         return json;
     }
@@ -32,15 +31,6 @@ public enum DatasetKind {
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static DatasetKind of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.toLowerCase(Locale.ROOT);
-        for (DatasetKind v : values()) {
-            if (v.json.equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(DatasetKind.class, s);
     }
 }

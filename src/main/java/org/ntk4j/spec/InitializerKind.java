@@ -4,7 +4,7 @@ import com.google.gson.annotations.SerializedName;
 import java.util.Locale;
 
 /** The weight initialiser of a {@link ModelSpec}; {@code org.ntk4j.model.Initializer} has the same constants. */
-public enum InitializerKind {
+public enum InitializerKind implements SpecName {
     @SerializedName("gaussian")
     GAUSSIAN,
     @SerializedName("he")
@@ -17,6 +17,7 @@ public enum InitializerKind {
     TORCH_DEFAULT;
 
     /** The lower-case name used in spec JSON. */
+    @Override
     public String json() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -26,17 +27,8 @@ public enum InitializerKind {
         return json();
     }
 
-    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static InitializerKind of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.trim().toLowerCase(Locale.ROOT);
-        for (InitializerKind v : values()) {
-            if (v.json().equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(InitializerKind.class, s);
     }
 }

@@ -1,10 +1,9 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The loss of a {@link TrainSpec}: mean squared error or softmax cross-entropy. */
-public enum LossKind {
+public enum LossKind implements SpecName {
     @SerializedName("mse")
     MSE("mse"),
     @SerializedName("ce")
@@ -16,7 +15,7 @@ public enum LossKind {
         this.json = json;
     }
 
-    /** The name used in spec JSON. */
+    @Override
     public String json() {
         return json;
     }
@@ -28,15 +27,6 @@ public enum LossKind {
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static LossKind of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.toLowerCase(Locale.ROOT);
-        for (LossKind v : values()) {
-            if (v.json.equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(LossKind.class, s);
     }
 }

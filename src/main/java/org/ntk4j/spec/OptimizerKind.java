@@ -1,10 +1,9 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The optimiser of a {@link TrainSpec}. */
-public enum OptimizerKind {
+public enum OptimizerKind implements SpecName {
     @SerializedName("sgd")
     SGD("sgd"),
     @SerializedName("adam")
@@ -16,7 +15,7 @@ public enum OptimizerKind {
         this.json = json;
     }
 
-    /** The name used in spec JSON. */
+    @Override
     public String json() {
         return json;
     }
@@ -28,15 +27,6 @@ public enum OptimizerKind {
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static OptimizerKind of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.toLowerCase(Locale.ROOT);
-        for (OptimizerKind v : values()) {
-            if (v.json.equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(OptimizerKind.class, s);
     }
 }

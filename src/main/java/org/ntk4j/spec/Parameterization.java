@@ -4,13 +4,14 @@ import com.google.gson.annotations.SerializedName;
 import java.util.Locale;
 
 /** Standard or NTK parameterisation of a {@link ModelSpec}; {@code org.ntk4j.model.Parameterization} has the same constants. */
-public enum Parameterization {
+public enum Parameterization implements SpecName {
     @SerializedName("standard")
     STANDARD,
     @SerializedName("ntk")
     NTK;
 
     /** The lower-case name used in spec JSON. */
+    @Override
     public String json() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -20,17 +21,8 @@ public enum Parameterization {
         return json();
     }
 
-    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static Parameterization of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.trim().toLowerCase(Locale.ROOT);
-        for (Parameterization v : values()) {
-            if (v.json().equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(Parameterization.class, s);
     }
 }

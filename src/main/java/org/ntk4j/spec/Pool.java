@@ -4,7 +4,7 @@ import com.google.gson.annotations.SerializedName;
 import java.util.Locale;
 
 /** Pooling after each conv of the {@code cnn} arch of a {@link ModelSpec} (2×2, stride 2). */
-public enum Pool {
+public enum Pool implements SpecName {
     @SerializedName("max")
     MAX,
     @SerializedName("avg")
@@ -13,6 +13,7 @@ public enum Pool {
     NONE;
 
     /** The lower-case name used in spec JSON. */
+    @Override
     public String json() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -22,17 +23,8 @@ public enum Pool {
         return json();
     }
 
-    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static Pool of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.trim().toLowerCase(Locale.ROOT);
-        for (Pool v : values()) {
-            if (v.json().equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(Pool.class, s);
     }
 }

@@ -1,10 +1,9 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The learning-rate schedule of a {@link TrainSpec}. */
-public enum ScheduleKind {
+public enum ScheduleKind implements SpecName {
     @SerializedName("constant")
     CONSTANT("constant"),
     @SerializedName("cosine")
@@ -20,7 +19,7 @@ public enum ScheduleKind {
         this.json = json;
     }
 
-    /** The name used in spec JSON. */
+    @Override
     public String json() {
         return json;
     }
@@ -32,15 +31,6 @@ public enum ScheduleKind {
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static ScheduleKind of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.toLowerCase(Locale.ROOT);
-        for (ScheduleKind v : values()) {
-            if (v.json.equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(ScheduleKind.class, s);
     }
 }

@@ -4,13 +4,14 @@ import com.google.gson.annotations.SerializedName;
 import java.util.Locale;
 
 /** ResNet shortcut of a {@link ModelSpec}: 1×1 conv + BN projection (option B) or subsample + zero-pad (option A). */
-public enum Shortcut {
+public enum Shortcut implements SpecName {
     @SerializedName("projection")
     PROJECTION,
     @SerializedName("pad")
     PAD;
 
     /** The lower-case name used in spec JSON. */
+    @Override
     public String json() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -20,17 +21,8 @@ public enum Shortcut {
         return json();
     }
 
-    /** The constant whose JSON name is {@code s} (trimmed, any case), or null if none or {@code s} is null. */
+    /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static Shortcut of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.trim().toLowerCase(Locale.ROOT);
-        for (Shortcut v : values()) {
-            if (v.json().equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(Shortcut.class, s);
     }
 }

@@ -1,10 +1,9 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The input covariance spectrum of an anisotropic-linear-teacher {@link DatasetSpec}. */
-public enum Spectrum {
+public enum Spectrum implements SpecName {
     @SerializedName("power-law")
     POWER_LAW("power-law"),
     @SerializedName("geometric")
@@ -18,7 +17,7 @@ public enum Spectrum {
         this.json = json;
     }
 
-    /** The name used in spec JSON. */
+    @Override
     public String json() {
         return json;
     }
@@ -30,15 +29,6 @@ public enum Spectrum {
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static Spectrum of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.toLowerCase(Locale.ROOT);
-        for (Spectrum v : values()) {
-            if (v.json.equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(Spectrum.class, s);
     }
 }

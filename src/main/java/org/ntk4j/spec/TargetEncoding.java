@@ -1,10 +1,9 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The class-target encoding of a {@link TrainSpec}'s MSE loss. */
-public enum TargetEncoding {
+public enum TargetEncoding implements SpecName {
     @SerializedName("onehot")
     ONEHOT("onehot"),
     @SerializedName("pm1")
@@ -18,7 +17,7 @@ public enum TargetEncoding {
         this.json = json;
     }
 
-    /** The name used in spec JSON. */
+    @Override
     public String json() {
         return json;
     }
@@ -30,15 +29,6 @@ public enum TargetEncoding {
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */
     public static TargetEncoding of(String s) {
-        if (s == null) {
-            return null;
-        }
-        String n = s.toLowerCase(Locale.ROOT);
-        for (TargetEncoding v : values()) {
-            if (v.json.equals(n)) {
-                return v;
-            }
-        }
-        return null;
+        return SpecName.of(TargetEncoding.class, s);
     }
 }
