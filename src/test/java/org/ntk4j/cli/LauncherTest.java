@@ -56,7 +56,7 @@ class LauncherTest {
 
         Out first = launch(checkout, bin, home, Map.of(), "--version");
         assertEquals(0, first.code(), first.stderr());
-        assertTrue(first.stderr().contains("first build: Maven downloads ~170 MB"), first.stderr());
+        assertTrue(first.stderr().contains("first build: Maven downloads ~220 MB"), first.stderr());
         assertTrue(first.stderr().contains("downloaded api-0.35.0.jar (900 kB"), first.stderr());
         assertFalse(first.stderr().contains("\u001b"), "Maven's ANSI resets are stripped: " + first.stderr());
         assertTrue(first.stdout().contains("-Dpicocli.ansi=false"), "stdout is a pipe: " + first.stdout());
