@@ -57,6 +57,10 @@ public final class Main implements Callable<Integer> {
      * disk, a vanished folder) is one line (exit 1); anything else is a bug and keeps its stack trace.
      */
     public static CommandLine configure(CommandLine cl) {
+        CommandLine reproduce = cl.getSubcommands().get("reproduce");
+        if (reproduce != null) {
+            ReproduceCommand.describeStudies(reproduce.getCommandSpec());
+        }
         cl.setExecutionStrategy(parsed -> {
             BuildInfo.command(parsed.originalArgs());
             return new CommandLine.RunLast().execute(parsed);

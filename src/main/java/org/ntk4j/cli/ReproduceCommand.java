@@ -2,12 +2,16 @@ package org.ntk4j.cli;
 
 import ai.djl.ndarray.NDManager;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.ntk4j.UserException;
+import org.ntk4j.experiment.Scale;
 import org.ntk4j.experiment.Study;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -18,24 +22,6 @@ import picocli.CommandLine.Parameters;
         description = {
             "Reproduce a study of the cited papers and write its report (plots, results.json, report.html,"
                     + " one run folder per setting), with the closed-form predictions beside the measurements.",
-            "Studies: %n  silent-alignment: Atanasov, Bordelon & Pehlevan, Silent Alignment, Fig. 3"
-                    + " (two-layer linear nets from small init; loss vs eqs. 27-28,"
-                    + " half-loss time vs its closed form, NTK alignment reaching 2/sqrt(D+3) before the loss moves; ~25 s)"
-                    + "%n  layerwise-lr: Atanasov et al., Silent Alignment, Fig. D.1b"
-                    + " (final NTK under per-layer learning rates: eigenvalue ratio"
-                    + " 1 + eta1/eta2, smallest eigenvalue s/sqrt(eta1/eta2); ~10 s)"
-                    + "%n  deep-linear: Atanasov et al., Silent Alignment, Fig. 4b/c"
-                    + " (three-layer linear nets: t_half and the first layer's alignment time"
-                    + " scale as 1/sigma, weights align first; ~30 s)"
-                    + "%n  ntk-dispersion: Seleznova & Kutyniok, NTK Beyond the Infinite-Width Limit, Thm. 3.2 / Fig. 1"
-                    + " (E[Θ²]/E[Θ]² of the NTK over initialisations of width-50"
-                    + " ReLU nets, sampled with the kernel engine against the closed form; ~40 s)"
-                    + "%n  nfa-chain-monomial: Feature Learning as Alignment (anon.), Fig. 1 (first-layer NFC of a net trained on"
-                    + " the chain monomial, the random-eigenvector control, K's eigenvalue spread; ~15 s)"
-                    + "%n  target-correlation: Lou, Mingard & Hayou, Equilibrium Hypothesis, Figs. 3, 6 (-corr of the output"
-                    + " gradient with the centred labels during the first epoch; 20-80 s)"
-                    + "%n  alignment-hierarchy: Lou, Mingard & Hayou, Equilibrium Hypothesis, Figs. 1, 5, 7 (Eq. 5 layer CKA"
-                    + " of a depth-10 net against SGD steps, peak layer, lr sweep; 4-7 min)",
             "Each study prints a verdict table (measured beside the paper's number: reproduced / partly / not)."
         })
 public final class ReproduceCommand implements Callable<Integer> {
@@ -57,8 +43,15 @@ public final class ReproduceCommand implements Callable<Integer> {
             description = "output folder (default runs/reproduce/<study>: never a train run's folder)")
     Path out;
 
-    @Option(names = "--quick", description = "fewer settings and a coarser step: the same checks in seconds")
+    @Option(names = "--quick", description = "the same checks at the smallest settings, in seconds (= --scale quick)")
     boolean quick;
+
+    @Option(
+            names = "--scale",
+            paramLabel = "SCALE",
+            description = "quick, cpu or paper (default cpu: sized for a small CPU machine, each report says what"
+                    + " differs from the paper; paper: the paper's settings, meant for a GPU)")
+    String scale;
 
     @Mixin
     RuntimeOptions runtime;
@@ -81,12 +74,34 @@ public final class ReproduceCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         System.out.println(s.name() + ": " + s.summary());
         try (NDManager m = runtime.manager()) {
-            System.out.print(s.run(quick, dir, m));
+            System.out.print(s.run(scale(), dir, m));
         }
         System.out.printf(
                 "done in %.1fs; report: %s%n",
                 (System.nanoTime() - t0) / 1e9, dir.resolve("report.html").toAbsolutePath());
         return 0;
+    }
+
+    /** The scale asked for: {@code --quick}, {@code --scale}, or cpu. */
+    Scale scale() {
+        if (quick && scale != null && Scale.parse(scale) != Scale.QUICK) {
+            throw new UserException("--quick and --scale " + scale + " disagree; give one of them");
+        }
+        return quick ? Scale.QUICK : scale == null ? Scale.CPU : Scale.parse(scale);
+    }
+
+    /**
+     * Puts the list of built studies (name: summary) into the command's help, from {@link Study#all()}, so a new
+     * study appears in {@code reproduce --help} by being registered.
+     */
+    static void describeStudies(CommandSpec spec) {
+        List<String> lines = new ArrayList<>(List.of(spec.usageMessage().description()));
+        StringBuilder b = new StringBuilder("Studies:");
+        for (Study s : Study.all()) {
+            b.append("%n  ").append(s.name()).append(": ").append(s.summary().replace("%", "%%"));
+        }
+        lines.add(1, b.toString());
+        spec.usageMessage().description(lines.toArray(String[]::new));
     }
 
     /** Where a study writes by default: under runs/reproduce/, never into a train run's runs/<name>. */

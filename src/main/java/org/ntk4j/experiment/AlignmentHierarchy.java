@@ -74,6 +74,12 @@ public final class AlignmentHierarchy {
             boolean unitSphere,
             int trainPerClass,
             long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} and {@code paper}
+         * both run {@link #paper()} (CPU-sized subsets; see the class comment). */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(
                     EquilibriumSetup.availableDatasets(),
@@ -150,8 +156,8 @@ public final class AlignmentHierarchy {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
-            List<Row> rows = AlignmentHierarchy.run(quick ? Settings.quick() : Settings.paper(), out, manager);
+        public String run(Scale scale, Path out, NDManager manager) {
+            List<Row> rows = AlignmentHierarchy.run(Settings.of(scale), out, manager);
             StringBuilder t = new StringBuilder(String.format(
                     "%-14s %-7s %-62s %5s %6s %8s %8s%n",
                     "dataset", "lr", "Eq. 5 A_l at the end, l = 1..L", "peak", "traced", "rise@2ep", "test acc"));

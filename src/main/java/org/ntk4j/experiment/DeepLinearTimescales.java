@@ -47,6 +47,12 @@ public final class DeepLinearTimescales {
             double time,
             int probeEvery,
             long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
+         * {@link #paper()}, which is already small enough for a CPU. */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(3, 30, 50, 100, 1.0, new double[] {0.2, 0.1, 0.05, 0.025}, 0.02, 64.0, 25, 0);
         }
@@ -84,8 +90,8 @@ public final class DeepLinearTimescales {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
-            Result res = DeepLinearTimescales.run(quick ? Settings.quick() : Settings.paper(), out, manager);
+        public String run(Scale scale, Path out, NDManager manager) {
+            Result res = DeepLinearTimescales.run(Settings.of(scale), out, manager);
             StringBuilder t = new StringBuilder(String.format(
                     "%-8s %8s %12s %8s %12s %12s%n",
                     "sigma", "t_half", "t(cos>=1/2)", "ratio", "alignment", "sigma->0"));

@@ -44,6 +44,12 @@ public final class LayerwiseLearningRates {
     /** Settings; {@link #paper()} follows the paper's Fig. D.1b setting (with a coarser step). */
     public record Settings(
             int d, int hidden, int points, double s, double sigma, double[] ratios, double dt, double time, long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
+         * {@link #paper()}, which is already small enough for a CPU. */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(20, 30, 100, 1.0, 1e-3, new double[] {1, 2, 4}, 0.005, 15.0, 0);
         }
@@ -84,7 +90,7 @@ public final class LayerwiseLearningRates {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
+        public String run(Scale scale, Path out, NDManager manager) {
             StringBuilder t = new StringBuilder(String.format(
                     "%-9s %9s %9s %9s %10s | %-20s %9s %9s %10s%n",
                     "eta1/eta2",
@@ -96,7 +102,7 @@ public final class LayerwiseLearningRates {
                     "smallest",
                     "s*sqrt(r)",
                     "final loss"));
-            for (Row r : LayerwiseLearningRates.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
+            for (Row r : LayerwiseLearningRates.run(Settings.of(scale), out, manager)) {
                 t.append(String.format(
                         "%-9.3g %9.4f %9.4f %9.4f %10.4f | %-20.4f %9.4f %9.4f %10.2g%n",
                         r.ratio(),

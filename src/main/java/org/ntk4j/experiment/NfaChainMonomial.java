@@ -71,6 +71,12 @@ public final class NfaChainMonomial {
             int testPoints,
             int corruptions,
             long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
+         * {@link #paper()}, which is already small enough for a CPU. */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(384, 32, 5, 128, 0.01, 0.05, 800, 20, 1000, 200, 0);
         }
@@ -127,8 +133,8 @@ public final class NfaChainMonomial {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
-            Result r = NfaChainMonomial.run(quick ? Settings.quick() : Settings.paper(), out, manager);
+        public String run(Scale scale, Path out, NDManager manager) {
+            Result r = NfaChainMonomial.run(Settings.of(scale), out, manager);
             return Verdicts.text(verdicts(r));
         }
     };

@@ -39,6 +39,12 @@ public final class NtkDispersion {
      */
     public record Settings(
             int width, int inputDim, int[] depths, double[] sigmaW2, int initialisations, int bootstrap, long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
+         * {@link #paper()}, which is already small enough for a CPU. */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(50, 50, new int[] {2, 5, 10}, new double[] {1.0, 2.0, 3.0}, 2000, 300, 0);
         }
@@ -76,11 +82,11 @@ public final class NtkDispersion {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
+        public String run(Scale scale, Path out, NDManager manager) {
             StringBuilder t = new StringBuilder(String.format(
                     "%-5s %8s %18s %10s %20s %12s%n",
                     "L", "sigma_w^2", "r (sampled ± SE)", "theory", "E[Θ] (sampled ± SE)", "theory"));
-            for (Row r : NtkDispersion.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
+            for (Row r : NtkDispersion.run(Settings.of(scale), out, manager)) {
                 t.append(String.format(
                         "%-5d %8.2f %10.4f ± %.4f %10.4f %12.4g ± %.3g %12.4g%n",
                         r.depth(),

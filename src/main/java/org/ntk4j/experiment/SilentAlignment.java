@@ -57,6 +57,12 @@ public final class SilentAlignment {
             double time,
             int probeEvery,
             long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
+         * {@link #paper()}, which is already small enough for a CPU. */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(25, 10, 100, 1.0, new double[] {1e-1, 1e-2, 1e-3, 1e-4}, 0.005, 12.0, 20, 0);
         }
@@ -96,11 +102,11 @@ public final class SilentAlignment {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
+        public String run(Scale scale, Path out, NDManager manager) {
             StringBuilder t = new StringBuilder(String.format(
                     "%-8s %10s %10s %10s %12s %10s %10s%n",
                     "sigma", "t_half", "theory", "t_align99", "alignment", "final", "theory"));
-            for (Row r : SilentAlignment.run(quick ? Settings.quick() : Settings.paper(), out, manager)) {
+            for (Row r : SilentAlignment.run(Settings.of(scale), out, manager)) {
                 t.append(String.format(
                         "%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n",
                         r.sigma(),

@@ -9,11 +9,45 @@ public interface Study {
     /** The name used on the command line, e.g. {@code silent-alignment}. */
     String name();
 
-    /** One line for {@code --help}: the source figure and what is compared. */
+    /** One line for {@code --help}: the source figure, what is compared, and the CPU-scale run time. */
     String summary();
 
-    /** Runs at the paper's settings, or at quick settings with the same checks; returns the results as a text table. */
-    String run(boolean quick, Path out, NDManager manager);
+    /**
+     * Runs at the given scale (quick: the tests' settings; cpu: the default; paper: the paper's settings) into
+     * {@code out}; returns the results as a text table (with the verdicts).
+     */
+    String run(Scale scale, Path out, NDManager manager);
+
+    /** What a study does when run: the body of {@link #run}. */
+    @FunctionalInterface
+    interface Runner {
+        String run(Scale scale, Path out, NDManager manager);
+    }
+
+    /** A study from its name, its one-line summary and its body (instead of an anonymous class per study). */
+    static Study of(String name, String summary, Runner runner) {
+        return new Study() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String summary() {
+                return summary;
+            }
+
+            @Override
+            public String run(Scale scale, Path out, NDManager manager) {
+                return runner.run(scale, out, manager);
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
+    }
 
     /** Every study, in the order they are listed. */
     static List<Study> all() {

@@ -172,7 +172,8 @@ public final class StudyCatalog {
                     "%-5s %-24s %-9s %-32s %s%n", e.seed(), e.name(), b ? "built" : "not yet", e.figures(), e.claim()));
         }
         t.append(String.format(
-                "%d of %d studies built; run one with: ntk4j reproduce NAME [--quick]%n", built, ENTRIES.size()));
+                "%d of %d studies built; run one with: ntk4j reproduce NAME [--quick | --scale cpu|paper]%n",
+                built, ENTRIES.size()));
         return t.toString();
     }
 }

@@ -55,6 +55,12 @@ public final class TargetCorrelation {
             double lastLayerScale,
             int trainPerClass,
             long seed) {
+        /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} and {@code paper}
+         * both run {@link #paper()} (CPU-sized subsets; see the class comment). */
+        public static Settings of(Scale scale) {
+            return scale.quick() ? quick() : paper();
+        }
+
         public static Settings paper() {
             return new Settings(EquilibriumSetup.availableDatasets(), 10, 100, 0.003, 32, 5, 100, 4, 0.1, 1000, 0);
         }
@@ -93,8 +99,8 @@ public final class TargetCorrelation {
         }
 
         @Override
-        public String run(boolean quick, Path out, NDManager manager) {
-            List<Row> rows = TargetCorrelation.run(quick ? Settings.quick() : Settings.paper(), out, manager);
+        public String run(Scale scale, Path out, NDManager manager) {
+            List<Row> rows = TargetCorrelation.run(Settings.of(scale), out, manager);
             StringBuilder t = new StringBuilder(String.format(
                     "%-14s %-10s %9s %12s %12s %9s %9s%n",
                     "dataset", "init", "at init", "epoch-1 min", "epoch-1 mean", "at end", "test acc"));

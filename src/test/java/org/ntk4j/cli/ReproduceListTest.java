@@ -84,4 +84,25 @@ class ReproduceListTest {
         assertTrue(r.err().contains("--list"), r.err());
         assertFalse(r.out().contains("studies built"));
     }
+
+    @Test
+    void helpListsEveryBuiltStudyWithItsSummary() {
+        CliTest.Run r = withStdout("reproduce", "--help");
+        assertEquals(0, r.code(), r.err());
+        String help = r.out().replaceAll("\\s+", " ");
+        for (Study s : Study.all()) {
+            assertTrue(help.contains(s.name() + ":"), s.name() + " missing from reproduce --help");
+        }
+        assertTrue(help.contains("--scale"), help);
+    }
+
+    @Test
+    void badScaleIsOneLine() {
+        CliTest.Run r = withStdout("reproduce", "silent-alignment", "--scale", "huge");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--scale 'huge'") && r.err().contains("quick, cpu, paper"), r.err());
+        CliTest.Run both = withStdout("reproduce", "silent-alignment", "--quick", "--scale", "paper");
+        assertEquals(2, both.code());
+        assertTrue(both.err().contains("disagree"), both.err());
+    }
 }
