@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packages of ntk4j form no cycle. Layering, bottom to top: util/UserException, spec, data,
- * model, kernel, report (output files and plots), train, metrics, probe, job, experiment, cli;
+ * model, kernel, report (output files and plots), train, metrics, probe, job, shard, experiment, cli;
  * theory beside.
  */
 class PackageCyclesTest {
