@@ -55,44 +55,107 @@ public final class KernelJob {
         }
     }
 
-    private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
-        ModelSpec spec = ModelSpec.resolve(c.model());
-        int n = c.n();
+    /**
+     * The training samples of the job: the first N of the dataset's training split, or {@code perClass} of
+     * every class ordered by class, zero-padded by {@code pad}; the rows and columns of Θ(X1, X1).
+     */
+    public Dataset trainSet() {
         Dataset train = Datasets.load(c.dataset(), Split.TRAIN, c.dataDir());
         if (c.perClass() != null) {
             train = byClass(Preprocess.balancedSample(train, c.perClass(), c.seed()));
-            n = train.size();
         } else {
-            if (n > train.size()) {
+            if (c.n() > train.size()) {
                 throw new UserException(
-                        "--n " + n + " exceeds the " + train.size() + " training images of " + c.dataset());
+                        "--n " + c.n() + " exceeds the " + train.size() + " training images of " + c.dataset());
             }
-            train = train.head(n);
+            train = train.head(c.n());
         }
         if (c.pad() != null) {
             train = Preprocess.pad(train, c.pad());
         }
+        return train;
+    }
+
+    /** The test samples of the job (the first M of the test split, padded), the rows of Θ(X2, X1); null when M = 0. */
+    public Dataset testSet() {
         int test = c.test();
-        Dataset testSet = null;
-        if (test > 0) {
-            testSet = Datasets.load(c.dataset(), Split.TEST, c.dataDir());
-            if (test > testSet.size()) {
-                throw new UserException(
-                        "--test " + test + " exceeds the " + testSet.size() + " test images of " + c.dataset());
-            }
-            testSet = testSet.head(test);
-            if (c.pad() != null) {
-                testSet = Preprocess.pad(testSet, c.pad());
-            }
+        if (test == 0) {
+            return null;
         }
+        Dataset testSet = Datasets.load(c.dataset(), Split.TEST, c.dataDir());
+        if (test > testSet.size()) {
+            throw new UserException(
+                    "--test " + test + " exceeds the " + testSet.size() + " test images of " + c.dataset());
+        }
+        testSet = testSet.head(test);
+        if (c.pad() != null) {
+            testSet = Preprocess.pad(testSet, c.pad());
+        }
+        return testSet;
+    }
+
+    /** The network of the job: built from the spec and seed, its weights loaded, cast to the job's dtype (caller closes). */
+    public Network network(NDManager m) {
+        return network(ModelSpec.resolve(c.model()), c.seed(), c.weights(), c.dtype(), m);
+    }
+
+    /** A network built from {@code spec} and {@code seed}, the weights (if not null) loaded, cast to {@code dtype}. */
+    public static Network network(ModelSpec spec, long seed, Path weights, DataType dtype, NDManager m) {
+        Network net = Network.build(spec, seed, m);
+        try {
+            if (weights != null) {
+                net.loadParameters(weights);
+            }
+            net.cast(dtype);
+            return net;
+        } catch (RuntimeException e) {
+            net.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The kernel the job computes on {@code net} (its features with {@code features}): mode, method, per-layer,
+     * float64, factor kernels, normalisation and the fixed tile of the config; memory and spill are left to the caller.
+     */
+    public Ntk ntk(Network net) {
+        Network target = c.features() ? net.features() : net;
+        Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method());
+        if (c.perLayer()) {
+            ntk.perLayer();
+        }
+        if (c.dtype() == DataType.FLOAT64) {
+            ntk.float64();
+        }
+        if (c.factorKernels()) {
+            ntk.factorKernels();
+        }
+        if (c.meanNormalised()) {
+            ntk.meanNormalised();
+        }
+        if (c.tile() != null) {
+            ntk.tile(c.tile());
+        }
+        return ntk;
+    }
+
+    /** Samples [from, to) of {@code data} as the network's input batch (to − from, input...) in the job's dtype. */
+    public NDArray inputs(NDManager m, Network net, Dataset data, int from, int to) {
+        int d = data.featureDim();
+        float[] rows = java.util.Arrays.copyOfRange(data.features(), from * d, to * d);
+        return Arrays2.fromFloats(m, rows, shape(net, to - from), c.dtype());
+    }
+
+    private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
+        ModelSpec spec = ModelSpec.resolve(c.model());
+        Dataset train = trainSet();
+        int n = train.size();
+        Dataset testSet = testSet();
+        int test = c.test();
         DataType dt = c.dtype();
         Path out = c.out();
         long t0 = System.nanoTime();
-        try (Network net = Network.build(spec, c.seed(), m)) {
-            if (c.weights() != null) {
-                net.loadParameters(c.weights());
-            }
-            net.cast(dt);
+        try (Network net = network(m)) {
             checkShape(net, train);
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
             Network target = c.features() ? net.features() : net;
@@ -103,20 +166,8 @@ public final class KernelJob {
                     + 2L * net.parameterCount() * 4
                     + 48L * n * n
                     + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
-            Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method());
+            Ntk ntk = ntk(net);
             ntk.spillDir(files.spillDir());
-            if (c.perLayer()) {
-                ntk.perLayer();
-            }
-            if (dt == DataType.FLOAT64) {
-                ntk.float64();
-            }
-            if (c.factorKernels()) {
-                ntk.factorKernels();
-            }
-            if (c.meanNormalised()) {
-                ntk.meanNormalised();
-            }
             if (c.spillDir() != null
                     && dt == DataType.FLOAT32
                     && !ntk.estimate(n, n).outputsOnDisk()

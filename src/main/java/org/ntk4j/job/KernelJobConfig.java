@@ -36,6 +36,9 @@ import org.ntk4j.report.Npz;
  *     beside the output
  * @param format NPZ (one zip, entries stored) or NPY (a directory of .npy files; the sidecar is DIR.json)
  * @param compress deflate the NPZ entries (smaller, ~25 MB/s instead of disk speed)
+ * @param tile samples per tile, fixed (null: the largest the memory budget allows); the tile grid decides the last
+ *     bits of every value, so a kernel computed with the tile of a shard plan equals its assembled shards bit for
+ *     bit ({@link org.ntk4j.kernel.Ntk#tile(int)})
  */
 public record KernelJobConfig(
         String model,
@@ -60,7 +63,60 @@ public record KernelJobConfig(
         boolean force,
         Path spillDir,
         Npz.Format format,
-        boolean compress) {
+        boolean compress,
+        Integer tile) {
+    /** As the canonical constructor, with the tile chosen from the memory budget. */
+    public KernelJobConfig(
+            String model,
+            Path weights,
+            long seed,
+            String dataset,
+            int n,
+            Integer perClass,
+            int test,
+            Integer pad,
+            Mode mode,
+            Method method,
+            DataType dtype,
+            boolean meanNormalised,
+            long memory,
+            boolean perLayer,
+            boolean features,
+            boolean factorKernels,
+            boolean explain,
+            Path out,
+            Path dataDir,
+            boolean force,
+            Path spillDir,
+            Npz.Format format,
+            boolean compress) {
+        this(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                perClass,
+                test,
+                pad,
+                mode,
+                method,
+                dtype,
+                meanNormalised,
+                memory,
+                perLayer,
+                features,
+                factorKernels,
+                explain,
+                out,
+                dataDir,
+                force,
+                spillDir,
+                format,
+                compress,
+                null);
+    }
+
     /** Without --force, spilling beside the output, one NPZ with stored (uncompressed) entries. */
     public KernelJobConfig(
             String model,
@@ -105,7 +161,8 @@ public record KernelJobConfig(
                 false,
                 null,
                 Npz.Format.NPZ,
-                false);
+                false,
+                null);
     }
 
     public KernelJobConfig {
@@ -129,6 +186,9 @@ public record KernelJobConfig(
         }
         if (model == null || dataset == null || mode == null || method == null || out == null) {
             throw new UserException("--model, --dataset, --mode, --method and --out are required");
+        }
+        if (tile != null && tile < 1) {
+            throw new UserException("--tile must be >= 1 (got " + tile + ")");
         }
         if (format == null) {
             format = Npz.Format.NPZ;

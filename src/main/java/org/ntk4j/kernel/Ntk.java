@@ -88,6 +88,17 @@ public final class Ntk {
         return this;
     }
 
+    /**
+     * Fixes the samples per tile (default: the largest that the memory budget allows, from min(N, 4096) down by
+     * halves). The tile grid decides how the work is split into matrix products, and so the last bits of every
+     * value: kernels computed on the same grid agree bit for bit, whatever their memory budget or extent
+     * ({@link #computeBlock}).
+     */
+    public Ntk tile(int samples) {
+        opts = opts.toBuilder().tile(samples).build();
+        return this;
+    }
+
     /** Memory budget for the tiles' factors and blocks ({@link #estimate(int, int)} says what a computation holds). */
     public Ntk memory(long bytes) {
         opts = opts.toBuilder().memory(bytes).build();
@@ -160,7 +171,6 @@ public final class Ntk {
 
     /** Θ(X1, X2) with X1 (N1, input...) and X2 (N2, input...); x2 null means X2 = X1. */
     public KernelResult compute(NDArray x1, NDArray x2) {
-        long start = System.nanoTime();
         boolean symmetric = x2 == null;
         checkInput(x1, "x1");
         if (!symmetric) {
@@ -168,40 +178,118 @@ public final class Ntk {
         }
         int n1 = (int) x1.getShape().get(0);
         int n2 = symmetric ? n1 : (int) x2.getShape().get(0);
+        NtkPlan plan = plan(n1, n2);
+        MemoryEstimate est = estimate(plan, n1, n2);
+        est.check();
+        java.nio.file.Path spill = est.outputsOnDisk() ? spillDirOrTemp() : null;
+        return tiles(x1, symmetric ? x1 : x2, 0, 0, n1, n2, symmetric, est.tile(), plan, spill);
+    }
+
+    /**
+     * One block of a kernel, rows {@code [rowStart, rowStart + R)} × columns {@code [colStart, colStart + C)} of
+     * Θ(X1, X2) (N1 × N2; with {@code symmetric} X2 = X1 and N2 = N1), from the inputs of those rows ({@code rows},
+     * (R, input...)) and columns ({@code cols}, (C, input...)) only. The block is computed on the whole kernel's
+     * tile grid (tiles of {@link #tile(int)} samples from index 0, which must be fixed), tile pair by tile pair as
+     * {@link #compute(NDArray, NDArray)} computes them, so it equals the same block of the whole kernel bit for
+     * bit: in a symmetric kernel a tile pair below the diagonal is the transpose of the pair above it, as there.
+     * The block must lie on that grid: {@code rowStart} and {@code colStart} multiples of the tile, and each end a
+     * multiple of it or N1 (N2).
+     *
+     * @return the block, (R, C[, O[, O]]) in each kernel of the result ({@link KernelResult#symmetric()} says
+     *     whether the kernel it is part of is symmetric)
+     */
+    public KernelResult computeBlock(
+            NDArray rows, NDArray cols, int rowStart, int colStart, int n1, int n2, boolean symmetric) {
+        Integer tile = opts.tile();
+        if (tile == null) {
+            throw new IllegalArgumentException("computeBlock needs a fixed tile size (Ntk.tile)");
+        }
+        checkInput(rows, "rows");
+        checkInput(cols, "cols");
+        int br = (int) rows.getShape().get(0);
+        int bc = (int) cols.getShape().get(0);
+        if (symmetric && n1 != n2) {
+            throw new IllegalArgumentException("a symmetric kernel is square (got " + n1 + "×" + n2 + ")");
+        }
+        checkOnGrid("rows", rowStart, br, n1, tile);
+        checkOnGrid("cols", colStart, bc, n2, tile);
+        NtkPlan plan = plan(n1, n2);
+        return tiles(rows, cols, rowStart, colStart, n1, n2, symmetric, tile, plan, null);
+    }
+
+    private static void checkOnGrid(String what, int start, int len, int n, int tile) {
+        int end = start + len;
+        if (len < 1 || start < 0 || end > n || start % tile != 0 || (end != n && end % tile != 0)) {
+            throw new IllegalArgumentException(
+                    what + " " + start + ":" + end + " is not on the grid of tiles of " + tile + " samples over " + n);
+        }
+    }
+
+    /**
+     * The tile loop: rows {@code [rowStart, rowStart + |xr|)} × columns {@code [colStart, colStart + |xc|)} of the
+     * N1 × N2 kernel, on the grid of tiles of {@code tile} samples from index 0. Each tile pair (i, j) with i ≤ j of
+     * a symmetric kernel is computed once and written where it falls in the block, directly and mirrored; a pair
+     * below the diagonal whose mirror image is outside the block is computed from the mirror pair's factors
+     * (contract(f_j, f_i), transposed), the same values the whole kernel mirrors there.
+     */
+    private KernelResult tiles(
+            NDArray xr,
+            NDArray xc,
+            int rowStart,
+            int colStart,
+            int n1,
+            int n2,
+            boolean symmetric,
+            int tile,
+            NtkPlan plan,
+            java.nio.file.Path spill) {
+        long start = System.nanoTime();
+        int br = (int) xr.getShape().get(0);
+        int bc = (int) xc.getShape().get(0);
         NtkOptions opts = this.opts;
         Mode mode = opts.mode();
         boolean perLayer = opts.perLayer();
         boolean parts = opts.parts();
         boolean float64 = opts.float64();
-        NtkPlan plan = plan(n1, n2);
         int o = net.outputs();
-        MemoryEstimate est = estimate(plan, n1, n2);
-        est.check();
-        int tile = est.tile();
-        java.nio.file.Path spill = est.outputsOnDisk() ? spillDirOrTemp() : null;
-        KernelMatrix total = new KernelMatrix(n1, n2, mode, o, float64, spill);
+        KernelMatrix total = new KernelMatrix(br, bc, mode, o, float64, spill);
         Map<String, KernelMatrix> layers = new LinkedHashMap<>();
         Map<String, KernelMatrix> factors = new LinkedHashMap<>();
         double scale = opts.meanNormalised() && mode == Mode.TRACE ? 1.0 / o : 1.0;
 
-        int t1 = (n1 + tile - 1) / tile;
-        int t2 = (n2 + tile - 1) / tile;
-        long pairs = symmetric ? (long) t1 * (t1 + 1) / 2 : (long) t1 * t2;
+        int i0 = rowStart / tile;
+        int i1 = (rowStart + br + tile - 1) / tile;
+        int j0 = colStart / tile;
+        int j1 = (colStart + bc + tile - 1) / tile;
+        // in a symmetric kernel: is tile pair (i, j) of the block computed as the mirror of (j, i) instead?
+        java.util.function.BiPredicate<Integer, Integer> mirrorInBlock =
+                (i, j) -> symmetric && j >= i0 && j < i1 && i >= j0 && i < j1;
+        long pairs = 0;
+        for (int i = i0; i < i1; i++) {
+            for (int j = j0; j < j1; j++) {
+                if (!symmetric || i <= j || !mirrorInBlock.test(i, j)) {
+                    pairs++;
+                }
+            }
+        }
         long done = 0;
         long[] nanos = new long[3]; // factors, contraction, host
-        NDArray xb = symmetric ? x1 : x2;
         Map<Integer, NDManager> cacheManagers = new HashMap<>();
         Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
-        boolean cacheAll = cacheBytes(plan, n2) > 0;
-        try (NDManager root = x1.getManager().newSubManager()) {
-            for (int i = 0; i < t1; i++) {
+        boolean cacheAll = cacheBytes(plan, bc) > 0;
+        try (NDManager root = xr.getManager().newSubManager()) {
+            for (int i = i0; i < i1; i++) {
                 int r0 = i * tile;
                 int r1 = Math.min(n1, r0 + tile);
                 try (NDManager mi = root.newSubManager()) {
                     long tf = System.nanoTime();
-                    Map<String, LayerFactor> fi = factors(x1, r0, r1, plan, mi);
+                    Map<String, LayerFactor> fi = factors(xr, r0 - rowStart, r1 - rowStart, plan, mi);
                     nanos[0] += System.nanoTime() - tf;
-                    for (int j = symmetric ? i : 0; j < t2; j++) {
+                    for (int j = j0; j < j1; j++) {
+                        boolean below = symmetric && i > j;
+                        if (below && mirrorInBlock.test(i, j)) {
+                            continue; // written as the mirror image of pair (j, i)
+                        }
                         int c0 = j * tile;
                         int c1 = Math.min(n2, c0 + tile);
                         Map<String, LayerFactor> fj;
@@ -213,7 +301,7 @@ public final class Ntk {
                         } else {
                             mj = root.newSubManager();
                             long tj = System.nanoTime();
-                            fj = factors(xb, c0, c1, plan, mj);
+                            fj = factors(xc, c0 - colStart, c1 - colStart, plan, mj);
                             nanos[0] += System.nanoTime() - tj;
                             if (cacheAll) {
                                 cache.put(j, fj);
@@ -221,41 +309,55 @@ public final class Ntk {
                                 mj = null;
                             }
                         }
+                        // the pair computed: (i, j), or below the diagonal (j, i), whose transpose is (i, j)
+                        Map<String, LayerFactor> left = below ? fj : fi;
+                        Map<String, LayerFactor> right = below ? fi : fj;
+                        int lr = below ? c1 - c0 : r1 - r0;
+                        int lc = below ? r1 - r0 : c1 - c0;
+                        Place at = below
+                                ? new Place(false, 0, 0, true, c0 - colStart, r0 - rowStart)
+                                : new Place(
+                                        true,
+                                        r0 - rowStart,
+                                        c0 - colStart,
+                                        symmetric && j != i && mirrorInBlock.test(i, j),
+                                        r0 - colStart,
+                                        c0 - rowStart);
                         try (NDManager bm = root.newSubManager()) {
                             NDArray sum = null;
-                            for (Map.Entry<String, LayerFactor> e : fi.entrySet()) {
+                            for (Map.Entry<String, LayerFactor> e : left.entrySet()) {
                                 long tc = System.nanoTime();
-                                NDArray block = e.getValue().contract(fj.get(e.getKey()), mode);
+                                NDArray block = e.getValue().contract(right.get(e.getKey()), mode);
                                 block.attach(bm);
                                 nanos[1] += System.nanoTime() - tc;
                                 if (perLayer) {
                                     KernelMatrix km = layers.computeIfAbsent(
-                                            e.getKey(), k -> new KernelMatrix(n1, n2, mode, o, float64, spill));
+                                            e.getKey(), k -> new KernelMatrix(br, bc, mode, o, float64, spill));
                                     long th = System.nanoTime();
-                                    addBlock(km, block, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
+                                    addBlock(km, block, lr, lc, at, scale);
                                     nanos[2] += System.nanoTime() - th;
                                 }
                                 if (opts.factorKernels() && !parts && e.getValue() instanceof HadamardFactor df) {
-                                    LayerFactor dj = fj.get(e.getKey());
+                                    LayerFactor dj = right.get(e.getKey());
                                     KernelMatrix fw = factors.computeIfAbsent(
                                             e.getKey() + ".forward",
-                                            k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
+                                            k -> new KernelMatrix(br, bc, Mode.TRACE, o, float64, spill));
                                     KernelMatrix bw = factors.computeIfAbsent(
                                             e.getKey() + ".backward",
-                                            k -> new KernelMatrix(n1, n2, Mode.TRACE, o, float64, spill));
+                                            k -> new KernelMatrix(br, bc, Mode.TRACE, o, float64, spill));
                                     NDArray fb = df.forwardGram(dj);
                                     NDArray bb = df.backwardGram(dj);
                                     fb.attach(bm);
                                     bb.attach(bm);
-                                    addBlock(fw, fb, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, 1.0);
-                                    addBlock(bw, bb, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, 1.0);
+                                    addBlock(fw, fb, lr, lc, at, 1.0);
+                                    addBlock(bw, bb, lr, lc, at, 1.0);
                                 }
                                 double w = layerWeight(e.getKey());
                                 NDArray weighted = w == 1.0 ? block : block.mul(w);
                                 sum = sum == null ? weighted : sum.add(weighted);
                             }
                             long th = System.nanoTime();
-                            addBlock(total, sum, r0, c0, r1 - r0, c1 - c0, symmetric && j != i, scale);
+                            addBlock(total, sum, lr, lc, at, scale);
                             nanos[2] += System.nanoTime() - th;
                         } finally {
                             if (mj != null) {
@@ -291,6 +393,12 @@ public final class Ntk {
         return new KernelResult(total, ordered, plan, (System.nanoTime() - start) / 1e9, symmetric, timings, factors);
     }
 
+    /**
+     * Where a computed tile pair block B (rows a, columns b) goes in the output: directly, B[a][b] at (dr + a,
+     * dc + b); mirrored, B[a][b] at (mc + b, mr + a) (the inner O×O axes transposed too).
+     */
+    private record Place(boolean direct, int dr, int dc, boolean mirror, int mr, int mc) {}
+
     /** η_l of a layer (or of the layer a parameter belongs to). */
     private double layerWeight(String key) {
         Map<String, Double> layerWeights = opts.layerWeights();
@@ -311,8 +419,7 @@ public final class Ntk {
         return TangentFactors.compute(net, xt, plan, opts.parts(), m);
     }
 
-    private static void addBlock(
-            KernelMatrix km, NDArray block, int r0, int c0, int br, int bc, boolean mirror, double scale) {
+    private static void addBlock(KernelMatrix km, NDArray block, int br, int bc, Place at, double scale) {
         NDArray scaled = scale == 1.0 ? block : block.mul(scale);
         NDArray b = scaled.reshape(br, -1);
         // read in place through a direct buffer on the native block (no float64 copy, no host array: issue #11),
@@ -329,15 +436,19 @@ public final class Ntk {
                     java.nio.ByteBuffer buf = part.toByteBuffer(true);
                     if (part.getDataType() == DataType.FLOAT64) {
                         java.nio.DoubleBuffer v = buf.asDoubleBuffer();
-                        km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, false);
-                        if (mirror) {
-                            km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, true);
+                        if (at.direct()) {
+                            km.addBlock(at.dr() + a0, at.dc(), a1 - a0, bc, v::get, false);
+                        }
+                        if (at.mirror()) {
+                            km.addBlock(at.mr() + a0, at.mc(), a1 - a0, bc, v::get, true);
                         }
                     } else if (part.getDataType() == DataType.FLOAT32) {
                         java.nio.FloatBuffer v = buf.asFloatBuffer();
-                        km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, false);
-                        if (mirror) {
-                            km.addBlock(r0 + a0, c0, a1 - a0, bc, v::get, true);
+                        if (at.direct()) {
+                            km.addBlock(at.dr() + a0, at.dc(), a1 - a0, bc, v::get, false);
+                        }
+                        if (at.mirror()) {
+                            km.addBlock(at.mr() + a0, at.mc(), a1 - a0, bc, v::get, true);
                         }
                     } else {
                         throw new IllegalStateException("kernel block of dtype " + part.getDataType());
@@ -432,7 +543,20 @@ public final class Ntk {
         return estimate(plan(n1, n2), n1, n2);
     }
 
+    /**
+     * The tiles' part of {@link #estimate(int, int)} for Θ(X1, X2), the output kernels left out (held elsewhere, as
+     * the shards of a sharded kernel hold theirs): the tile size and working set the budget allows for the whole
+     * N1 × N2 kernel, even one far larger than this machine could hold.
+     */
+    public MemoryEstimate tileEstimate(int n1, int n2) {
+        return estimate(plan(n1, n2), n1, n2, false);
+    }
+
     private MemoryEstimate estimate(NtkPlan plan, int n1, int n2) {
+        return estimate(plan, n1, n2, true);
+    }
+
+    private MemoryEstimate estimate(NtkPlan plan, int n1, int n2, boolean withOutputs) {
         Mode mode = opts.mode();
         int o = net.outputs();
         boolean float64 = opts.float64();
@@ -447,11 +571,15 @@ public final class Ntk {
                         ? net.trainableParams().size()
                         : net.parameterLayers().size())
                 : 0;
-        long hostBytes = (1 + layerMatrices) * KernelMatrix.bytes(n1, n2, mode, o, float64)
-                + denseFactors * KernelMatrix.bytes(n1, n2, Mode.TRACE, o, float64);
-        long entries = KernelMatrix.bytes(n1, n2, mode, o, false) / 4;
-        boolean onDisk =
-                opts.onDisk() || hostBytes > Runtime.getRuntime().maxMemory() / 2 || entries > Integer.MAX_VALUE - 8;
+        long hostBytes = withOutputs
+                ? (1 + layerMatrices) * KernelMatrix.bytes(n1, n2, mode, o, float64)
+                        + denseFactors * KernelMatrix.bytes(n1, n2, Mode.TRACE, o, float64)
+                : 0;
+        long entries = withOutputs ? KernelMatrix.bytes(n1, n2, mode, o, false) / 4 : 0;
+        boolean onDisk = withOutputs
+                && (opts.onDisk()
+                        || hostBytes > Runtime.getRuntime().maxMemory() / 2
+                        || entries > Integer.MAX_VALUE - 8);
         if (onDisk && float64) {
             throw new UserException("the kernels need " + bytes(hostBytes)
                     + (opts.onDisk()
@@ -486,7 +614,9 @@ public final class Ntk {
         while (t > 1 && need.applyAsLong(t) > tileBudget) {
             t /= 2;
         }
-        if (t == 1 && 2 * perSample + transientPerSample > tileBudget) {
+        if (opts.tile() != null) {
+            t = opts.tile(); // fixed: the budget is then advisory (peakBytes says what it takes)
+        } else if (t == 1 && 2 * perSample + transientPerSample > tileBudget) {
             t = 0; // not even one sample's factors fit (one-sample blocks over the budget are let through, as before)
         }
         return new MemoryEstimate(hostBytes, onDisk, t == 0 ? min : need.applyAsLong(t), min, t, budget, float64);

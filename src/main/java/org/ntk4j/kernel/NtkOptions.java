@@ -20,6 +20,9 @@ import java.util.Map;
  * @param convPairs force conv contractions: true pairs, false rows, null the cheaper
  * @param factorKernels also return dense layers' forward and backward Grams (Lou, Mingard &amp; Hayou, Equilibrium
  *     Hypothesis, Eq. 7)
+ * @param tile samples per tile, fixed; null = the largest power-of-two fraction of min(N, 4096) the memory budget
+ *     allows. Fixing it makes the tile grid, and so every value bit for bit, independent of N and of the budget:
+ *     a shard computed on the same grid ({@link Ntk#computeBlock}) equals the same block of the whole kernel.
  */
 public record NtkOptions(
         Mode mode,
@@ -33,8 +36,12 @@ public record NtkOptions(
         boolean onDisk,
         Map<String, Double> layerWeights,
         Boolean convPairs,
-        boolean factorKernels) {
+        boolean factorKernels,
+        Integer tile) {
     public NtkOptions {
+        if (tile != null && tile < 1) {
+            throw new IllegalArgumentException("tile must be >= 1 (got " + tile + ")");
+        }
         if (mode == null || method == null) {
             throw new IllegalArgumentException("mode and method are required");
         }
@@ -72,6 +79,7 @@ public record NtkOptions(
         b.layerWeights = layerWeights;
         b.convPairs = convPairs;
         b.factorKernels = factorKernels;
+        b.tile = tile;
         return b;
     }
 
@@ -89,6 +97,7 @@ public record NtkOptions(
         private Map<String, Double> layerWeights = Map.of();
         private Boolean convPairs;
         private boolean factorKernels;
+        private Integer tile;
 
         private Builder() {}
 
@@ -154,6 +163,12 @@ public record NtkOptions(
             return this;
         }
 
+        /** Fixes the samples per tile (null: chosen from the memory budget). */
+        public Builder tile(Integer samples) {
+            this.tile = samples;
+            return this;
+        }
+
         public NtkOptions build() {
             return new NtkOptions(
                     mode,
@@ -167,7 +182,8 @@ public record NtkOptions(
                     onDisk,
                     layerWeights,
                     convPairs,
-                    factorKernels);
+                    factorKernels,
+                    tile);
         }
     }
 }

@@ -1,0 +1,197 @@
+package org.ntk4j.shard;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.ntk4j.kernel.Ntk;
+
+/**
+ * What a {@link ShardPlan} costs on a cluster, from one tile pair timed on this machine ({@link
+ * ShardComputer#timeTile()}): the shards, their bytes, and the wall time on K workers.
+ *
+ * <p>Model: a shard of R × C tile pairs computes the factors of its R row tiles and C column tiles once each
+ * (its column tiles' factors are cached when they fit the computer's memory; in a diagonal shard rows and
+ * columns are the same tiles) and contracts every pair it holds: {@code seconds = (R + C) · factors + pairs ·
+ * pair}, with {@code factors} the measured seconds of one tile's factors and {@code pair} those of one tile
+ * pair's contraction and host copy. Shards are handed to the K workers longest first, each to the worker that
+ * becomes free first; the wall time is the last worker's. The last tiles of a row or column are counted whole.
+ */
+public final class ShardPlanner {
+    private ShardPlanner() {}
+
+    /**
+     * One tile pair timed on this machine.
+     *
+     * @param tile samples per tile of the plan
+     * @param rows samples in the timed row tile
+     * @param cols samples in the timed column tile
+     * @param factorSeconds seconds of one tile's factors (forward and backward passes)
+     * @param pairSeconds seconds of one tile pair's contraction and host copy
+     * @param seconds wall time of the timed block
+     * @param device where it ran
+     * @param loadAverage the machine's 1-minute load average when it ran (negative when unknown)
+     */
+    public record TileTiming(
+            int tile,
+            int rows,
+            int cols,
+            double factorSeconds,
+            double pairSeconds,
+            double seconds,
+            String device,
+            double loadAverage) {}
+
+    /**
+     * The cost of a plan on K workers.
+     *
+     * @param shards number of shards
+     * @param tilePairs tile pairs over all shards
+     * @param maxShardBytes bytes written by the largest shard
+     * @param totalBytes bytes of all shards (the assembled kernel: the same, plus the mirrored blocks of Θ(X1,
+     *     X1))
+     * @param assembledBytes bytes of the assembled arrays
+     * @param computeSeconds the shards' seconds added up (one worker)
+     * @param wallSeconds the wall time on {@code workers} workers
+     * @param workers K
+     */
+    public record Estimate(
+            int shards,
+            long tilePairs,
+            long maxShardBytes,
+            long totalBytes,
+            long assembledBytes,
+            double computeSeconds,
+            double wallSeconds,
+            int workers) {}
+
+    /** The seconds of one shard by the model above. */
+    public static double seconds(ShardPlan plan, TileRange r, TileTiming t) {
+        long tr = (r.rows() + plan.tile() - 1) / plan.tile();
+        long tc = (r.cols() + plan.tile() - 1) / plan.tile();
+        boolean diagonal = plan.symmetric(r.kernel()) && r.rowStart() == r.colStart();
+        long factorTiles = diagonal ? tr : tr + tc;
+        return factorTiles * t.factorSeconds() + plan.tilePairs(r) * t.pairSeconds();
+    }
+
+    /** The cost of {@code plan} on {@code workers} workers, each as fast as the timed tile. */
+    public static Estimate estimate(ShardPlan plan, TileTiming t, int workers) {
+        if (workers < 1) {
+            throw new org.ntk4j.UserException("--workers must be >= 1 (got " + workers + ")");
+        }
+        double[] s =
+                plan.shards().stream().mapToDouble(r -> seconds(plan, r, t)).toArray();
+        double total = Arrays.stream(s).sum();
+        Arrays.sort(s);
+        // longest first onto the worker free first (LPT)
+        java.util.PriorityQueue<Double> free = new java.util.PriorityQueue<>();
+        for (int w = 0; w < workers; w++) {
+            free.add(0.0);
+        }
+        double wall = 0;
+        for (int i = s.length - 1; i >= 0; i--) {
+            double end = free.poll() + s[i];
+            wall = Math.max(wall, end);
+            free.add(end);
+        }
+        long pairs = plan.shards().stream().mapToLong(plan::tilePairs).sum();
+        long max = plan.shards().stream().mapToLong(plan::bytes).max().orElse(0);
+        long assembled = 0;
+        for (String k : List.of(TileRange.TRAIN, TileRange.TEST)) {
+            if (plan.rows(k) == 0) {
+                continue;
+            }
+            for (String a : plan.arrays(k)) {
+                long b = plan.valueBytes();
+                for (long d : plan.shape(a)) {
+                    b *= d;
+                }
+                assembled += b;
+            }
+        }
+        return new Estimate(plan.shards().size(), pairs, max, plan.totalBytes(), assembled, total, wall, workers);
+    }
+
+    /** The lines {@code ntk4j kernel ... --dry-run} prints: the plan, the timed tile, the estimate. */
+    public static List<String> dryRun(ShardPlan plan, TileTiming t, int workers) {
+        Estimate e = estimate(plan, t, workers);
+        List<String> out = new ArrayList<>();
+        ShardPlan.Source s = plan.source();
+        out.add(String.format(
+                Locale.ROOT,
+                "plan %s: %s of %s on %s, N %d%s, mode %s, %s%s",
+                plan.id(),
+                s.features() ? "features kernel" : "NTK",
+                s.model(),
+                s.dataset(),
+                plan.n(),
+                plan.test() > 0 ? ", test M " + plan.test() : "",
+                plan.mode(),
+                plan.dtype(),
+                plan.arrays().size() > 1 ? ", " + plan.arrays().size() + " arrays per shard" : ""));
+        long tilesN = (plan.n() + plan.tile() - 1) / plan.tile();
+        out.add(String.format(
+                Locale.ROOT,
+                "tiles: %d samples, %d per side of Θ(X1,X1)%s; shards: %d×%d samples, %d (%d tile pairs)",
+                plan.tile(),
+                tilesN,
+                plan.test() > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                ", %d×%d of Θ(X2,X1)",
+                                (plan.test() + plan.tile() - 1) / plan.tile(),
+                                tilesN)
+                        : "",
+                plan.shardSize(),
+                plan.shardSize(),
+                e.shards(),
+                e.tilePairs()));
+        out.add(String.format(
+                Locale.ROOT,
+                "bytes: %s per shard (largest), %s in all shards, %s assembled (Θ(X1,X1) whole)",
+                Ntk.bytes(e.maxShardBytes()),
+                Ntk.bytes(e.totalBytes()),
+                Ntk.bytes(e.assembledBytes())));
+        out.add(String.format(
+                Locale.ROOT,
+                "timed on this machine (%s, load average %.2f): one tile pair %d×%d: factors %.3f s per tile,"
+                        + " contraction %.3f s per pair",
+                t.device(),
+                t.loadAverage(),
+                t.rows(),
+                t.cols(),
+                t.factorSeconds(),
+                t.pairSeconds()));
+        out.add(String.format(
+                Locale.ROOT,
+                "estimate: %s of compute; %s on %d worker%s like this machine (shards longest first)",
+                duration(e.computeSeconds()),
+                duration(e.wallSeconds()),
+                workers,
+                workers == 1 ? "" : "s"));
+        int shown = Math.min(3, plan.shards().size());
+        for (int i = 0; i < shown; i++) {
+            TileRange r = plan.shards().get(i);
+            out.add("  shard " + (i + 1) + "/" + plan.shards().size() + ": " + r.options() + " ("
+                    + Ntk.bytes(plan.bytes(r)) + ", " + duration(seconds(plan, r, t)) + ")");
+        }
+        if (plan.shards().size() > shown) {
+            out.add("  ... " + (plan.shards().size() - shown) + " more");
+        }
+        return out;
+    }
+
+    /** 42 s, 3.5 min, 2.1 h, 3.2 days. */
+    public static String duration(double s) {
+        if (s < 120) {
+            return String.format(Locale.ROOT, "%.1f s", s);
+        }
+        if (s < 7200) {
+            return String.format(Locale.ROOT, "%.1f min", s / 60);
+        }
+        if (s < 3 * 86400) {
+            return String.format(Locale.ROOT, "%.1f h", s / 3600);
+        }
+        return String.format(Locale.ROOT, "%.1f days", s / 86400);
+    }
+}

@@ -1,0 +1,93 @@
+package org.ntk4j.shard;
+
+import org.ntk4j.UserException;
+
+/**
+ * One block of a kernel: rows {@code [rowStart, rowEnd)} × columns {@code [colStart, colEnd)} of the kernel
+ * {@code kernel}, which is {@value #TRAIN} (Θ(X1, X1), N × N, symmetric) or {@value #TEST} (Θ(X2, X1), M × N: test
+ * rows, training columns). The unit of a {@link ShardPlan}: each shard of the plan is one range.
+ *
+ * @param kernel {@value #TRAIN} or {@value #TEST}
+ * @param rowStart first row (inclusive)
+ * @param rowEnd last row (exclusive)
+ * @param colStart first column (inclusive)
+ * @param colEnd last column (exclusive)
+ */
+public record TileRange(String kernel, int rowStart, int rowEnd, int colStart, int colEnd) {
+    /** The training kernel Θ(X1, X1). */
+    public static final String TRAIN = "ntk";
+
+    /** The test × training kernel Θ(X2, X1). */
+    public static final String TEST = "ntk_test";
+
+    public TileRange {
+        if (!TRAIN.equals(kernel) && !TEST.equals(kernel)) {
+            throw new IllegalArgumentException("kernel must be " + TRAIN + " or " + TEST + " (got " + kernel + ")");
+        }
+        if (rowStart < 0 || rowEnd <= rowStart || colStart < 0 || colEnd <= colStart) {
+            throw new IllegalArgumentException(
+                    "empty or negative range rows " + rowStart + ":" + rowEnd + " cols " + colStart + ":" + colEnd);
+        }
+    }
+
+    /**
+     * Parses {@code --rows A:B} (or {@code --test-rows A:B}) and {@code --cols C:D}: half-open, 0-based; a
+     * malformed or empty range is a one-line {@link UserException} naming the option.
+     */
+    public static TileRange parse(String kernel, String rows, String cols) {
+        String rowOption = TEST.equals(kernel) ? "--test-rows" : "--rows";
+        int[] r = span(rowOption, rows);
+        int[] c = span("--cols", cols);
+        return new TileRange(kernel, r[0], r[1], c[0], c[1]);
+    }
+
+    private static int[] span(String option, String v) {
+        String[] p = v == null ? new String[0] : v.trim().split(":", -1);
+        try {
+            if (p.length == 2) {
+                int a = Integer.parseInt(p[0].trim());
+                int b = Integer.parseInt(p[1].trim());
+                if (a >= 0 && b > a) {
+                    return new int[] {a, b};
+                }
+            }
+        } catch (NumberFormatException e) {
+            // the message below
+        }
+        throw new UserException(option + " must be a range A:B of sample indices with 0 <= A < B (got " + v + ")");
+    }
+
+    public int rows() {
+        return rowEnd - rowStart;
+    }
+
+    public int cols() {
+        return colEnd - colStart;
+    }
+
+    /** Whether the two ranges share an entry of the same kernel. */
+    public boolean overlaps(TileRange o) {
+        return kernel.equals(o.kernel)
+                && rowStart < o.rowEnd
+                && o.rowStart < rowEnd
+                && colStart < o.colEnd
+                && o.colStart < colEnd;
+    }
+
+    /** The file-system name of the shard: {@code ntk_r000000-000256_c000256-000512}. */
+    public String name() {
+        return String.format(
+                java.util.Locale.ROOT, "%s_r%06d-%06d_c%06d-%06d", kernel, rowStart, rowEnd, colStart, colEnd);
+    }
+
+    /** As the command line names it: {@code --rows 0:256 --cols 256:512} (or {@code --test-rows}). */
+    public String options() {
+        return (TEST.equals(kernel) ? "--test-rows " : "--rows ") + rowStart + ":" + rowEnd + " --cols " + colStart
+                + ":" + colEnd;
+    }
+
+    @Override
+    public String toString() {
+        return kernel + " rows " + rowStart + ":" + rowEnd + " cols " + colStart + ":" + colEnd;
+    }
+}
