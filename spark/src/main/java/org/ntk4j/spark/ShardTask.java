@@ -27,12 +27,7 @@ import org.ntk4j.shard.TileRange;
 final class ShardTask {
     /** What every task shares (broadcast once): the plan, the weights' bytes, the job's options. */
     record Job(
-            String planJson,
-            byte[] weights,
-            SparkKernelConfig config,
-            HadoopRows rows,
-            String out,
-            byte[] hadoopConf)
+            String planJson, byte[] weights, SparkKernelConfig config, HadoopRows rows, String out, byte[] hadoopConf)
             implements Serializable {}
 
     /** What a task did with its shard. */
@@ -72,7 +67,11 @@ final class ShardTask {
         }
         Action a = problem.equals(HadoopStore.MISSING) ? Action.COMPUTED : Action.RECOMPUTED;
         return new Outcome(
-                r.name(), a, a == Action.RECOMPUTED ? problem : null, (System.nanoTime() - t0) / 1e9, device.toString());
+                r.name(),
+                a,
+                a == Action.RECOMPUTED ? problem : null,
+                (System.nanoTime() - t0) / 1e9,
+                device.toString());
     }
 
     /** The GPU Spark assigned to this task (spark.task.resource.gpu.amount), else the CPU. */
@@ -138,7 +137,8 @@ final class ShardTask {
                     } catch (java.nio.file.FileAlreadyExistsException e) {
                         continue;
                     }
-                    throw new IllegalStateException("injected failure " + (i + 1) + " of shard " + shard + " (test hook)");
+                    throw new IllegalStateException(
+                            "injected failure " + (i + 1) + " of shard " + shard + " (test hook)");
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

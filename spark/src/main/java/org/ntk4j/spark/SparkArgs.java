@@ -12,7 +12,7 @@ import org.ntk4j.kernel.Mode;
 /**
  * The command line of {@link SparkKernel#main}: the options of {@code ntk4j kernel} that a sharded kernel
  * supports, plus the cluster's ({@code --data-root}, {@code --task-memory}, {@code --tile},
- * {@code --dry-run}, {@code --executors}, {@code --tile-seconds}).
+ * {@code --shard-size}, {@code --dry-run}, {@code --executors}).
  */
 final class SparkArgs {
     static final String USAGE = String.join(
@@ -31,14 +31,14 @@ final class SparkArgs {
             "  --data-root URI       the folder holding <dataset>/ (as ntk4j's data directory)",
             "  --task-memory SIZE    memory of one task's tiles, e.g. 2g (default 2g); decides the tile",
             "  --tile T              samples per tile, fixed (default: the largest --task-memory allows)",
+            "  --shard-size S        samples per shard side, whole tiles (default: the largest --task-memory allows)",
             "  --dry-run             print the plan (shards, bytes, estimated time) and compute nothing",
-            "  --executors K         dry run: task slots of the cluster (default: this context's)",
-            "  --tile-seconds S      dry run: seconds per tile pair measured on the cluster's devices (default:",
-            "                        measured here on one tile pair)",
+            "  --executors K         dry run: task slots of the cluster (default: this context's parallelism);",
+            "                        the tile pair is timed in one Spark task, on an executor's device",
             "Re-running the same command skips the shards already written with a valid checksum.");
 
     /** The parsed options; {@code help} when --help was given. */
-    record Parsed(SparkKernelConfig config, Double tileSeconds, boolean help) {}
+    record Parsed(SparkKernelConfig config, boolean help) {}
 
     private SparkArgs() {}
 
@@ -58,8 +58,8 @@ final class SparkArgs {
                 "--data-root",
                 "--task-memory",
                 "--tile",
-                "--executors",
-                "--tile-seconds");
+                "--shard-size",
+                "--executors");
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -87,7 +87,7 @@ final class SparkArgs {
             throw new UserException("unknown option or argument '" + rest.get(0) + "' (see --help)");
         }
         if (v.containsKey("--help") || v.containsKey("-h")) {
-            return new Parsed(null, null, true);
+            return new Parsed(null, true);
         }
         if (!v.containsKey("--model") || !v.containsKey("--out")) {
             throw new UserException("--model and --out are required (see --help)");
@@ -108,24 +108,13 @@ final class SparkArgs {
                         ? bytes(v.get("--task-memory"), "--task-memory")
                         : SparkKernelConfig.DEFAULT_TASK_MEMORY,
                 v.containsKey("--tile") ? (int) longOf(v, "--tile", 0) : null,
+                v.containsKey("--shard-size") ? (int) longOf(v, "--shard-size", 0) : null,
                 v.containsKey("--dry-run"),
                 v.containsKey("--executors") ? (int) longOf(v, "--executors", 0) : null,
                 null,
                 0,
                 null);
-        Double tileSeconds = null;
-        if (v.containsKey("--tile-seconds")) {
-            try {
-                tileSeconds = Double.parseDouble(v.get("--tile-seconds"));
-            } catch (NumberFormatException e) {
-                tileSeconds = -1.0;
-            }
-            if (!(tileSeconds > 0)) {
-                throw new UserException(
-                        "--tile-seconds must be a positive number of seconds (got " + v.get("--tile-seconds") + ")");
-            }
-        }
-        return new Parsed(c, tileSeconds, false);
+        return new Parsed(c, false);
     }
 
     private static long longOf(Map<String, String> v, String key, long def) {

@@ -2,7 +2,6 @@ package org.ntk4j.spark;
 
 import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -116,7 +115,7 @@ public final class SparkKernel {
         Path weights = localWeights(c.weights(), hconf);
         ShardPlan plan;
         try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
-            plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), null, m);
+            plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), c.shardSize(), m);
         }
         byte[] weightBytes = readAll(weights);
         ShardTask.Job job = new ShardTask.Job(plan.toJson(), weightBytes, c, rows, c.out(), HadoopConf.toBytes(hconf));
@@ -139,12 +138,11 @@ public final class SparkKernel {
             outcomes = jsc.parallelize(refs, Math.max(1, refs.size()))
                     .map(ref -> ShardTask.run(b.value(), ref))
                     .collect();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // SparkException is checked, though Java does not see it declared
             throw failed(e, store, plan);
         } finally {
             b.destroy();
         }
-        store.finish(plan);
         Result res = new Result(plan, outcomes, List.of(), (System.nanoTime() - t0) / 1e9);
         summary(res, c).forEach(print);
         return res;
@@ -186,7 +184,7 @@ public final class SparkKernel {
     }
 
     /** A failed Spark job as one line: the task's own one-line error, else what failed and how to resume. */
-    private static RuntimeException failed(RuntimeException e, HadoopStore store, ShardPlan plan) {
+    private static RuntimeException failed(Exception e, HadoopStore store, ShardPlan plan) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof UserException u) {
                 return new UserException(u.getMessage(), e);
@@ -198,11 +196,14 @@ public final class SparkKernel {
         }
         String why = root.getMessage() == null ? root.getClass().getName() : root.getMessage();
         why = why.lines().findFirst().orElse(why);
-        String first = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
+        String first =
+                e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
         int done = store.countValid(plan);
-        return new UserException("the Spark job failed (" + first.replaceAll(", most recent failure.*", "")
-                + ": " + why + "); " + done + " of " + plan.shards().size() + " shards are in " + store.root()
-                + ": re-run the same command to compute the rest", e);
+        return new UserException(
+                "the Spark job failed (" + first.replaceAll(", most recent failure.*", "")
+                        + ": " + why + "); " + done + " of " + plan.shards().size() + " shards are in " + store.root()
+                        + ": re-run the same command to compute the rest",
+                e);
     }
 
     /** The one-line errors of {@code ntk4j kernel} for N and M larger than the dataset, checked on the driver. */
@@ -243,7 +244,8 @@ public final class SparkKernel {
             if (!fs.exists(p)) {
                 throw new UserException(weights + ": weights file not found");
             }
-            String key = ShardHash.sha256(weights.getBytes(StandardCharsets.UTF_8)).substring(0, 16);
+            String key =
+                    ShardHash.sha256(weights.getBytes(StandardCharsets.UTF_8)).substring(0, 16);
             Path dir = Path.of(System.getProperty("java.io.tmpdir"), "ntk4j-spark-weights", key);
             Files.createDirectories(dir);
             Path local = dir.resolve(p.getName());
@@ -305,22 +307,26 @@ public final class SparkKernel {
     static ShardPlanner.TileTiming timeTileOnExecutor(JavaSparkContext jsc, ShardTask.Job job, ShardPlan plan) {
         Broadcast<ShardTask.Job> b = jsc.broadcast(job);
         try {
-            List<double[]> r = jsc.parallelize(List.of(0), 1)
-                    .map(x -> timeTile(b.value()))
-                    .collect();
+            List<double[]> r =
+                    jsc.parallelize(List.of(0), 1).map(x -> timeTile(b.value())).collect();
             double[] v = r.get(0);
             int t = plan.tile();
             boolean two = plan.n() > t;
             int cols = two ? Math.min(plan.n(), 2 * t) - t : Math.min(plan.n(), t);
             String device = v[4] < 0 ? "cpu()" : "gpu(" + (int) v[4] + ")";
             return new ShardPlanner.TileTiming(t, Math.min(plan.n(), t), cols, v[0], v[1], v[2], device, v[3]);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // SparkException is checked, though Java does not see it declared
             for (Throwable x = e; x != null; x = x.getCause()) {
                 if (x instanceof UserException u) {
                     throw new UserException(u.getMessage(), e);
                 }
             }
-            throw e;
+            throw new UserException(
+                    "timing a tile in a Spark task failed: "
+                            + (e.getMessage() == null
+                                    ? e.toString()
+                                    : e.getMessage().lines().findFirst().orElse("")),
+                    e);
         } finally {
             b.destroy();
         }
@@ -353,9 +359,5 @@ public final class SparkKernel {
                 .getSystemLoadAverage();
         out[4] = device.isGpu() ? device.getDeviceId() : -1;
         return out;
-    }
-
-    static boolean isFloat64(DataType t) {
-        return t == DataType.FLOAT64;
     }
 }

@@ -24,6 +24,8 @@ import org.ntk4j.kernel.Mode;
  * @param dataRoot the folder URI holding {@code <dataset>/} (as the core's data directory)
  * @param taskMemory memory budget of one task's tiles and block, in bytes (decides the tile)
  * @param tile samples per tile, fixed (null: the largest the task memory allows)
+ * @param shardSize rows (and columns) per shard, rounded up to whole tiles (null: the largest whose arrays fit
+ *     half the task memory)
  * @param dryRun print the plan and an estimated time, compute nothing
  * @param executors task slots of the cluster the dry run estimates for (null: the running context's)
  * @param failShard test hook: the name of a shard whose task fails ({@code failTimes} times, counted by
@@ -45,6 +47,7 @@ public record SparkKernelConfig(
         String dataRoot,
         long taskMemory,
         Integer tile,
+        Integer shardSize,
         boolean dryRun,
         Integer executors,
         String failShard,
@@ -79,6 +82,9 @@ public record SparkKernelConfig(
         if (tile != null && tile < 1) {
             throw new UserException("--tile must be >= 1 (got " + tile + ")");
         }
+        if (shardSize != null && shardSize < 1) {
+            throw new UserException("--shard-size must be >= 1 (got " + shardSize + ")");
+        }
         if (executors != null && executors < 1) {
             throw new UserException("--executors must be >= 1 (got " + executors + ")");
         }
@@ -100,6 +106,7 @@ public record SparkKernelConfig(
                 null,
                 DEFAULT_TASK_MEMORY,
                 null,
+                null,
                 false,
                 null,
                 null,
@@ -107,6 +114,7 @@ public record SparkKernelConfig(
                 null);
     }
 
+    /** This job with weights (a Hadoop URI or a local path). */
     public SparkKernelConfig withWeights(String w) {
         return new SparkKernelConfig(
                 model,
@@ -122,6 +130,7 @@ public record SparkKernelConfig(
                 dataRoot,
                 taskMemory,
                 tile,
+                shardSize,
                 dryRun,
                 executors,
                 failShard,
@@ -129,6 +138,30 @@ public record SparkKernelConfig(
                 failMarkers);
     }
 
+    public SparkKernelConfig withSeed(long s) {
+        return new SparkKernelConfig(
+                model,
+                weights,
+                s,
+                dataset,
+                n,
+                test,
+                mode,
+                perLayer,
+                dtype,
+                out,
+                dataRoot,
+                taskMemory,
+                tile,
+                shardSize,
+                dryRun,
+                executors,
+                failShard,
+                failTimes,
+                failMarkers);
+    }
+
+    /** This job with M test rows (Θ(X2, X1)). */
     public SparkKernelConfig withTest(int m) {
         return new SparkKernelConfig(
                 model,
@@ -144,6 +177,7 @@ public record SparkKernelConfig(
                 dataRoot,
                 taskMemory,
                 tile,
+                shardSize,
                 dryRun,
                 executors,
                 failShard,
@@ -166,6 +200,7 @@ public record SparkKernelConfig(
                 dataRoot,
                 taskMemory,
                 tile,
+                shardSize,
                 dryRun,
                 executors,
                 failShard,
@@ -188,6 +223,7 @@ public record SparkKernelConfig(
                 root,
                 taskMemory,
                 tile,
+                shardSize,
                 dryRun,
                 executors,
                 failShard,
@@ -195,6 +231,7 @@ public record SparkKernelConfig(
                 failMarkers);
     }
 
+    /** This job with a fixed tile (null: from the memory) and a task memory. */
     public SparkKernelConfig withTile(Integer t, long memory) {
         return new SparkKernelConfig(
                 model,
@@ -210,6 +247,30 @@ public record SparkKernelConfig(
                 dataRoot,
                 memory,
                 t,
+                shardSize,
+                dryRun,
+                executors,
+                failShard,
+                failTimes,
+                failMarkers);
+    }
+
+    public SparkKernelConfig withShardSize(Integer side) {
+        return new SparkKernelConfig(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                test,
+                mode,
+                perLayer,
+                dtype,
+                out,
+                dataRoot,
+                taskMemory,
+                tile,
+                side,
                 dryRun,
                 executors,
                 failShard,
@@ -232,6 +293,7 @@ public record SparkKernelConfig(
                 dataRoot,
                 taskMemory,
                 tile,
+                shardSize,
                 dryRun,
                 executors,
                 failShard,
@@ -239,6 +301,7 @@ public record SparkKernelConfig(
                 failMarkers);
     }
 
+    /** A dry run for a cluster of {@code slots} task slots (null: the context's). */
     public SparkKernelConfig withDryRun(boolean dry, Integer slots) {
         return new SparkKernelConfig(
                 model,
@@ -254,6 +317,7 @@ public record SparkKernelConfig(
                 dataRoot,
                 taskMemory,
                 tile,
+                shardSize,
                 dry,
                 slots,
                 failShard,
@@ -277,6 +341,7 @@ public record SparkKernelConfig(
                 dataRoot,
                 taskMemory,
                 tile,
+                shardSize,
                 dryRun,
                 executors,
                 shard,

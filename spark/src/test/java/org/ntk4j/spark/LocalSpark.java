@@ -49,11 +49,12 @@ final class LocalSpark {
     }
 
     /** Waits until every task started has ended (tasks of an aborted job may still be running), at most 60 s. */
-    static void awaitIdle() throws InterruptedException {
+    static void awaitIdle() throws Exception {
         long end = System.currentTimeMillis() + 60_000;
         while (System.currentTimeMillis() < end) {
             session.sparkContext().listenerBus().waitUntilEmpty(10_000);
-            if (STARTED.get() == ENDED.get() && session.sparkContext().statusTracker().getActiveStageIds().length == 0) {
+            if (STARTED.get() == ENDED.get()
+                    && session.sparkContext().statusTracker().getActiveStageIds().length == 0) {
                 return;
             }
             Thread.sleep(100);
