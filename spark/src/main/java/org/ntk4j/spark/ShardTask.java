@@ -86,14 +86,23 @@ final class ShardTask {
         return Device.cpu();
     }
 
+    /**
+     * One shard computation at a time per JVM: DJL's PyTorch engine allows one gradient collector per process
+     * (an executor with several task slots runs its tasks one block after the other, each on all of PyTorch's
+     * intra-op threads; reading rows and writing shards overlap).
+     */
+    static final Object ENGINE = new Object();
+
     /** The shard's arrays: the block of Θ (and of each Θ_l) on the plan's tile grid, from the shard's rows only. */
     static ShardData compute(Job job, Local local, TileRange r, Device device) {
         boolean train = TileRange.TRAIN.equals(r.kernel());
         Dataset rows = job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows());
         Dataset cols = job.rows().rows(Split.TRAIN, r.colStart(), r.cols());
-        try (NDManager m = NDManager.newBaseManager(device);
-                ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
-            return c.memory(job.config().taskMemory()).compute(r, rows.features(), cols.features());
+        synchronized (ENGINE) {
+            try (NDManager m = NDManager.newBaseManager(device);
+                    ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
+                return c.memory(job.config().taskMemory()).compute(r, rows.features(), cols.features());
+            }
         }
     }
 

@@ -344,15 +344,17 @@ public final class SparkKernel {
         Device device = ShardTask.device();
         Path w = ShardTask.localWeightsOf(job, plan);
         double[] out = new double[5];
-        try (NDManager m = NDManager.newBaseManager(device);
-                ShardComputer c = ShardComputer.open(plan, w, null, m)) {
-            c.memory(job.config().taskMemory());
-            for (int rep = 0; rep < 2; rep++) {
-                ShardData d = c.compute(range, rows.features(), cols.features());
-                out[0] = d.timings().get("factors") / (two ? 2 : 1);
-                out[1] = d.timings().get("contraction") + d.timings().get("host");
-                out[2] = d.seconds();
-                d.release();
+        synchronized (ShardTask.ENGINE) {
+            try (NDManager m = NDManager.newBaseManager(device);
+                    ShardComputer c = ShardComputer.open(plan, w, null, m)) {
+                c.memory(job.config().taskMemory());
+                for (int rep = 0; rep < 2; rep++) {
+                    ShardData d = c.compute(range, rows.features(), cols.features());
+                    out[0] = d.timings().get("factors") / (two ? 2 : 1);
+                    out[1] = d.timings().get("contraction") + d.timings().get("host");
+                    out[2] = d.seconds();
+                    d.release();
+                }
             }
         }
         out[3] = java.lang.management.ManagementFactory.getOperatingSystemMXBean()

@@ -16,6 +16,8 @@ final class LocalSpark {
     static final AtomicInteger STARTED = new AtomicInteger();
     static final AtomicInteger ENDED = new AtomicInteger();
     static final AtomicInteger FAILED = new AtomicInteger();
+    /** The reasons of the failed task attempts (TaskEndReason.toErrorString), in order. */
+    static final java.util.List<String> FAILURES = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private LocalSpark() {}
 
@@ -39,6 +41,7 @@ final class LocalSpark {
                 public void onTaskEnd(SparkListenerTaskEnd e) {
                     if (!e.taskInfo().successful()) {
                         FAILED.incrementAndGet();
+                        FAILURES.add(e.reason().toString());
                     }
                     ENDED.incrementAndGet();
                 }

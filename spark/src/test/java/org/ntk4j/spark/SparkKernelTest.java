@@ -209,11 +209,19 @@ class SparkKernelTest {
         Path markers = dir.resolve("markers");
         SparkKernelConfig c = config(mlp, store, Mode.TRACE, 0);
         String victim = "ntk_r000000-000008_c000008-000016";
-        LocalSpark.awaitIdle(); // the failures of earlier tests are counted
-        int failedBefore = LocalSpark.FAILED.get();
+        LocalSpark.awaitIdle();
+        int failedBefore = LocalSpark.FAILURES.size();
         SparkKernel.Result r = SparkKernel.run(spark(), c.withFailure(victim, 1, markers.toString()), s -> {});
         LocalSpark.awaitIdle();
-        assertEquals(1, LocalSpark.FAILED.get() - failedBefore, "one failed attempt, then a successful retry");
+        List<String> failures = LocalSpark.FAILURES.subList(failedBefore, LocalSpark.FAILURES.size());
+        assertEquals(
+                1,
+                failures.stream()
+                        .filter(f -> f.contains("injected failure 1 of shard " + victim))
+                        .count(),
+                "one failed attempt, then a successful retry: " + failures);
+        assertEquals(1, failures.size(), "no other task attempt fails: " + failures);
+        assertFalse(Files.exists(markers.resolve(victim + ".failed.1")));
         assertTrue(Files.exists(markers.resolve(victim + ".failed.0")));
         assertEquals(6, r.shards(ShardTask.Action.COMPUTED).size());
         assertTrue(r.shards(ShardTask.Action.COMPUTED).contains(victim));
@@ -238,7 +246,11 @@ class SparkKernelTest {
         ShardPlan plan = ShardPlan.fromJson(Files.readString(store.resolve("plan.json")), "plan.json");
         Set<String> missing = names(hs.invalid(plan));
         assertTrue(missing.contains(victim), missing.toString());
-        assertTrue(e.getMessage().contains((6 - missing.size()) + " of 6 shards are in"), e.getMessage());
+        // the message counts the shards at the abort (tasks still running may add some)
+        java.util.regex.Matcher done =
+                java.util.regex.Pattern.compile("(\\d) of 6 shards are in").matcher(e.getMessage());
+        assertTrue(done.find(), e.getMessage());
+        assertTrue(Integer.parseInt(done.group(1)) <= 6 - missing.size(), e.getMessage());
         SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
         assertEquals(missing, new HashSet<>(r.shards(ShardTask.Action.COMPUTED)));
         assertEquals(6 - missing.size(), r.shards(ShardTask.Action.SKIPPED).size());
