@@ -2,6 +2,7 @@ package org.ntk4j.cli;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -10,7 +11,14 @@ import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.Ntk;
 import org.ntk4j.report.Npz;
+import org.ntk4j.shard.ShardComputer;
+import org.ntk4j.shard.ShardData;
+import org.ntk4j.shard.ShardPlan;
+import org.ntk4j.shard.ShardPlanner;
+import org.ntk4j.shard.ShardStore;
+import org.ntk4j.shard.TileRange;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,19 +27,23 @@ import picocli.CommandLine.Option;
 @Command(
         name = "kernel",
         mixinStandardHelpOptions = true,
+        subcommands = KernelAssembleCommand.class,
         description = {
             "Compute the empirical NTK Θ(X1, X1) of N training images (and Θ(X2, X1) of M test images) and"
                     + " write it as NPZ with a JSON sidecar (K.json: spec, seed, method per layer, timings, peak memory).",
             "NPZ entries: ntk (N×N | N×N×O | N×N×O×O), ntk.<layer> (with --per-layer), ntk_test (M×N...),"
                     + " x1, y1 (labels), x2, y2, and every parameter under its name (dense W as out×in).",
-            "Example: ntk4j kernel --model mlp-quickstart --seed 0 --dataset mnist-subset --n 500 --test 100 --per-layer --out K.npz"
+            "Example: ntk4j kernel --model mlp-quickstart --seed 0 --dataset mnist-subset --n 500 --test 100 --per-layer --out K.npz",
+            "Shards (kernels larger than one machine): with --rows A:B --cols C:D (or --test-rows A:B --cols C:D) one"
+                    + " block of whole tiles is computed into the shard store --out DIR, bit for bit the same block as the"
+                    + " whole kernel computed with the plan's --tile; 'ntk4j kernel assemble DIR' checks and assembles"
+                    + " the shards; --dry-run prints the plan with a tile timed on this machine."
         })
 public final class KernelCommand implements Callable<Integer> {
     @Option(
             names = "--model",
-            required = true,
             paramLabel = "SPEC|NAME",
-            description = "model spec file or a name in models/")
+            description = "model spec file or a name in models/ (required)")
     String model;
 
     @Option(
@@ -140,9 +152,9 @@ public final class KernelCommand implements Callable<Integer> {
 
     @Option(
             names = "--out",
-            required = true,
             paramLabel = "K.npz",
-            description = "output NPZ file (with --format npy: a directory)")
+            description =
+                    "output NPZ file (with --format npy: a directory; in shard mode: the shard store DIR) (required)")
     Path out;
 
     @Option(
@@ -156,11 +168,75 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(names = "--compress", description = "deflate the NPZ entries (smaller, but ~25 MB/s instead of disk speed)")
     boolean compress;
 
+    @Option(
+            names = "--tile",
+            paramLabel = "T",
+            description =
+                    "samples per tile, fixed (default: the largest the memory budget allows); the tile grid decides"
+                            + " the last bits of every value, so a kernel computed with a shard plan's tile equals its assembled"
+                            + " shards bit for bit")
+    Integer tile;
+
+    @Option(
+            names = "--rows",
+            paramLabel = "A:B",
+            description = "shard mode: compute rows A:B (0-based, half-open) of Θ(X1, X1) × the columns of --cols"
+                    + " into the shard store --out DIR (created with its plan.json on first use); the range must be a"
+                    + " shard of the plan (see --dry-run)")
+    String rows;
+
+    @Option(
+            names = "--test-rows",
+            paramLabel = "A:B",
+            description = "shard mode: compute test rows A:B of Θ(X2, X1) (with --test M) × the columns of --cols")
+    String testRows;
+
+    @Option(
+            names = "--cols",
+            paramLabel = "C:D",
+            description = "shard mode: the training columns C:D of the shard (with --rows or --test-rows)")
+    String cols;
+
+    @Option(
+            names = "--shard-size",
+            paramLabel = "S",
+            description =
+                    "shard mode and --dry-run: rows and columns per shard, rounded up to whole tiles (default: the"
+                            + " largest whose arrays fit half of --memory; an existing store keeps its own)")
+    Integer shardSize;
+
+    @Option(
+            names = "--dry-run",
+            description = "print the shard plan (tiles, shards, bytes) and its estimated time on --workers machines"
+                    + " like this one, from one tile pair timed here; computes nothing else and writes nothing"
+                    + " (N may exceed the dataset)")
+    boolean dryRun;
+
+    @Option(
+            names = "--workers",
+            paramLabel = "K",
+            defaultValue = "1",
+            description = "with --dry-run: the machines (or executors) the estimate divides the shards over (default"
+                    + " ${DEFAULT-VALUE})")
+    int workers;
+
     @Mixin
     RuntimeOptions runtime;
 
     @Override
     public Integer call() {
+        // not picocli-required: 'kernel assemble DIR' must parse without them
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        if (model == null) {
+            missing.add("'--model=SPEC|NAME'");
+        }
+        if (out == null) {
+            missing.add("'--out=K.npz'");
+        }
+        if (!missing.isEmpty()) {
+            throw new UserException("Missing required option" + (missing.size() > 1 ? "s: " : ": ")
+                    + String.join(", ", missing) + " (see 'ntk4j kernel --help')");
+        }
         Mode md = parse(Mode.class, mode, "--mode");
         Method mt = parse(Method.class, method, "--method");
         DataType dt =
@@ -173,6 +249,13 @@ public final class KernelCommand implements Callable<Integer> {
             throw new UserException("--normalisation must be sum or mean (got " + normalisation + ")");
         }
         long budget = parseBytes(memory);
+        boolean shard = rows != null || testRows != null || cols != null;
+        if (shard || dryRun) {
+            return shards(md, mt, dt, budget, shard);
+        }
+        if (shardSize != null) {
+            throw new UserException("--shard-size is for shard mode (--rows/--cols) or --dry-run");
+        }
         KernelJobConfig config = new KernelJobConfig(
                 model,
                 weights,
@@ -196,9 +279,103 @@ public final class KernelCommand implements Callable<Integer> {
                 force,
                 spillDir,
                 Npz.Format.parse(format),
-                compress);
+                compress,
+                tile);
         try (NDManager m = runtime.manager()) {
             new KernelJob(config).run(m, System.out::println);
+        }
+        return 0;
+    }
+
+    /** Shard mode (one block into the store --out DIR) and --dry-run (the plan and its estimate). */
+    private int shards(Mode md, Method mt, DataType dt, long budget, boolean shard) {
+        TileRange requested = null;
+        if (shard) {
+            if ((rows == null) == (testRows == null)) {
+                throw new UserException(
+                        "shard mode needs exactly one of --rows A:B or --test-rows A:B, with --cols C:D");
+            }
+            if (cols == null) {
+                throw new UserException(
+                        "shard mode needs --cols C:D with " + (rows != null ? "--rows" : "--test-rows"));
+            }
+            requested = TileRange.parse(
+                    rows != null ? TileRange.TRAIN : TileRange.TEST, rows != null ? rows : testRows, cols);
+            if (Files.exists(out) && !Files.isDirectory(out)) {
+                throw new UserException("--out " + out + " is a file; shard mode writes a shard store (a directory)");
+            }
+        }
+        for (String[] o : new String[][] {
+            {
+                "--factor-kernels",
+                factorKernels && requested != null && TileRange.TEST.equals(requested.kernel()) ? "x" : null
+            },
+            {"--explain", explain ? "x" : null},
+            {"--compress", compress ? "x" : null},
+            {"--spill-dir", spillDir != null ? "x" : null}
+        }) {
+            if (o[1] != null) {
+                throw new UserException(o[0] + " does not apply to shards (shard mode or --dry-run)");
+            }
+        }
+        KernelJobConfig config = new KernelJobConfig(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                perClass,
+                test,
+                pad,
+                md,
+                mt,
+                dt,
+                "mean".equals(normalisation),
+                budget,
+                perLayer,
+                features,
+                factorKernels,
+                false,
+                out,
+                runtime.dataDir(),
+                force,
+                null,
+                Npz.Format.NPY,
+                false,
+                tile);
+        try (NDManager m = runtime.manager()) {
+            ShardPlan plan = ShardStore.planFor(out, config, budget, shardSize, m);
+            try (ShardComputer computer = ShardComputer.open(plan, weights, runtime.dataDir(), m)) {
+                computer.memory(budget / 2);
+                if (dryRun) {
+                    ShardPlanner.dryRun(plan, computer.timeTile(), workers).forEach(System.out::println);
+                    return 0;
+                }
+                ShardStore store = ShardStore.create(out, plan);
+                TileRange r = plan.shard(requested);
+                if (!force && store.exists(r)) {
+                    System.out.println(
+                            "shard " + r + " exists in " + out + " (checksums verified); --force computes it again");
+                    return 0;
+                }
+                ShardData d = computer.compute(r);
+                store.write(d);
+                long done = plan.shards().size() - store.missing().size();
+                System.out.println(String.format(
+                        java.util.Locale.ROOT,
+                        "shard %s (%d×%d, %d array%s, %s) in %.2fs -> %s; %d of %d shards done",
+                        r,
+                        r.rows(),
+                        r.cols(),
+                        d.arrays().size(),
+                        d.arrays().size() == 1 ? "" : "s",
+                        Ntk.bytes(plan.bytes(r)),
+                        d.seconds(),
+                        store.shardDir(r),
+                        done,
+                        plan.shards().size()));
+                d.release();
+            }
         }
         return 0;
     }

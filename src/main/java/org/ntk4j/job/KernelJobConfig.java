@@ -165,6 +165,35 @@ public record KernelJobConfig(
                 null);
     }
 
+    /** This config with a fixed tile (null: chosen from the memory budget). */
+    public KernelJobConfig withTile(Integer samples) {
+        return new KernelJobConfig(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                perClass,
+                test,
+                pad,
+                mode,
+                method,
+                dtype,
+                meanNormalised,
+                memory,
+                perLayer,
+                features,
+                factorKernels,
+                explain,
+                out,
+                dataDir,
+                force,
+                spillDir,
+                format,
+                compress,
+                samples);
+    }
+
     public KernelJobConfig {
         if (dtype != DataType.FLOAT32 && dtype != DataType.FLOAT64) {
             throw new UserException("--dtype must be float32 or float64 (got " + dtype + ")");

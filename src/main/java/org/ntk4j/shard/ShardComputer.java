@@ -51,6 +51,7 @@ public final class ShardComputer implements AutoCloseable {
     private long memory = 2L << 30;
     private Dataset train;
     private Dataset testSet;
+    private boolean timedOnRandomInputs;
 
     private ShardComputer(ShardPlan plan, KernelJob job, NDManager manager, Network net, DataType dtype, Path dataDir) {
         this.plan = plan;
@@ -240,8 +241,8 @@ public final class ShardComputer implements AutoCloseable {
 
     /**
      * Times one tile pair on this machine, as a shard computes it: rows 0:T × columns T:2T of Θ(X1, X1) (0:T × 0:T
-     * when N ≤ T), the inputs read from the dataset (or, when it has fewer than 2T images, its first images
-     * repeated: timing depends on shapes, not values). Computed twice; the second run is reported (the first
+     * when N ≤ T), the inputs read from the dataset (its first images repeated when it has fewer than 2T; Gaussian
+     * inputs when it is not on this machine: timing depends on shapes, not values). Computed twice; the second run is reported (the first
      * warms up PyTorch).
      */
     public ShardPlanner.TileTiming timeTile() {
@@ -267,20 +268,45 @@ public final class ShardComputer implements AutoCloseable {
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();
         return new ShardPlanner.TileTiming(
-                t, rows, cols, run[0], run[1], run[2], manager.getDevice().toString(), load);
+                t,
+                rows,
+                cols,
+                run[0],
+                run[1],
+                run[2],
+                manager.getDevice().toString(),
+                load,
+                timedOnRandomInputs
+                        ? "random inputs (" + plan.source().dataset() + " is not on this machine)"
+                        : "dataset");
     }
 
-    /** {@code count} samples of the training split (padded) from {@code from}, cycling through what it has. */
+    /**
+     * {@code count} samples of the training split (padded) from {@code from}, cycling through what it has; when
+     * the dataset is not on this machine, seeded Gaussian inputs of the model's shape (a tile's time depends on
+     * shapes, not values).
+     */
     private float[] sample(int count, int from) {
         ShardPlan.Source s = plan.source();
-        Dataset d = Datasets.load(s.dataset(), Split.TRAIN, dataDir);
-        if (s.pad() != null) {
-            d = Preprocess.pad(d, s.pad());
+        int dim = featureDim();
+        Dataset d;
+        try {
+            d = Datasets.load(s.dataset(), Split.TRAIN, dataDir);
+            if (s.pad() != null) {
+                d = Preprocess.pad(d, s.pad());
+            }
+        } catch (UserException e) {
+            timedOnRandomInputs = true;
+            java.util.Random r = new java.util.Random(from);
+            float[] out = new float[count * dim];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (float) r.nextGaussian();
+            }
+            return out;
         }
-        int dim = d.featureDim();
-        if (dim != featureDim()) {
-            throw new UserException("model " + plan.source().model() + " expects inputs of shape " + net.inputShape()
-                    + " but " + d.name() + " samples have " + dim + " values");
+        if (d.featureDim() != dim) {
+            throw new UserException("model " + s.model() + " expects inputs of shape " + net.inputShape() + " but "
+                    + d.name() + " samples have " + d.featureDim() + " values");
         }
         float[] out = new float[count * dim];
         for (int i = 0; i < count; i++) {

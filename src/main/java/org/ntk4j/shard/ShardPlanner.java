@@ -31,6 +31,7 @@ public final class ShardPlanner {
      * @param seconds wall time of the timed block
      * @param device where it ran
      * @param loadAverage the machine's 1-minute load average when it ran (negative when unknown)
+     * @param inputs "dataset", or why other inputs were timed
      */
     public record TileTiming(
             int tile,
@@ -40,7 +41,8 @@ public final class ShardPlanner {
             double pairSeconds,
             double seconds,
             String device,
-            double loadAverage) {}
+            double loadAverage,
+            String inputs) {}
 
     /**
      * The cost of a plan on K workers.
@@ -154,10 +156,12 @@ public final class ShardPlanner {
                 Ntk.bytes(e.assembledBytes())));
         out.add(String.format(
                 Locale.ROOT,
-                "timed on this machine (%s, load average %.2f): one tile pair %d×%d: factors %.3f s per tile,"
-                        + " contraction %.3f s per pair",
+                "timed on this machine (%s, %d cores, load average %.2f%s): one tile pair %d×%d: factors %.3f s per"
+                        + " tile, contraction %.3f s per pair",
                 t.device(),
+                Runtime.getRuntime().availableProcessors(),
                 t.loadAverage(),
+                "dataset".equals(t.inputs()) ? "" : ", " + t.inputs(),
                 t.rows(),
                 t.cols(),
                 t.factorSeconds(),

@@ -1,5 +1,6 @@
 package org.ntk4j.shard;
 
+import ai.djl.ndarray.NDManager;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.ntk4j.UserException;
 import org.ntk4j.job.KernelFiles;
+import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.Npz;
 import org.ntk4j.spec.Specs;
@@ -78,6 +80,22 @@ public final class ShardStore {
                     + "; shards of different kernels do not mix: use another directory");
         }
         return s;
+    }
+
+    /**
+     * The plan of {@code config} for the store in {@code dir}: when the store has a plan already, its tile and
+     * shard size are kept unless {@code config.tile()} or {@code shardSize} name others (so later shards need only
+     * the same kernel options); else planned for {@code perTaskMemory} ({@link ShardPlan#plan}). Nothing is
+     * written; {@link #create} checks the plan against the store's.
+     */
+    public static ShardPlan planFor(
+            Path dir, KernelJobConfig config, long perTaskMemory, Integer shardSize, NDManager m) {
+        if (Files.isRegularFile(dir.resolve("plan.json"))) {
+            ShardPlan old = open(dir).plan();
+            KernelJobConfig c = config.tile() != null ? config : config.withTile(old.tile());
+            return ShardPlan.plan(c, perTaskMemory, shardSize != null ? shardSize : old.shardSize(), m);
+        }
+        return ShardPlan.plan(config, perTaskMemory, shardSize, m);
     }
 
     /** Opens an existing store; a directory without a readable plan.json is a one-line {@link UserException}. */
