@@ -123,8 +123,8 @@ public final class SparkKernel {
             int workers = c.executors() != null ? c.executors() : jsc.defaultParallelism();
             ShardPlanner.TileTiming t = timeTileOnExecutor(jsc, job, plan);
             List<String> lines = new ArrayList<>(ShardPlanner.dryRun(plan, t, workers));
-            lines.add("(the tile was timed in a Spark task on " + t.device() + "; --executors K sets the task slots,"
-                    + " here " + workers + ")");
+            lines.add("(\"this machine\" is the executor that ran the timing task, on " + t.device()
+                    + "; --executors K sets the cluster's task slots, here " + workers + ")");
             lines.forEach(print);
             return new Result(plan, List.of(), lines, (System.nanoTime() - t0) / 1e9);
         }
@@ -300,21 +300,35 @@ public final class SparkKernel {
                 c.tile());
     }
 
+    /** A tile pair timed in a task: seconds per tile's factors and per pair, the block's, and where it ran. */
+    record TaskTiming(
+            double factorSeconds, double pairSeconds, double seconds, double loadAverage, String device, String host)
+            implements java.io.Serializable {}
+
     /**
      * One tile pair timed in a Spark task (on an executor's device, as the shards will run): rows 0:T × columns
-     * T:2T of Θ(X1, X1) (0:T × 0:T when N ≤ T), computed twice, the second run reported.
+     * T:2T of Θ(X1, X1) (0:T × 0:T when N ≤ T) of the dataset, computed twice, the second run reported.
      */
     static ShardPlanner.TileTiming timeTileOnExecutor(JavaSparkContext jsc, ShardTask.Job job, ShardPlan plan) {
         Broadcast<ShardTask.Job> b = jsc.broadcast(job);
         try {
-            List<double[]> r =
-                    jsc.parallelize(List.of(0), 1).map(x -> timeTile(b.value())).collect();
-            double[] v = r.get(0);
+            TaskTiming v = jsc.parallelize(List.of(0), 1)
+                    .map(x -> timeTile(b.value()))
+                    .collect()
+                    .get(0);
             int t = plan.tile();
             boolean two = plan.n() > t;
             int cols = two ? Math.min(plan.n(), 2 * t) - t : Math.min(plan.n(), t);
-            String device = v[4] < 0 ? "cpu()" : "gpu(" + (int) v[4] + ")";
-            return new ShardPlanner.TileTiming(t, Math.min(plan.n(), t), cols, v[0], v[1], v[2], device, v[3]);
+            return new ShardPlanner.TileTiming(
+                    t,
+                    Math.min(plan.n(), t),
+                    cols,
+                    v.factorSeconds(),
+                    v.pairSeconds(),
+                    v.seconds(),
+                    v.device(),
+                    v.loadAverage(),
+                    "timed in a Spark task on executor host " + v.host());
         } catch (Exception e) { // SparkException is checked, though Java does not see it declared
             for (Throwable x = e; x != null; x = x.getCause()) {
                 if (x instanceof UserException u) {
@@ -332,8 +346,7 @@ public final class SparkKernel {
         }
     }
 
-    /** In the task: {factor seconds per tile, pair seconds, wall seconds, load average, GPU index or -1}. */
-    private static double[] timeTile(ShardTask.Job job) {
+    private static TaskTiming timeTile(ShardTask.Job job) {
         ShardPlan plan = ShardPlan.fromJson(job.planJson(), "the broadcast plan");
         int t = plan.tile();
         boolean two = plan.n() > t;
@@ -343,7 +356,7 @@ public final class SparkKernel {
         Dataset cols = job.rows().rows(Split.TRAIN, range.colStart(), range.cols());
         Device device = ShardTask.device();
         Path w = ShardTask.localWeightsOf(job, plan);
-        double[] out = new double[5];
+        double[] out = new double[3];
         synchronized (ShardTask.ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
                     ShardComputer c = ShardComputer.open(plan, w, null, m)) {
@@ -357,9 +370,14 @@ public final class SparkKernel {
                 }
             }
         }
-        out[3] = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "unknown";
+        }
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();
-        out[4] = device.isGpu() ? device.getDeviceId() : -1;
-        return out;
+        return new TaskTiming(out[0], out[1], out[2], load, device.toString(), host);
     }
 }

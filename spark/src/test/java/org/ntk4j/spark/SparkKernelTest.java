@@ -324,7 +324,8 @@ class SparkKernelTest {
         assertTrue(all.contains("plan " + r.plan().id()), all);
         assertTrue(all.contains("shards: 8×8 samples, 9"), all);
         assertTrue(all.contains("on 16 workers"), all);
-        assertTrue(all.contains("timed in a Spark task"), all);
+        assertTrue(all.contains("timed in a Spark task on executor host"), all);
+        assertTrue(all.contains("factors") && all.contains("s per pair"), all);
         assertTrue(r.outcomes().isEmpty());
         assertFalse(Files.exists(store), "a dry run writes nothing");
     }
