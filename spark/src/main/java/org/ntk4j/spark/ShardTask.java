@@ -77,10 +77,22 @@ final class ShardTask {
     /** The GPU Spark assigned to this task (spark.task.resource.gpu.amount), else the CPU. */
     static Device device() {
         TaskContext tc = TaskContext.get();
-        if (tc != null) {
-            ResourceInformation gpu = tc.resourcesJMap().get("gpu");
-            if (gpu != null && gpu.addresses().length > 0) {
-                return Device.gpu(Integer.parseInt(gpu.addresses()[0].trim()));
+        return deviceFor(tc == null ? Map.of() : tc.resourcesJMap());
+    }
+
+    /** The first GPU address among a task's resources ({@code gpu} → {@code ["1"]} is gpu(1)), else the CPU. */
+    static Device deviceFor(Map<String, ResourceInformation> resources) {
+        ResourceInformation gpu = resources.get("gpu");
+        if (gpu != null && gpu.addresses().length > 0) {
+            String a = gpu.addresses()[0].trim();
+            try {
+                return Device.gpu(Integer.parseInt(a));
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException(
+                        "GPU address '" + a + "' from Spark's resource discovery is not a"
+                                + " CUDA device index (the discovery script must print the indices, as getGpusResources.sh"
+                                + " does)",
+                        e);
             }
         }
         return Device.cpu();
