@@ -245,9 +245,8 @@ public final class HadoopRows implements Serializable {
                 }
                 files.add(p);
             }
-            // sizes of the PNG layout are known only after decoding: 10000 images per file
-            int size = split == Split.TRAIN ? 10000 * CifarPngReader.TRAIN_IMAGES.size() : 10000;
-            return new Layout(fs, Kind.CIFAR_PNG, files, List.of(), size);
+            // the size of the split: its labels (a small JSON file; the PNGs are decoded by the tasks)
+            return new Layout(fs, Kind.CIFAR_PNG, files, List.of(), pngLabels(fs, files.get(files.size() - 1)));
         }
         Path bin = exists(fs, new Path(dir, "cifar-10-batches-bin")) ? new Path(dir, "cifar-10-batches-bin") : dir;
         List<Path> files = new ArrayList<>();
@@ -279,6 +278,22 @@ public final class HadoopRows implements Serializable {
             size += c;
         }
         return new Layout(fs, Kind.CIFAR_BINARY, files, counts, size);
+    }
+
+    private static int pngLabels(FileSystem fs, Path labels) throws IOException {
+        java.nio.file.Path tmp = Files.createTempFile("ntk4j-cifar-labels", ".json");
+        try {
+            try (InputStream in = fs.open(labels)) {
+                Files.copy(in, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            try {
+                return CifarPngReader.readLabels(tmp, 10).length;
+            } catch (UserException e) {
+                throw new UserException(e.getMessage().replace(tmp.toString(), labels.toString()), e);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
     }
 
     private static boolean exists(FileSystem fs, Path p) throws IOException {

@@ -45,6 +45,7 @@ final class HadoopStore {
 
     private final Path root;
     private final FileSystem fs;
+    private int tempsRemoved;
 
     HadoopStore(String uri, Configuration conf) {
         Path p = new Path(uri);
@@ -70,6 +71,11 @@ final class HadoopStore {
         return root;
     }
 
+    /** Temporary files and folders of killed tasks that {@link #preparePlan} removed. */
+    int tempsRemoved() {
+        return tempsRemoved;
+    }
+
     private Path shards() {
         return new Path(root, "shards");
     }
@@ -84,7 +90,8 @@ final class HadoopStore {
 
     /**
      * On the driver: writes plan.json when the store has none; a plan.json of another plan, or a shard sidecar of
-     * another plan in shards/, is a one-line {@link UserException}.
+     * another plan in shards/, is a one-line {@link UserException}. Removes the temporary copies that killed
+     * tasks left in shards/ ({@code .<name>.<uuid>.tmp}).
      */
     void preparePlan(ShardPlan plan) {
         Path file = new Path(root, "plan.json");
@@ -107,7 +114,11 @@ final class HadoopStore {
             }
             for (FileStatus s : fs.listStatus(shards())) {
                 String name = s.getPath().getName();
-                if (s.isFile() && name.endsWith(".json")) {
+                if (name.startsWith(".") && name.endsWith(".tmp")) {
+                    // left by a task that was killed while copying its shard (one job per store at a time)
+                    fs.delete(s.getPath(), true);
+                    tempsRemoved++;
+                } else if (s.isFile() && name.endsWith(".json")) {
                     String id = planOf(s.getPath());
                     if (!plan.id().equals(id)) {
                         throw new UserException(s.getPath() + " belongs to plan " + id + ", not to this store's plan "

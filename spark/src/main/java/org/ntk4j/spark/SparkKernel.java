@@ -145,6 +145,9 @@ public final class SparkKernel {
         }
         Result res = new Result(plan, outcomes, List.of(), (System.nanoTime() - t0) / 1e9);
         summary(res, c).forEach(print);
+        if (store.tempsRemoved() > 0) {
+            print.accept("  removed " + store.tempsRemoved() + " temporary copies left by killed tasks");
+        }
         return res;
     }
 

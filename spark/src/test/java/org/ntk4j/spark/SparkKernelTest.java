@@ -251,7 +251,14 @@ class SparkKernelTest {
                 java.util.regex.Pattern.compile("(\\d) of 6 shards are in").matcher(e.getMessage());
         assertTrue(done.find(), e.getMessage());
         assertTrue(Integer.parseInt(done.group(1)) <= 6 - missing.size(), e.getMessage());
-        SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
+        // what a task killed while copying its shard leaves: a temporary folder, removed by the next run
+        Path temp = store.resolve("shards").resolve("." + victim + ".0f3c.tmp");
+        Files.createDirectories(temp);
+        Files.writeString(temp.resolve("ntk.npy"), "partial");
+        List<String> lines = new ArrayList<>();
+        SparkKernel.Result r = SparkKernel.run(spark(), c, lines::add);
+        assertFalse(Files.exists(temp));
+        assertTrue(lines.contains("  removed 1 temporary copies left by killed tasks"), lines.toString());
         assertEquals(missing, new HashSet<>(r.shards(ShardTask.Action.COMPUTED)));
         assertEquals(6 - missing.size(), r.shards(ShardTask.Action.SKIPPED).size());
         assertTrue(hs.invalid(plan).isEmpty());
