@@ -216,8 +216,9 @@ public final class KernelCommand implements Callable<Integer> {
             names = "--workers",
             paramLabel = "K",
             defaultValue = "1",
-            description = "with --dry-run: the machines (or executors) the estimate divides the shards over (default"
-                    + " ${DEFAULT-VALUE})")
+            description =
+                    "the machines (or executors) computing the shards: a new plan without --shard-size makes at least"
+                            + " 4 shards per worker; --dry-run's estimate divides the shards over them (default ${DEFAULT-VALUE})")
     int workers;
 
     @Mixin
@@ -344,7 +345,7 @@ public final class KernelCommand implements Callable<Integer> {
                 false,
                 tile);
         try (NDManager m = runtime.manager()) {
-            ShardPlan plan = ShardStore.planFor(out, config, budget, shardSize, m);
+            ShardPlan plan = ShardStore.planFor(out, config, budget, shardSize, workers, m);
             try (ShardComputer computer = ShardComputer.open(plan, weights, runtime.dataDir(), m)) {
                 computer.memory(budget / 2);
                 if (dryRun) {

@@ -252,8 +252,10 @@ public final class ShardComputer implements AutoCloseable {
         int rows = Math.min(plan.n(), t);
         float[] xr = sample(rows, 0);
         float[] xc = sample(cols, rows);
-        double[] run = new double[3];
+        double[] run = new double[4];
         for (int rep = 0; rep < 2; rep++) {
+            long cpu0 = processCpuNanos();
+            long wall0 = System.nanoTime();
             try (NDManager m = manager.newSubManager()) {
                 NDArray a = Arrays2.fromFloats(m, xr, shape(rows), dtype);
                 NDArray b = Arrays2.fromFloats(m, xc, shape(cols), dtype);
@@ -264,7 +266,11 @@ public final class ShardComputer implements AutoCloseable {
                 run[2] = r.seconds();
                 r.total().release();
             }
+            long cpu = processCpuNanos() - cpu0;
+            run[3] = cpu0 < 0 ? 1 : cpu / ((System.nanoTime() - wall0) * (double) threads());
         }
+        boolean onCpu = manager.getDevice().equals(ai.djl.Device.cpu());
+        double busy = onCpu ? Math.max(1e-3, Math.min(1, run[3])) : 1;
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();
         return new ShardPlanner.TileTiming(
@@ -275,10 +281,33 @@ public final class ShardComputer implements AutoCloseable {
                 run[1],
                 run[2],
                 manager.getDevice().toString(),
+                threads(),
+                busy,
                 load,
                 timedOnRandomInputs
                         ? "random inputs (" + plan.source().dataset() + " is not on this machine)"
                         : "dataset");
+    }
+
+    /** CPU time of this process so far, in nanoseconds (-1 when unknown). */
+    private static long processCpuNanos() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    /** PyTorch's intra-op threads (as set by --threads or NTK4J_THREADS; else the cores). */
+    private static int threads() {
+        try {
+            return Math.max(
+                    1,
+                    Integer.parseInt(
+                            System.getProperty("ai.djl.pytorch.num_threads", "").trim()));
+        } catch (NumberFormatException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
     }
 
     /**

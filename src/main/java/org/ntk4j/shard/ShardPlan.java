@@ -121,6 +121,19 @@ public record ShardPlan(
      * labels with {@code perClass}; N may exceed the dataset for a plan that is only printed.
      */
     public static ShardPlan plan(KernelJobConfig config, long perTaskMemory, Integer shardSize, NDManager m) {
+        return plan(config, perTaskMemory, shardSize, 1, m);
+    }
+
+    /**
+     * As {@link #plan(KernelJobConfig, long, Integer, NDManager)}, for {@code workers} machines: without {@code
+     * shardSize}, the shards are made smaller (whole tiles still) until there are at least 4 per worker, so that
+     * the last shards do not leave workers idle for long.
+     */
+    public static ShardPlan plan(
+            KernelJobConfig config, long perTaskMemory, Integer shardSize, int workers, NDManager m) {
+        if (workers < 1) {
+            throw new UserException("--workers must be >= 1 (got " + workers + ")");
+        }
         if (perTaskMemory <= 0) {
             throw new UserException("--memory must be positive (got " + perTaskMemory + ")");
         }
@@ -173,6 +186,11 @@ public record ShardPlan(
             }
             int maxRows = Math.max(n, test);
             side = (int) Math.min(side, (long) (maxRows + tile - 1) / tile * tile);
+            if (shardSize == null) {
+                while (side > tile && count(n, test, side) < 4L * workers) {
+                    side -= tile;
+                }
+            }
             ModelSpec spec = ModelSpec.resolve(config.model());
             Path w = config.weights();
             Source source = new Source(
@@ -203,6 +221,13 @@ public record ShardPlan(
             return new ShardPlan(FORMAT, VERSION, null, source, n, test, o, mode, dtype, arrays, tile, side, shards)
                     .withId();
         }
+    }
+
+    /** Shards of a plan with side {@code side}: Θ(X1, X1)'s upper triangle and Θ(X2, X1) whole. */
+    static long count(int n, int test, int side) {
+        long t = (n + side - 1) / side;
+        long m = (test + side - 1) / side;
+        return t * (t + 1) / 2 + m * t;
     }
 
     private static long inner(String mode, int o) {

@@ -30,6 +30,10 @@ public final class ShardPlanner {
      * @param pairSeconds seconds of one tile pair's contraction and host copy
      * @param seconds wall time of the timed block
      * @param device where it ran
+     * @param threads PyTorch's intra-op threads
+     * @param busy the share of its threads' CPU time the timed block got (process CPU time over wall time ×
+     *     threads, at most 1; 1 on a GPU): below 1 on a loaded machine, where the measured times multiplied by
+     *     it estimate an idle machine's
      * @param loadAverage the machine's 1-minute load average when it ran (negative when unknown)
      * @param inputs "dataset", or why other inputs were timed
      */
@@ -41,8 +45,26 @@ public final class ShardPlanner {
             double pairSeconds,
             double seconds,
             String device,
+            int threads,
+            double busy,
             double loadAverage,
-            String inputs) {}
+            String inputs) {
+        /** The timing an idle machine would give: the measured seconds × {@link #busy()}. */
+        public TileTiming idle() {
+            return new TileTiming(
+                    tile,
+                    rows,
+                    cols,
+                    factorSeconds * busy,
+                    pairSeconds * busy,
+                    seconds * busy,
+                    device,
+                    threads,
+                    1,
+                    loadAverage,
+                    inputs);
+        }
+    }
 
     /**
      * The cost of a plan on K workers.
@@ -156,10 +178,12 @@ public final class ShardPlanner {
                 Ntk.bytes(e.assembledBytes())));
         out.add(String.format(
                 Locale.ROOT,
-                "timed on this machine (%s, %d cores, load average %.2f%s): one tile pair %d×%d: factors %.3f s per"
-                        + " tile, contraction %.3f s per pair",
+                "timed on this machine (%s, %d cores, %d thread%s, load average %.2f%s): one tile pair %d×%d:"
+                        + " factors %.3f s per tile, contraction %.3f s per pair (wall)",
                 t.device(),
                 Runtime.getRuntime().availableProcessors(),
+                t.threads(),
+                t.threads() == 1 ? "" : "s",
                 t.loadAverage(),
                 "dataset".equals(t.inputs()) ? "" : ", " + t.inputs(),
                 t.rows(),
@@ -173,6 +197,21 @@ public final class ShardPlanner {
                 duration(e.wallSeconds()),
                 workers,
                 workers == 1 ? "" : "s"));
+        if (t.busy() < 0.9) {
+            Estimate idle = estimate(plan, t.idle(), workers);
+            out.add(String.format(
+                    Locale.ROOT,
+                    "  on idle workers: %s of compute; %s on %d (the timed tile got %.0f%% of its threads' CPU:"
+                            + " times × %.2f)",
+                    duration(idle.computeSeconds()),
+                    duration(idle.wallSeconds()),
+                    workers,
+                    100 * t.busy(),
+                    t.busy()));
+        }
+        out.add("compute each shard with: ntk4j kernel <these options> --tile " + plan.tile() + " --shard-size "
+                + plan.shardSize() + " --out DIR --rows A:B --cols C:D (or --test-rows), then: ntk4j kernel assemble"
+                + " DIR");
         int shown = Math.min(3, plan.shards().size());
         for (int i = 0; i < shown; i++) {
             TileRange r = plan.shards().get(i);

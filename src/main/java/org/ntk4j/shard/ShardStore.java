@@ -90,12 +90,18 @@ public final class ShardStore {
      */
     public static ShardPlan planFor(
             Path dir, KernelJobConfig config, long perTaskMemory, Integer shardSize, NDManager m) {
+        return planFor(dir, config, perTaskMemory, shardSize, 1, m);
+    }
+
+    /** As {@link #planFor(Path, KernelJobConfig, long, Integer, NDManager)}, a new plan made for {@code workers}. */
+    public static ShardPlan planFor(
+            Path dir, KernelJobConfig config, long perTaskMemory, Integer shardSize, int workers, NDManager m) {
         if (Files.isRegularFile(dir.resolve("plan.json"))) {
             ShardPlan old = open(dir).plan();
             KernelJobConfig c = config.tile() != null ? config : config.withTile(old.tile());
             return ShardPlan.plan(c, perTaskMemory, shardSize != null ? shardSize : old.shardSize(), m);
         }
-        return ShardPlan.plan(config, perTaskMemory, shardSize, m);
+        return ShardPlan.plan(config, perTaskMemory, shardSize, workers, m);
     }
 
     /** Opens an existing store; a directory without a readable plan.json is a one-line {@link UserException}. */
