@@ -131,6 +131,19 @@ final class HadoopStore {
         }
     }
 
+    /** The shard size of the plan already in the store; null when it has none (or an unreadable one). */
+    Integer existingShardSize() {
+        Path file = new Path(root, "plan.json");
+        try {
+            if (!fs.exists(file)) {
+                return null;
+            }
+            return ShardPlan.fromJson(readString(file), file.toString()).shardSize();
+        } catch (IOException | UserException e) {
+            return null; // preparePlan reports it
+        }
+    }
+
     /**
      * In a task: null when the shard is valid (its sidecar names the plan, every file matches its SHA-256);
      * {@link #MISSING} when it has no sidecar; otherwise why it is corrupt.

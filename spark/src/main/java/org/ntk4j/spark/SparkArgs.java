@@ -33,8 +33,9 @@ final class SparkArgs {
             "  --tile T              samples per tile, fixed (default: the largest --task-memory allows)",
             "  --shard-size S        samples per shard side, whole tiles (default: the largest --task-memory allows)",
             "  --dry-run             print the plan (shards, bytes, estimated time) and compute nothing",
-            "  --executors K         dry run: task slots of the cluster (default: this context's parallelism);",
-            "                        the tile pair is timed in one Spark task, on an executor's device",
+            "  --executors K         task slots of the cluster (default: the context's parallelism): the plan has",
+            "                        at least 4 shards per slot; the dry run's estimate is for K slots, from a tile",
+            "                        pair timed in one Spark task, on an executor's device",
             "Re-running the same command skips the shards already written with a valid checksum.");
 
     /** The parsed options; {@code help} when --help was given. */

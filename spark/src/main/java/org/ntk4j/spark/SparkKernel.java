@@ -111,24 +111,36 @@ public final class SparkKernel {
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         Configuration hconf = jsc.hadoopConfiguration();
         HadoopRows rows = new HadoopRows(c.dataRoot(), c.dataset(), hconf);
-        checkSizes(c, rows);
+        int available = rows.size(Split.TRAIN);
+        if (!c.dryRun()) {
+            checkSizes(c, rows);
+        }
         Path weights = localWeights(c.weights(), hconf);
+        // the task slots: without --shard-size the plan has at least 4 shards per slot (no long idle tail); a
+        // re-run keeps the shard size of the store's plan, whatever the cluster's size is now
+        int workers = c.executors() != null ? c.executors() : jsc.defaultParallelism();
+        HadoopStore store = new HadoopStore(c.out(), hconf);
+        Integer side = c.shardSize() != null ? c.shardSize() : store.existingShardSize();
         ShardPlan plan;
         try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
-            plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), c.shardSize(), m);
+            plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), side, workers, m);
         }
         byte[] weightBytes = readAll(weights);
         ShardTask.Job job = new ShardTask.Job(plan.toJson(), weightBytes, c, rows, c.out(), HadoopConf.toBytes(hconf));
         if (c.dryRun()) {
-            int workers = c.executors() != null ? c.executors() : jsc.defaultParallelism();
             ShardPlanner.TileTiming t = timeTileOnExecutor(jsc, job, plan);
             List<String> lines = new ArrayList<>(ShardPlanner.dryRun(plan, t, workers));
+            // the core's hint for computing shards by hand: here the Spark job computes them
+            lines.removeIf(l -> l.startsWith("compute each shard with:"));
+            if (c.n() > available) {
+                lines.add("(N " + c.n() + " exceeds the " + available + " training images of " + c.dataset()
+                        + " here: planned anyway, the timed tile cycles through them)");
+            }
             lines.add("(\"this machine\" is the executor that ran the timing task, on " + t.device()
                     + "; --executors K sets the cluster's task slots, here " + workers + ")");
             lines.forEach(print);
             return new Result(plan, List.of(), lines, (System.nanoTime() - t0) / 1e9);
         }
-        HadoopStore store = new HadoopStore(c.out(), hconf);
         store.preparePlan(plan);
         Broadcast<ShardTask.Job> b = jsc.broadcast(job);
         List<ShardRef> refs = new ArrayList<>();
@@ -305,7 +317,14 @@ public final class SparkKernel {
 
     /** A tile pair timed in a task: seconds per tile's factors and per pair, the block's, and where it ran. */
     record TaskTiming(
-            double factorSeconds, double pairSeconds, double seconds, double loadAverage, String device, String host)
+            double factorSeconds,
+            double pairSeconds,
+            double seconds,
+            int threads,
+            double busy,
+            double loadAverage,
+            String device,
+            String host)
             implements java.io.Serializable {}
 
     /**
@@ -330,6 +349,8 @@ public final class SparkKernel {
                     v.pairSeconds(),
                     v.seconds(),
                     v.device(),
+                    v.threads(),
+                    v.busy(),
                     v.loadAverage(),
                     "timed in a Spark task on executor host " + v.host());
         } catch (Exception e) { // SparkException is checked, though Java does not see it declared
@@ -355,17 +376,28 @@ public final class SparkKernel {
         boolean two = plan.n() > t;
         TileRange range = new TileRange(
                 TileRange.TRAIN, 0, Math.min(plan.n(), t), two ? t : 0, two ? Math.min(plan.n(), 2 * t) : plan.n());
-        Dataset rows = job.rows().rows(Split.TRAIN, range.rowStart(), range.rows());
-        Dataset cols = job.rows().rows(Split.TRAIN, range.colStart(), range.cols());
+        // the dataset's first images, cycled when a dry run plans more than it holds (timing depends on shapes)
+        int have = Math.min(job.rows().size(Split.TRAIN), range.colEnd());
+        Dataset first = job.rows().rows(Split.TRAIN, 0, have);
+        Dataset rows = first.subset(cycle(range.rowStart(), range.rows(), have));
+        Dataset cols = first.subset(cycle(range.colStart(), range.cols(), have));
         Device device = ShardTask.device();
         Path w = ShardTask.localWeightsOf(job, plan);
-        double[] out = new double[3];
+        double[] out = new double[4];
+        int threads = threads();
         synchronized (ShardTask.ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
                     ShardComputer c = ShardComputer.open(plan, w, null, m)) {
                 c.memory(job.config().taskMemory());
                 for (int rep = 0; rep < 2; rep++) {
+                    long cpu0 = processCpuNanos();
+                    long wall0 = System.nanoTime();
                     ShardData d = c.compute(range, rows.features(), cols.features());
+                    long cpu = processCpuNanos() - cpu0;
+                    // the share of its threads' CPU the block got (below 1 on a loaded machine; 1 on a GPU)
+                    out[3] = cpu0 < 0 || device.isGpu()
+                            ? 1
+                            : Math.max(1e-3, Math.min(1, cpu / ((System.nanoTime() - wall0) * (double) threads)));
                     out[0] = d.timings().get("factors") / (two ? 2 : 1);
                     out[1] = d.timings().get("contraction") + d.timings().get("host");
                     out[2] = d.seconds();
@@ -381,6 +413,35 @@ public final class SparkKernel {
         }
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();
-        return new TaskTiming(out[0], out[1], out[2], load, device.toString(), host);
+        return new TaskTiming(out[0], out[1], out[2], threads, out[3], load, device.toString(), host);
+    }
+
+    private static int[] cycle(int from, int count, int have) {
+        int[] idx = new int[count];
+        for (int i = 0; i < count; i++) {
+            idx[i] = (from + i) % have;
+        }
+        return idx;
+    }
+
+    /** CPU time of this process so far, in nanoseconds (-1 when unknown). */
+    private static long processCpuNanos() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    /** PyTorch's intra-op threads in this JVM (ai.djl.pytorch.num_threads, else the cores). */
+    private static int threads() {
+        try {
+            return Math.max(
+                    1,
+                    Integer.parseInt(
+                            System.getProperty("ai.djl.pytorch.num_threads", "").trim()));
+        } catch (NumberFormatException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
     }
 }

@@ -157,6 +157,11 @@ class SparkKernelTest {
         // the same command again: every shard is valid, nothing is computed
         SparkKernel.Result again = SparkKernel.run(spark(), c, s -> {});
         assertEquals(6, again.shards(ShardTask.Action.SKIPPED).size());
+        // without --shard-size, on a cluster of another size: the store's plan (its shard size) is kept
+        SparkKernel.Result resized =
+                SparkKernel.run(spark(), c.withShardSize(null).withDryRun(false, 64), s -> {});
+        assertEquals(plan.id(), resized.plan().id());
+        assertEquals(6, resized.shards(ShardTask.Action.SKIPPED).size());
 
         // lose one shard (sidecar and files) and corrupt one value of another: only those two are computed
         TileRange lost = plan.shards().get(1);
@@ -335,5 +340,16 @@ class SparkKernelTest {
         assertTrue(all.contains("factors") && all.contains("s per pair"), all);
         assertTrue(r.outcomes().isEmpty());
         assertFalse(Files.exists(store), "a dry run writes nothing");
+        // a dry run plans an N larger than the data here (the cluster's), timing the tile on the images it has
+        List<String> big = new ArrayList<>();
+        SparkKernelConfig large = SparkKernelConfig.of(mlp.toString(), "mnist", 1000, store.toString())
+                .withDataRoot(data.toUri().toString())
+                .withTile(TILE, 64L << 20)
+                .withShardSize(100)
+                .withDryRun(true, 4);
+        SparkKernel.Result rl = SparkKernel.run(spark(), large, big::add);
+        assertEquals(55, rl.plan().shards().size()); // 10 blocks of 100 per side, upper triangle
+        assertTrue(
+                String.join("\n", big).contains("N 1000 exceeds the 40 training images of mnist here"), big.toString());
     }
 }
