@@ -125,6 +125,9 @@ public final class SparkKernel {
         try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
             plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), side, workers, m);
         }
+        if (c.weights() != null) {
+            plan = weightsAsGiven(plan, c.weights());
+        }
         byte[] weightBytes = readAll(weights);
         ShardTask.Job job = new ShardTask.Job(plan.toJson(), weightBytes, c, rows, c.out(), HadoopConf.toBytes(hconf));
         if (c.dryRun()) {
@@ -273,6 +276,61 @@ public final class SparkKernel {
         } catch (IOException e) {
             throw new UserException(weights + ": cannot read the weights (" + e.getMessage() + ")", e);
         }
+    }
+
+    /**
+     * The plan with the weights recorded as the user gave them (a URI), not as the local copy the driver read
+     * (whose folder may differ at the next run, e.g. a YARN container's temporary directory): the plan, and so
+     * the store, stays the same for the same command. The weights' SHA-256 is unchanged; the id is recomputed as
+     * {@link ShardPlan} does and checked by reading the plan back ({@link ShardPlan#fromJson} verifies it).
+     */
+    static ShardPlan weightsAsGiven(ShardPlan p, String weights) {
+        ShardPlan.Source s = p.source();
+        ShardPlan.Source given = new ShardPlan.Source(
+                s.model(),
+                s.spec(),
+                weights,
+                s.weightsSha256(),
+                s.seed(),
+                s.dataset(),
+                s.perClass(),
+                s.pad(),
+                s.method(),
+                s.normalisation(),
+                s.features(),
+                s.perLayer(),
+                s.factorKernels());
+        ShardPlan bare = new ShardPlan(
+                p.format(),
+                p.version(),
+                null,
+                given,
+                p.n(),
+                p.test(),
+                p.outputs(),
+                p.mode(),
+                p.dtype(),
+                p.arrays(),
+                p.tile(),
+                p.shardSize(),
+                p.shards());
+        String id = ShardHash.sha256(org.ntk4j.spec.Specs.toJson(bare).getBytes(StandardCharsets.UTF_8))
+                .substring(0, 16);
+        ShardPlan labelled = new ShardPlan(
+                p.format(),
+                p.version(),
+                id,
+                given,
+                p.n(),
+                p.test(),
+                p.outputs(),
+                p.mode(),
+                p.dtype(),
+                p.arrays(),
+                p.tile(),
+                p.shardSize(),
+                p.shards());
+        return ShardPlan.fromJson(labelled.toJson(), "the plan with weights " + weights);
     }
 
     private static byte[] readAll(Path p) {

@@ -126,7 +126,6 @@ class SparkKernelTest {
         if (plan.test() > 0) {
             arrays.addAll(plan.arrays(TileRange.TEST));
         }
-        assertTrue(arrays.size() >= 2, "per-layer arrays expected: " + arrays);
         for (String a : arrays) {
             byte[] want = Files.readAllBytes(reference.resolve(a + ".npy"));
             byte[] got = Files.readAllBytes(assembled.resolve(a + ".npy"));
@@ -149,6 +148,7 @@ class SparkKernelTest {
         SparkKernel.Result r = SparkKernel.run(spark(), c, lines::add);
         ShardPlan plan = r.plan();
         assertEquals(6, plan.shards().size()); // 3×3 blocks of 8, upper triangle
+        assertEquals(3, plan.arrays(TileRange.TRAIN).size(), "ntk and the two layers' kernels");
         assertEquals(6, r.shards(ShardTask.Action.COMPUTED).size());
         Path ref = singleMachine(mlp, dir.resolve("ref"), Mode.TRACE, N, 0, true);
         assertSameArrays(plan, assemble(store, dir.resolve("a1")), ref);
@@ -324,6 +324,61 @@ class SparkKernelTest {
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         UserException foreign = assertThrows(UserException.class, () -> SparkKernel.run(spark(), small, s -> {}));
         SparkFixtures.assertOneLine(foreign, name + ".json belongs to plan", "a shard of another kernel");
+    }
+
+    @Test
+    void weightsAreRecordedAsGivenAndTheirKernelEqualsSingleMachine() throws Exception {
+        Path w = dir.resolve("weights.npz");
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ModelSpec.resolve(mlp.toString()), 5, m)) {
+            net.saveParameters(w);
+        }
+        String uri = w.toUri().toString();
+        Path store = dir.resolve("store");
+        SparkKernelConfig c = SparkKernelConfig.of(mlp.toString(), "mnist", 16, store.toString())
+                .withDataRoot(data.toUri().toString())
+                .withWeights(uri)
+                .withMode(Mode.TRACE, false, DataType.FLOAT64)
+                .withTile(TILE, 64L << 20)
+                .withShardSize(SHARD);
+        SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
+        assertEquals(uri, r.plan().source().weights());
+        assertEquals(3, r.shards(ShardTask.Action.COMPUTED).size());
+        // the weights (seed 5), not a fresh initialisation (seed 0): equal to the single-machine job with them
+        KernelJobConfig one = new KernelJobConfig(
+                mlp.toString(),
+                w,
+                0,
+                "mnist",
+                16,
+                null,
+                0,
+                null,
+                Mode.TRACE,
+                Method.AUTO,
+                DataType.FLOAT64,
+                false,
+                1L << 30,
+                false,
+                false,
+                false,
+                false,
+                dir.resolve("ref"),
+                data,
+                false,
+                null,
+                Npz.Format.NPY,
+                false,
+                TILE);
+        try (NDManager m = NDManager.newBaseManager()) {
+            new KernelJob(one).run(m, s -> {});
+        }
+        assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
+        assertEquals(
+                3,
+                SparkKernel.run(spark(), c, s -> {})
+                        .shards(ShardTask.Action.SKIPPED)
+                        .size());
     }
 
     @Test
