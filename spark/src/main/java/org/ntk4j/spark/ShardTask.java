@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.TaskContext;
 import org.apache.spark.resource.ResourceInformation;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.shard.ShardComputer;
 import org.ntk4j.shard.ShardData;
@@ -108,14 +109,20 @@ final class ShardTask {
     /** The shard's arrays: the block of Θ (and of each Θ_l) on the plan's tile grid, from the shard's rows only. */
     static ShardData compute(Job job, Local local, TileRange r, Device device) {
         boolean train = TileRange.TRAIN.equals(r.kernel());
-        Dataset rows = job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows());
-        Dataset cols = job.rows().rows(Split.TRAIN, r.colStart(), r.cols());
+        Integer pad = local.plan().source().pad();
+        Dataset rows = padded(job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows()), pad);
+        Dataset cols = padded(job.rows().rows(Split.TRAIN, r.colStart(), r.cols()), pad);
         synchronized (ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
                     ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
                 return c.memory(job.config().taskMemory()).compute(r, rows.features(), cols.features());
             }
         }
+    }
+
+    /** The samples zero-padded as the plan says ({@code ntk4j kernel --pad}), as the single-machine job pads them. */
+    static Dataset padded(Dataset d, Integer pad) {
+        return pad == null ? d : Preprocess.pad(d, pad);
     }
 
     /** The weights of the job as a local file of this JVM (null without weights). */

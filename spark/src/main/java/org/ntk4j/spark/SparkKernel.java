@@ -354,7 +354,7 @@ public final class SparkKernel {
                 c.n(),
                 null,
                 c.test(),
-                null,
+                c.pad(),
                 c.mode(),
                 Method.AUTO,
                 c.dtype(),
@@ -436,7 +436,8 @@ public final class SparkKernel {
                 TileRange.TRAIN, 0, Math.min(plan.n(), t), two ? t : 0, two ? Math.min(plan.n(), 2 * t) : plan.n());
         // the dataset's first images, cycled when a dry run plans more than it holds (timing depends on shapes)
         int have = Math.min(job.rows().size(Split.TRAIN), range.colEnd());
-        Dataset first = job.rows().rows(Split.TRAIN, 0, have);
+        Dataset first = ShardTask.padded(
+                job.rows().rows(Split.TRAIN, 0, have), plan.source().pad());
         Dataset rows = first.subset(cycle(range.rowStart(), range.rows(), have));
         Dataset cols = first.subset(cycle(range.colStart(), range.cols(), have));
         Device device = ShardTask.device();

@@ -17,6 +17,7 @@ import org.ntk4j.kernel.Mode;
  *     {@code mnist-subset} and named synthetic specs need none)
  * @param n training samples (the first N): the rows and columns of Θ(X1, X1)
  * @param test test samples (the first M): the rows of Θ(X2, X1); 0 = none
+ * @param pad zero-pad images by this many pixels per side (e.g. MNIST 28×28 to 32×32); null = none
  * @param mode trace, full or diagonal over outputs
  * @param perLayer also Θ_l for each parameterised layer
  * @param dtype FLOAT32 or FLOAT64
@@ -40,6 +41,7 @@ public record SparkKernelConfig(
         String dataset,
         int n,
         int test,
+        Integer pad,
         Mode mode,
         boolean perLayer,
         DataType dtype,
@@ -76,6 +78,9 @@ public record SparkKernelConfig(
         if (test < 0) {
             throw new UserException("--test must be >= 0 (got " + test + ")");
         }
+        if (pad != null && pad < 0) {
+            throw new UserException("--pad must be >= 0 (got " + pad + ")");
+        }
         if (taskMemory <= 0) {
             throw new UserException("--task-memory must be a size like 512m or 4g (got " + taskMemory + ")");
         }
@@ -99,6 +104,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 0,
+                null,
                 Mode.TRACE,
                 false,
                 DataType.FLOAT32,
@@ -123,6 +129,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -146,6 +153,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -170,6 +178,32 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 m,
+                pad,
+                mode,
+                perLayer,
+                dtype,
+                out,
+                dataRoot,
+                taskMemory,
+                tile,
+                shardSize,
+                dryRun,
+                executors,
+                failShard,
+                failTimes,
+                failMarkers);
+    }
+
+    /** This job with images zero-padded by {@code p} pixels per side. */
+    public SparkKernelConfig withPad(Integer p) {
+        return new SparkKernelConfig(
+                model,
+                weights,
+                seed,
+                dataset,
+                n,
+                test,
+                p,
                 mode,
                 perLayer,
                 dtype,
@@ -193,6 +227,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 m,
                 layers,
                 type,
@@ -216,6 +251,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -240,6 +276,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -263,6 +300,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -286,6 +324,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -310,6 +349,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,
@@ -334,6 +374,7 @@ public record SparkKernelConfig(
                 dataset,
                 n,
                 test,
+                pad,
                 mode,
                 perLayer,
                 dtype,

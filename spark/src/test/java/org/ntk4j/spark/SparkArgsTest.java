@@ -46,7 +46,9 @@ class SparkArgsTest {
                     "4096",
                     "--dry-run",
                     "--executors",
-                    "32"
+                    "32",
+                    "--pad",
+                    "2"
                 })
                 .config();
         assertEquals("mlp-quickstart", c.model());
@@ -55,6 +57,7 @@ class SparkArgsTest {
         assertEquals("mnist", c.dataset());
         assertEquals(60000, c.n());
         assertEquals(10000, c.test());
+        assertEquals(2, c.pad());
         assertEquals(Mode.FULL, c.mode());
         assertTrue(c.perLayer());
         assertEquals(DataType.FLOAT64, c.dtype());
@@ -71,6 +74,7 @@ class SparkArgsTest {
         assertEquals(Mode.TRACE, d.mode());
         assertEquals(DataType.FLOAT32, d.dtype());
         assertEquals("mnist-subset", d.dataset());
+        assertNull(d.pad());
         assertEquals(SparkKernelConfig.DEFAULT_TASK_MEMORY, d.taskMemory());
         assertTrue(SparkArgs.parse(new String[] {"--help"}).help());
     }

@@ -60,7 +60,11 @@ class SparkKernelTest {
     }
 
     private static Path resource(String name) throws Exception {
-        Path p = data.resolve(name);
+        return resource(name, data);
+    }
+
+    private static Path resource(String name, Path where) throws Exception {
+        Path p = where.resolve(name);
         try (var in = SparkKernelTest.class.getResourceAsStream("/" + name)) {
             Files.copy(in, p);
         }
@@ -206,6 +210,51 @@ class SparkKernelTest {
         assertEquals(3, r.plan().shards().size());
         Path ref = singleMachine(cnn, dir.resolve("ref"), Mode.TRACE, 16, 0, true);
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), ref);
+    }
+
+    @Test
+    void paddedImagesKernelEqualsSingleMachine() throws Exception {
+        Path model = resource("tiny-cnn32.json", dir);
+        Path store = dir.resolve("store");
+        SparkKernelConfig c = SparkKernelConfig.of(model.toString(), "mnist", 8, store.toString())
+                .withDataRoot(data.toUri().toString())
+                .withPad(2)
+                .withTest(4)
+                .withMode(Mode.FULL, false, DataType.FLOAT64)
+                .withTile(TILE, 64L << 20)
+                .withShardSize(SHARD);
+        SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
+        assertEquals(2, r.plan().source().pad());
+        assertEquals(2, r.plan().shards().size());
+        KernelJobConfig one = new KernelJobConfig(
+                model.toString(),
+                null,
+                0,
+                "mnist",
+                8,
+                null,
+                4,
+                2,
+                Mode.FULL,
+                Method.AUTO,
+                DataType.FLOAT64,
+                false,
+                1L << 30,
+                false,
+                false,
+                false,
+                false,
+                dir.resolve("ref"),
+                data,
+                false,
+                null,
+                Npz.Format.NPY,
+                false,
+                TILE);
+        try (NDManager m = NDManager.newBaseManager()) {
+            new KernelJob(one).run(m, s -> {});
+        }
+        assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
     }
 
     @Test
