@@ -191,6 +191,12 @@ class ShardStoreTest {
                 store.write(comp.compute(r));
             }
         }
+        // the whole store assembles into one NPZ whose checksum the manifest records; the shards are kept
+        ShardAssembler.Result ok = ShardAssembler.assemble(a, ShardAssembler.Layout.NPZ, null, true, false);
+        assertTrue(Files.size(ok.output()) > n * n * 4, ok.output().toString());
+        assertTrue(Files.readString(ok.manifest()).contains(org.ntk4j.job.KernelFiles.sha256(ok.output())));
+        Files.delete(ok.output());
+
         // missing shard
         TileRange r = plan.shards().get(1);
         Path side = store.sidecar(r);
