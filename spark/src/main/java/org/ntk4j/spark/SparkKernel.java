@@ -197,7 +197,15 @@ public final class SparkKernel {
                 out.add("  recomputed " + o.shard() + ": " + o.reason());
             }
         }
-        out.add("assemble: ntk4j kernel assemble " + c.out() + " --out kernel.npz (from a local copy of the store)");
+        org.apache.hadoop.fs.Path o = new org.apache.hadoop.fs.Path(c.out());
+        String scheme = o.toUri().getScheme();
+        if (scheme == null || scheme.equals("file")) {
+            out.add("assemble: ntk4j kernel assemble "
+                    + (scheme == null ? c.out() : o.toUri().getPath()));
+        } else {
+            out.add("assemble: copy the store to a local folder (hdfs dfs -get " + c.out()
+                    + " DIR, or aws s3 cp --recursive), then: ntk4j kernel assemble DIR");
+        }
         return out;
     }
 

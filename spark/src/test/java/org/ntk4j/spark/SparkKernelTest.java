@@ -157,6 +157,7 @@ class SparkKernelTest {
         Path ref = singleMachine(mlp, dir.resolve("ref"), Mode.TRACE, N, 0, true);
         assertSameArrays(plan, assemble(store, dir.resolve("a1")), ref);
         assertTrue(lines.get(0).contains("6 computed, 0 recomputed (corrupt), 0 skipped"), lines.get(0));
+        assertEquals("assemble: ntk4j kernel assemble " + store, lines.get(lines.size() - 1));
 
         // the same command again: every shard is valid, nothing is computed
         SparkKernel.Result again = SparkKernel.run(spark(), c, s -> {});
