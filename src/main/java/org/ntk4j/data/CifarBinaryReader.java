@@ -81,6 +81,36 @@ public final class CifarBinaryReader {
                 Datasets.CIFAR_CLASSES);
     }
 
+    /**
+     * Reads records {@code [from, from + count)} of one CIFAR-10 binary file from a stream (closed
+     * afterwards; gzip detected by content), skipping the records before: the row reader of distributed
+     * jobs. Fills {@code labels} (length count) and returns the pixels, as {@link #read} gives them.
+     */
+    public static float[] readRecords(java.io.InputStream in, String what, int from, int count, int[] labels) {
+        try (java.io.InputStream s = DataFiles.maybeGunzip(in, what)) {
+            DataFiles.skipFully(s, (long) from * RECORD, what);
+            byte[] b = DataFiles.readFully(s, count * RECORD, what, count + " records from record " + from);
+            if (count == 0) {
+                return new float[0];
+            }
+            float[] px = parse(b, what, labels);
+            if (from > 0) {
+                for (int i = 0; i < count; i++) {
+                    checkLabelAt(labels[i], from + i, what);
+                }
+            }
+            return px;
+        } catch (java.io.IOException e) {
+            throw new UserException(what + ": cannot read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static void checkLabelAt(int y, int record, String what) {
+        if (y >= Datasets.CIFAR_CLASSES) {
+            throw new UserException(what + ": label " + y + " in record " + record + " is out of range");
+        }
+    }
+
     /** Parses records; fills {@code labels} (length = bytes / RECORD) and returns the pixels. */
     static float[] parse(byte[] b, String what, int[] labels) {
         if (b.length == 0) {

@@ -44,6 +44,49 @@ final class DataFiles {
         }
     }
 
+    /** {@code in} itself, or a gunzipping stream over it when it starts with the gzip magic. */
+    static InputStream maybeGunzip(InputStream in, String what) throws IOException {
+        java.io.BufferedInputStream b = new java.io.BufferedInputStream(in, 1 << 16);
+        b.mark(2);
+        int b0 = b.read();
+        int b1 = b.read();
+        b.reset();
+        if (b0 == 0x1f && b1 == 0x8b) {
+            try {
+                return new GZIPInputStream(b, 1 << 16);
+            } catch (ZipException e) {
+                throw new UserException(what + ": corrupt gzip data (" + e.getMessage() + ")", e);
+            }
+        }
+        return b;
+    }
+
+    /** Exactly {@code n} bytes of {@code in}; a one-line error naming {@code what} and the part when it ends first. */
+    static byte[] readFully(InputStream in, int n, String what, String part) throws IOException {
+        byte[] b = in.readNBytes(n);
+        if (b.length < n) {
+            throw new UserException(
+                    what + ": truncated file: it ends inside " + part + " (" + b.length + " of " + n + " bytes)");
+        }
+        return b;
+    }
+
+    /** Skips exactly {@code n} bytes of {@code in} (seeking where the stream can); an error when it ends first. */
+    static void skipFully(InputStream in, long n, String what) throws IOException {
+        long left = n;
+        while (left > 0) {
+            long k = in.skip(left);
+            if (k <= 0) {
+                if (in.read() < 0) {
+                    throw new UserException(
+                            what + ": truncated file: it ends " + left + " bytes before the requested rows");
+                }
+                k = 1;
+            }
+            left -= k;
+        }
+    }
+
     static boolean isGzip(byte[] b) {
         return b.length >= 2 && (b[0] & 0xff) == 0x1f && (b[1] & 0xff) == 0x8b;
     }

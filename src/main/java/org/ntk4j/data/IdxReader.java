@@ -69,6 +69,87 @@ public final class IdxReader {
         return new Dataset(name, im.pixels(), im.sampleShape(), labels, numClasses);
     }
 
+    /**
+     * Reads images {@code [from, from + count)} of an IDX images file from a stream (closed afterwards;
+     * gzip detected by its magic bytes), skipping the ones before without holding them: the row reader of
+     * distributed jobs, whose executors each read their rows of a shared file. Values are those of
+     * {@link #readImages(Path)} for the same rows ({@code byte / 255f}).
+     */
+    public static Images readImageRows(InputStream in, String what, int from, int count) {
+        try (InputStream s = DataFiles.maybeGunzip(in, what)) {
+            byte[] h = new byte[16];
+            System.arraycopy(DataFiles.readFully(s, 4, what, "the IDX header"), 0, h, 0, 4);
+            if (header(h, 0, what) != IMAGES_MAGIC) {
+                parseImages(h, what); // the same one-line error as a whole read
+            }
+            System.arraycopy(DataFiles.readFully(s, 12, what, "the IDX header"), 0, h, 4, 12);
+            int n = header(h, 4, what);
+            int rows = header(h, 8, what);
+            int cols = header(h, 12, what);
+            if (n < 0 || rows <= 0 || cols <= 0) {
+                parseImages(h, what);
+            }
+            checkRange(what, "images", from, count, n);
+            long size = (long) rows * cols;
+            DataFiles.skipFully(s, from * size, what);
+            byte[] b = DataFiles.readFully(s, (int) (count * size), what, count + " images from index " + from);
+            float[] px = new float[b.length];
+            for (int i = 0; i < px.length; i++) {
+                px[i] = (b[i] & 0xff) / 255f;
+            }
+            return new Images(px, count, rows, cols);
+        } catch (java.io.IOException e) {
+            throw new UserException(what + ": cannot read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Reads labels {@code [from, from + count)} of an IDX labels file from a stream (closed afterwards). */
+    public static int[] readLabelRows(InputStream in, String what, int from, int count, int numClasses) {
+        try (InputStream s = DataFiles.maybeGunzip(in, what)) {
+            byte[] h = new byte[8];
+            System.arraycopy(DataFiles.readFully(s, 4, what, "the IDX header"), 0, h, 0, 4);
+            if (header(h, 0, what) != LABELS_MAGIC) {
+                parseLabels(h, what, numClasses); // the same one-line error as a whole read
+            }
+            System.arraycopy(DataFiles.readFully(s, 4, what, "the IDX header"), 0, h, 4, 4);
+            int n = header(h, 4, what);
+            if (n < 0) {
+                parseLabels(h, what, numClasses);
+            }
+            checkRange(what, "labels", from, count, n);
+            DataFiles.skipFully(s, from, what);
+            byte[] b = DataFiles.readFully(s, count, what, count + " labels from index " + from);
+            int[] labels = new int[count];
+            for (int i = 0; i < count; i++) {
+                int y = b[i] & 0xff;
+                if (y >= numClasses) {
+                    throw new UserException(what + ": label " + y + " at index " + (from + i)
+                            + " is out of range (expected 0.." + (numClasses - 1) + ")");
+                }
+                labels[i] = y;
+            }
+            return labels;
+        } catch (java.io.IOException e) {
+            throw new UserException(what + ": cannot read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** The number of items an IDX file's header declares (its first dimension), read from a stream (closed). */
+    public static int count(InputStream in, String what) {
+        try (InputStream s = DataFiles.maybeGunzip(in, what)) {
+            return header(DataFiles.readFully(s, 8, what, "the IDX header"), 4, what);
+        } catch (java.io.IOException e) {
+            throw new UserException(what + ": cannot read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    private static void checkRange(String what, String items, int from, int count, int n) {
+        if (from < 0 || count < 0 || (long) from + count > n) {
+            throw new UserException(what + ": rows " + from + ".." + ((long) from + count) + " requested but the file"
+                    + " holds " + n + " " + items);
+        }
+    }
+
     static Images parseImages(byte[] b, String what) {
         int magic = header(b, 0, what);
         if (magic != IMAGES_MAGIC) {

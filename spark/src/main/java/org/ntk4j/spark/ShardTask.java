@@ -1,0 +1,176 @@
+package org.ntk4j.spark;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDManager;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.TaskContext;
+import org.apache.spark.resource.ResourceInformation;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Preprocess;
+import org.ntk4j.data.Split;
+import org.ntk4j.shard.ShardComputer;
+import org.ntk4j.shard.ShardData;
+import org.ntk4j.shard.ShardPlan;
+import org.ntk4j.shard.TileRange;
+
+/**
+ * One Spark task: one shard of the plan. Skips a shard already in the store with a valid checksum,
+ * recomputes a missing or corrupt one on the executor's device (the GPU Spark's resource scheduling
+ * assigned to the task, else the CPU) from the rows it reads of the shared dataset, and writes it to
+ * the store.
+ */
+final class ShardTask {
+    /** What every task shares (broadcast once): the plan, the weights' bytes, the job's options. */
+    record Job(
+            String planJson, byte[] weights, SparkKernelConfig config, HadoopRows rows, String out, byte[] hadoopConf)
+            implements Serializable {}
+
+    /** What a task did with its shard. */
+    enum Action {
+        SKIPPED,
+        COMPUTED,
+        RECOMPUTED
+    }
+
+    /** A task's report: the shard, what was done, why (a corrupt shard's reason), its seconds and device. */
+    record Outcome(String shard, Action action, String reason, double seconds, String device) implements Serializable {}
+
+    private ShardTask() {}
+
+    /** Per executor JVM: the plan parsed and the spec and weights written to local files, by plan id. */
+    private static final Map<String, Local> LOCAL = new ConcurrentHashMap<>();
+
+    private record Local(ShardPlan plan, Path weights) {}
+
+    static Outcome run(Job job, ShardRef ref) {
+        long t0 = System.nanoTime();
+        Local local = local(job);
+        ShardPlan plan = local.plan();
+        TileRange r = ref.range();
+        HadoopStore store = new HadoopStore(job.out(), HadoopConf.fromBytes(job.hadoopConf()));
+        String problem = store.check(plan, r);
+        if (problem == null) {
+            return new Outcome(r.name(), Action.SKIPPED, null, (System.nanoTime() - t0) / 1e9, null);
+        }
+        FailureHook.maybeFail(job.config(), r.name());
+        Device device = device();
+        ShardData data = compute(job, local, r, device);
+        try {
+            store.write(plan, data);
+        } finally {
+            data.release();
+        }
+        Action a = problem.equals(HadoopStore.MISSING) ? Action.COMPUTED : Action.RECOMPUTED;
+        return new Outcome(
+                r.name(),
+                a,
+                a == Action.RECOMPUTED ? problem : null,
+                (System.nanoTime() - t0) / 1e9,
+                device.toString());
+    }
+
+    /** The GPU Spark assigned to this task (spark.task.resource.gpu.amount), else the CPU. */
+    static Device device() {
+        TaskContext tc = TaskContext.get();
+        return deviceFor(tc == null ? Map.of() : tc.resourcesJMap());
+    }
+
+    /** The first GPU address among a task's resources ({@code gpu} → {@code ["1"]} is gpu(1)), else the CPU. */
+    static Device deviceFor(Map<String, ResourceInformation> resources) {
+        ResourceInformation gpu = resources.get("gpu");
+        if (gpu != null && gpu.addresses().length > 0) {
+            String a = gpu.addresses()[0].trim();
+            try {
+                return Device.gpu(Integer.parseInt(a));
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException(
+                        "GPU address '" + a + "' from Spark's resource discovery is not a"
+                                + " CUDA device index (the discovery script must print the indices, as getGpusResources.sh"
+                                + " does)",
+                        e);
+            }
+        }
+        return Device.cpu();
+    }
+
+    /**
+     * One shard computation at a time per JVM: DJL's PyTorch engine allows one gradient collector per process
+     * (an executor with several task slots runs its tasks one block after the other, each on all of PyTorch's
+     * intra-op threads; reading rows and writing shards overlap).
+     */
+    static final Object ENGINE = new Object();
+
+    /** The shard's arrays: the block of Θ (and of each Θ_l) on the plan's tile grid, from the shard's rows only. */
+    static ShardData compute(Job job, Local local, TileRange r, Device device) {
+        boolean train = TileRange.TRAIN.equals(r.kernel());
+        Integer pad = local.plan().source().pad();
+        Dataset rows = padded(job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows()), pad);
+        Dataset cols = padded(job.rows().rows(Split.TRAIN, r.colStart(), r.cols()), pad);
+        synchronized (ENGINE) {
+            try (NDManager m = NDManager.newBaseManager(device);
+                    ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
+                return c.memory(job.config().taskMemory()).compute(r, rows.features(), cols.features());
+            }
+        }
+    }
+
+    /** The samples zero-padded as the plan says ({@code ntk4j kernel --pad}), as the single-machine job pads them. */
+    static Dataset padded(Dataset d, Integer pad) {
+        return pad == null ? d : Preprocess.pad(d, pad);
+    }
+
+    /** The weights of the job as a local file of this JVM (null without weights). */
+    static Path localWeightsOf(Job job, ShardPlan plan) {
+        return local(job).weights();
+    }
+
+    private static Local local(Job job) {
+        ShardPlan plan = ShardPlan.fromJson(job.planJson(), "the broadcast plan");
+        return LOCAL.computeIfAbsent(plan.id(), id -> {
+            if (job.weights() == null) {
+                return new Local(plan, null);
+            }
+            try {
+                Path w = Files.createTempFile("ntk4j-spark-" + id, ".npz");
+                w.toFile().deleteOnExit();
+                Files.write(w, job.weights());
+                return new Local(plan, w);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the weights to a local temporary file", e);
+            }
+        });
+    }
+
+    /** The injected failure of the tests ({@link SparkKernelConfig#failShard()}). */
+    static final class FailureHook {
+        private FailureHook() {}
+
+        static void maybeFail(SparkKernelConfig c, String shard) {
+            if (c.failShard() == null || !c.failShard().equals(shard)) {
+                return;
+            }
+            try {
+                Path dir = Path.of(c.failMarkers());
+                Files.createDirectories(dir);
+                for (int i = 0; i < c.failTimes(); i++) {
+                    Path marker = dir.resolve(shard + ".failed." + i);
+                    try {
+                        Files.createFile(marker);
+                    } catch (java.nio.file.FileAlreadyExistsException e) {
+                        continue;
+                    }
+                    throw new IllegalStateException(
+                            "injected failure " + (i + 1) + " of shard " + shard + " (test hook)");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,514 @@
+package org.ntk4j.spark;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDManager;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+import org.ntk4j.UserException;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Split;
+import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.kernel.Method;
+import org.ntk4j.shard.ShardComputer;
+import org.ntk4j.shard.ShardData;
+import org.ntk4j.shard.ShardPlan;
+import org.ntk4j.shard.ShardPlanner;
+import org.ntk4j.shard.TileRange;
+
+/**
+ * The empirical NTK of {@code ntk4j kernel} computed on an Apache Spark cluster, one shard per task.
+ *
+ * <p>The driver checks the data and the weights, plans the shards from N, M, the mode and the per-task
+ * memory ({@link ShardPlan#plan}: a tile grid and square shards of whole tiles; Θ(X1, X1)'s upper
+ * triangle, Θ(X2, X1) whole), writes {@code plan.json} to the output store and broadcasts the plan and
+ * the weights. Each task ({@link ShardTask}) reads the rows of its shard from the shared dataset through
+ * Hadoop's FileSystem ({@link HadoopRows}: {@code file://}, {@code hdfs://}, {@code s3a://}), computes
+ * the block on its executor's device (a GPU assigned by Spark's resource scheduling, else the CPU) with
+ * the structured engine on the plan's tile grid, so that the block equals the same block of the
+ * single-machine kernel bit for bit, and writes the shard with its SHA-256 ({@link HadoopStore}).
+ *
+ * <p>Resume: re-running the same command skips every shard already in the store with a valid checksum;
+ * a missing shard (a lost executor, a killed job) is computed, a corrupt one recomputed. A failed task is
+ * retried by Spark ({@code spark.task.maxFailures}). {@code ntk4j kernel assemble} joins the shards.
+ *
+ * <pre>{@code
+ * SparkKernelConfig c = SparkKernelConfig.of("mlp-quickstart", "mnist", 60000, "hdfs:///ntk/mnist-60k")
+ *         .withDataRoot("hdfs:///ntk4j/data");
+ * SparkKernel.Result r = SparkKernel.run(spark, c);
+ * }</pre>
+ */
+public final class SparkKernel {
+    private SparkKernel() {}
+
+    /**
+     * What a run did.
+     *
+     * @param plan the plan
+     * @param outcomes one per shard: skipped (valid in the store), computed, or recomputed (corrupt), with seconds
+     * @param dryRun the lines of a dry run (empty otherwise)
+     * @param seconds wall time of the run
+     */
+    public record Result(ShardPlan plan, List<ShardTask.Outcome> outcomes, List<String> dryRun, double seconds) {
+        /** Names of the shards with the given action. */
+        public List<String> shards(ShardTask.Action action) {
+            return outcomes.stream()
+                    .filter(o -> o.action() == action)
+                    .map(ShardTask.Outcome::shard)
+                    .toList();
+        }
+    }
+
+    /** {@code spark-submit --class org.ntk4j.spark.SparkKernel ntk4j-spark-all.jar --model ... --out ...}. */
+    public static void main(String[] args) {
+        SparkArgs.Parsed p;
+        try {
+            p = SparkArgs.parse(args);
+        } catch (UserException e) {
+            System.err.println("error: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (p.help()) {
+            System.out.println(SparkArgs.USAGE);
+            return;
+        }
+        SparkSession spark = SparkSession.builder().appName("ntk4j kernel").getOrCreate();
+        int status = 0;
+        try {
+            run(spark, p.config(), System.out::println);
+        } catch (UserException e) {
+            System.err.println("error: " + e.getMessage());
+            status = 2;
+        } finally {
+            spark.stop();
+        }
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** Runs the job on {@code spark}, printing its summary to standard output. */
+    public static Result run(SparkSession spark, SparkKernelConfig c) {
+        return run(spark, c, System.out::println);
+    }
+
+    /** Runs the job on {@code spark}; {@code print} receives the summary (or dry run) lines. */
+    public static Result run(SparkSession spark, SparkKernelConfig c, Consumer<String> print) {
+        long t0 = System.nanoTime();
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+        Configuration hconf = jsc.hadoopConfiguration();
+        HadoopRows rows = new HadoopRows(c.dataRoot(), c.dataset(), hconf);
+        int available = rows.size(Split.TRAIN);
+        if (!c.dryRun()) {
+            checkSizes(c, rows);
+        }
+        Path weights = localWeights(c.weights(), hconf);
+        // the task slots: without --shard-size the plan has at least 4 shards per slot (no long idle tail); a
+        // re-run keeps the shard size of the store's plan, whatever the cluster's size is now
+        int workers = c.executors() != null ? c.executors() : jsc.defaultParallelism();
+        HadoopStore store = new HadoopStore(c.out(), hconf);
+        Integer side = c.shardSize() != null ? c.shardSize() : store.existingShardSize();
+        ShardPlan plan;
+        try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
+            plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), side, workers, m);
+        }
+        if (c.weights() != null) {
+            plan = weightsAsGiven(plan, c.weights());
+        }
+        byte[] weightBytes = readAll(weights);
+        ShardTask.Job job = new ShardTask.Job(plan.toJson(), weightBytes, c, rows, c.out(), HadoopConf.toBytes(hconf));
+        if (c.dryRun()) {
+            ShardPlanner.TileTiming t = timeTileOnExecutor(jsc, job, plan);
+            List<String> lines = new ArrayList<>(ShardPlanner.dryRun(plan, t, workers));
+            // the core's hint for computing shards by hand: here the Spark job computes them
+            lines.removeIf(l -> l.startsWith("compute each shard with:"));
+            if (c.n() > available) {
+                lines.add("(N " + c.n() + " exceeds the " + available + " training images of " + c.dataset()
+                        + " here: planned anyway, the timed tile cycles through them)");
+            }
+            lines.add("(\"this machine\" is the executor that ran the timing task, on " + t.device()
+                    + "; --executors K sets the cluster's task slots, here " + workers + ")");
+            lines.forEach(print);
+            return new Result(plan, List.of(), lines, (System.nanoTime() - t0) / 1e9);
+        }
+        store.preparePlan(plan);
+        Broadcast<ShardTask.Job> b = jsc.broadcast(job);
+        List<ShardRef> refs = new ArrayList<>();
+        plan.shards().forEach(r -> refs.add(ShardRef.of(r)));
+        List<ShardTask.Outcome> outcomes;
+        try {
+            outcomes = jsc.parallelize(refs, Math.max(1, refs.size()))
+                    .map(ref -> ShardTask.run(b.value(), ref))
+                    .collect();
+        } catch (Exception e) { // SparkException is checked, though Java does not see it declared
+            throw failed(e, store, plan);
+        } finally {
+            b.destroy();
+        }
+        Result res = new Result(plan, outcomes, List.of(), (System.nanoTime() - t0) / 1e9);
+        summary(res, c).forEach(print);
+        if (store.tempsRemoved() > 0) {
+            print.accept("  removed " + store.tempsRemoved() + " temporary copies left by killed tasks");
+        }
+        return res;
+    }
+
+    private static List<String> summary(Result r, SparkKernelConfig c) {
+        List<String> out = new ArrayList<>();
+        int computed = r.shards(ShardTask.Action.COMPUTED).size();
+        int recomputed = r.shards(ShardTask.Action.RECOMPUTED).size();
+        int skipped = r.shards(ShardTask.Action.SKIPPED).size();
+        double taskSeconds = r.outcomes().stream()
+                .filter(o -> o.action() != ShardTask.Action.SKIPPED)
+                .mapToDouble(ShardTask.Outcome::seconds)
+                .sum();
+        out.add(String.format(
+                Locale.ROOT,
+                "NTK %s of %d %s samples%s (%s, plan %s): %d shards, %d computed, %d recomputed (corrupt), %d skipped"
+                        + " (valid) in %.1f s (%.1f s of tasks) -> %s",
+                r.plan().mode(),
+                r.plan().n(),
+                c.dataset(),
+                r.plan().test() > 0 ? " and " + r.plan().test() + " test samples" : "",
+                r.plan().dtype(),
+                r.plan().id(),
+                r.outcomes().size(),
+                computed,
+                recomputed,
+                skipped,
+                r.seconds(),
+                taskSeconds,
+                c.out()));
+        for (ShardTask.Outcome o : r.outcomes()) {
+            if (o.action() == ShardTask.Action.RECOMPUTED) {
+                out.add("  recomputed " + o.shard() + ": " + o.reason());
+            }
+        }
+        org.apache.hadoop.fs.Path o = new org.apache.hadoop.fs.Path(c.out());
+        String scheme = o.toUri().getScheme();
+        if (scheme == null || scheme.equals("file")) {
+            out.add("assemble: ntk4j kernel assemble "
+                    + (scheme == null ? c.out() : o.toUri().getPath()));
+        } else {
+            out.add("assemble: copy the store to a local folder (hdfs dfs -get " + c.out()
+                    + " DIR, or aws s3 cp --recursive), then: ntk4j kernel assemble DIR");
+        }
+        return out;
+    }
+
+    /** A failed Spark job as one line: the task's own one-line error, else what failed and how to resume. */
+    private static RuntimeException failed(Exception e, HadoopStore store, ShardPlan plan) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof UserException u) {
+                return new UserException(u.getMessage(), e);
+            }
+        }
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        String why = root.getMessage() == null ? root.getClass().getName() : root.getMessage();
+        why = why.lines().findFirst().orElse(why);
+        String first =
+                e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
+        int done = store.countValid(plan);
+        return new UserException(
+                "the Spark job failed (" + first.replaceAll(", most recent failure.*", "")
+                        + ": " + why + "); " + done + " of " + plan.shards().size() + " shards are in " + store.root()
+                        + ": re-run the same command to compute the rest",
+                e);
+    }
+
+    /** The one-line errors of {@code ntk4j kernel} for N and M larger than the dataset, checked on the driver. */
+    static void checkSizes(SparkKernelConfig c, HadoopRows rows) {
+        int train = rows.size(Split.TRAIN);
+        if (c.n() > train) {
+            throw new UserException("--n " + c.n() + " exceeds the " + train + " training images of " + c.dataset());
+        }
+        if (c.test() > 0) {
+            int test = rows.size(Split.TEST);
+            if (c.test() > test) {
+                throw new UserException(
+                        "--test " + c.test() + " exceeds the " + test + " test images of " + c.dataset());
+            }
+        }
+    }
+
+    /**
+     * The weights as a file on the driver: a local path (or {@code file:} URI) as it is; another file system's
+     * ({@code hdfs://}, {@code s3a://}) copied once to a local folder named after the URI, so that the plan, which
+     * records the path, is the same at every re-run.
+     */
+    static Path localWeights(String weights, Configuration conf) {
+        if (weights == null) {
+            return null;
+        }
+        org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(weights);
+        String scheme = p.toUri().getScheme();
+        if (scheme == null || scheme.equals("file")) {
+            Path local = scheme == null ? Path.of(weights) : Path.of(p.toUri());
+            if (!Files.isRegularFile(local)) {
+                throw new UserException(weights + ": weights file not found");
+            }
+            return local;
+        }
+        try {
+            FileSystem fs = p.getFileSystem(conf);
+            if (!fs.exists(p)) {
+                throw new UserException(weights + ": weights file not found");
+            }
+            String key =
+                    ShardHash.sha256(weights.getBytes(StandardCharsets.UTF_8)).substring(0, 16);
+            Path dir = Path.of(System.getProperty("java.io.tmpdir"), "ntk4j-spark-weights", key);
+            Files.createDirectories(dir);
+            Path local = dir.resolve(p.getName());
+            Path tmp = Files.createTempFile(dir, "download", ".tmp");
+            try (InputStream in = fs.open(p)) {
+                Files.copy(in, tmp, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            Files.move(tmp, local, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return local;
+        } catch (IOException e) {
+            throw new UserException(weights + ": cannot read the weights (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /**
+     * The plan with the weights recorded as the user gave them (a URI), not as the local copy the driver read
+     * (whose folder may differ at the next run, e.g. a YARN container's temporary directory): the plan, and so
+     * the store, stays the same for the same command. The weights' SHA-256 is unchanged; the id is recomputed as
+     * {@link ShardPlan} does and checked by reading the plan back ({@link ShardPlan#fromJson} verifies it).
+     */
+    static ShardPlan weightsAsGiven(ShardPlan p, String weights) {
+        ShardPlan.Source s = p.source();
+        ShardPlan.Source given = new ShardPlan.Source(
+                s.model(),
+                s.spec(),
+                weights,
+                s.weightsSha256(),
+                s.seed(),
+                s.dataset(),
+                s.perClass(),
+                s.pad(),
+                s.method(),
+                s.normalisation(),
+                s.features(),
+                s.perLayer(),
+                s.factorKernels());
+        ShardPlan bare = new ShardPlan(
+                p.format(),
+                p.version(),
+                null,
+                given,
+                p.n(),
+                p.test(),
+                p.outputs(),
+                p.mode(),
+                p.dtype(),
+                p.arrays(),
+                p.tile(),
+                p.shardSize(),
+                p.shards());
+        String id = ShardHash.sha256(org.ntk4j.spec.Specs.toJson(bare).getBytes(StandardCharsets.UTF_8))
+                .substring(0, 16);
+        ShardPlan labelled = new ShardPlan(
+                p.format(),
+                p.version(),
+                id,
+                given,
+                p.n(),
+                p.test(),
+                p.outputs(),
+                p.mode(),
+                p.dtype(),
+                p.arrays(),
+                p.tile(),
+                p.shardSize(),
+                p.shards());
+        return ShardPlan.fromJson(labelled.toJson(), "the plan with weights " + weights);
+    }
+
+    private static byte[] readAll(Path p) {
+        if (p == null) {
+            return null;
+        }
+        try {
+            return Files.readAllBytes(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The single-machine job a Spark job stands for (the options of {@code ntk4j kernel}; nothing is written). */
+    static KernelJobConfig jobConfig(SparkKernelConfig c, String model, Path weights) {
+        return new KernelJobConfig(
+                model,
+                weights,
+                c.seed(),
+                c.dataset(),
+                c.n(),
+                null,
+                c.test(),
+                c.pad(),
+                c.mode(),
+                Method.AUTO,
+                c.dtype(),
+                false,
+                c.taskMemory(),
+                c.perLayer(),
+                false,
+                false,
+                false,
+                Path.of("kernel.npz"),
+                null,
+                false,
+                null,
+                null,
+                false,
+                c.tile());
+    }
+
+    /** A tile pair timed in a task: seconds per tile's factors and per pair, the block's, and where it ran. */
+    record TaskTiming(
+            double factorSeconds,
+            double pairSeconds,
+            double seconds,
+            int threads,
+            double busy,
+            double loadAverage,
+            String device,
+            String host)
+            implements java.io.Serializable {}
+
+    /**
+     * One tile pair timed in a Spark task (on an executor's device, as the shards will run): rows 0:T × columns
+     * T:2T of Θ(X1, X1) (0:T × 0:T when N ≤ T) of the dataset, computed twice, the second run reported.
+     */
+    static ShardPlanner.TileTiming timeTileOnExecutor(JavaSparkContext jsc, ShardTask.Job job, ShardPlan plan) {
+        Broadcast<ShardTask.Job> b = jsc.broadcast(job);
+        try {
+            TaskTiming v = jsc.parallelize(List.of(0), 1)
+                    .map(x -> timeTile(b.value()))
+                    .collect()
+                    .get(0);
+            int t = plan.tile();
+            boolean two = plan.n() > t;
+            int cols = two ? Math.min(plan.n(), 2 * t) - t : Math.min(plan.n(), t);
+            return new ShardPlanner.TileTiming(
+                    t,
+                    Math.min(plan.n(), t),
+                    cols,
+                    v.factorSeconds(),
+                    v.pairSeconds(),
+                    v.seconds(),
+                    v.device(),
+                    v.threads(),
+                    v.busy(),
+                    v.loadAverage(),
+                    "timed in a Spark task on executor host " + v.host());
+        } catch (Exception e) { // SparkException is checked, though Java does not see it declared
+            for (Throwable x = e; x != null; x = x.getCause()) {
+                if (x instanceof UserException u) {
+                    throw new UserException(u.getMessage(), e);
+                }
+            }
+            throw new UserException(
+                    "timing a tile in a Spark task failed: "
+                            + (e.getMessage() == null
+                                    ? e.toString()
+                                    : e.getMessage().lines().findFirst().orElse("")),
+                    e);
+        } finally {
+            b.destroy();
+        }
+    }
+
+    private static TaskTiming timeTile(ShardTask.Job job) {
+        ShardPlan plan = ShardPlan.fromJson(job.planJson(), "the broadcast plan");
+        int t = plan.tile();
+        boolean two = plan.n() > t;
+        TileRange range = new TileRange(
+                TileRange.TRAIN, 0, Math.min(plan.n(), t), two ? t : 0, two ? Math.min(plan.n(), 2 * t) : plan.n());
+        // the dataset's first images, cycled when a dry run plans more than it holds (timing depends on shapes)
+        int have = Math.min(job.rows().size(Split.TRAIN), range.colEnd());
+        Dataset first = ShardTask.padded(
+                job.rows().rows(Split.TRAIN, 0, have), plan.source().pad());
+        Dataset rows = first.subset(cycle(range.rowStart(), range.rows(), have));
+        Dataset cols = first.subset(cycle(range.colStart(), range.cols(), have));
+        Device device = ShardTask.device();
+        Path w = ShardTask.localWeightsOf(job, plan);
+        double[] out = new double[4];
+        int threads = threads();
+        synchronized (ShardTask.ENGINE) {
+            try (NDManager m = NDManager.newBaseManager(device);
+                    ShardComputer c = ShardComputer.open(plan, w, null, m)) {
+                c.memory(job.config().taskMemory());
+                for (int rep = 0; rep < 2; rep++) {
+                    long cpu0 = processCpuNanos();
+                    long wall0 = System.nanoTime();
+                    ShardData d = c.compute(range, rows.features(), cols.features());
+                    long cpu = processCpuNanos() - cpu0;
+                    // the share of its threads' CPU the block got (below 1 on a loaded machine; 1 on a GPU)
+                    out[3] = cpu0 < 0 || device.isGpu()
+                            ? 1
+                            : Math.max(1e-3, Math.min(1, cpu / ((System.nanoTime() - wall0) * (double) threads)));
+                    out[0] = d.timings().get("factors") / (two ? 2 : 1);
+                    out[1] = d.timings().get("contraction") + d.timings().get("host");
+                    out[2] = d.seconds();
+                    d.release();
+                }
+            }
+        }
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "unknown";
+        }
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                .getSystemLoadAverage();
+        return new TaskTiming(out[0], out[1], out[2], threads, out[3], load, device.toString(), host);
+    }
+
+    private static int[] cycle(int from, int count, int have) {
+        int[] idx = new int[count];
+        for (int i = 0; i < count; i++) {
+            idx[i] = (from + i) % have;
+        }
+        return idx;
+    }
+
+    /** CPU time of this process so far, in nanoseconds (-1 when unknown). */
+    private static long processCpuNanos() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    /** PyTorch's intra-op threads in this JVM (ai.djl.pytorch.num_threads, else the cores). */
+    private static int threads() {
+        try {
+            return Math.max(
+                    1,
+                    Integer.parseInt(
+                            System.getProperty("ai.djl.pytorch.num_threads", "").trim()));
+        } catch (NumberFormatException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+}
