@@ -238,8 +238,8 @@ public record ShardPlan(
         };
     }
 
-    /** This plan with its {@link #id()} computed from the rest. */
-    ShardPlan withId() {
+    /** This plan with its {@link #id()} computed from the rest (the hash of its JSON without the id). */
+    public ShardPlan withId() {
         ShardPlan bare = new ShardPlan(
                 format, version, null, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards);
         String hash = sha256(Specs.toJson(bare)).substring(0, 16);

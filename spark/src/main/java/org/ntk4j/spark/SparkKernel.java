@@ -289,8 +289,8 @@ public final class SparkKernel {
     /**
      * The plan with the weights recorded as the user gave them (a URI), not as the local copy the driver read
      * (whose folder may differ at the next run, e.g. a YARN container's temporary directory): the plan, and so
-     * the store, stays the same for the same command. The weights' SHA-256 is unchanged; the id is recomputed as
-     * {@link ShardPlan} does and checked by reading the plan back ({@link ShardPlan#fromJson} verifies it).
+     * the store, stays the same for the same command. The weights' SHA-256 is unchanged; the id is recomputed by
+     * {@link ShardPlan#withId()} and checked by reading the plan back ({@link ShardPlan#fromJson} verifies it).
      */
     static ShardPlan weightsAsGiven(ShardPlan p, String weights) {
         ShardPlan.Source s = p.source();
@@ -308,36 +308,21 @@ public final class SparkKernel {
                 s.features(),
                 s.perLayer(),
                 s.factorKernels());
-        ShardPlan bare = new ShardPlan(
-                p.format(),
-                p.version(),
-                null,
-                given,
-                p.n(),
-                p.test(),
-                p.outputs(),
-                p.mode(),
-                p.dtype(),
-                p.arrays(),
-                p.tile(),
-                p.shardSize(),
-                p.shards());
-        String id = ShardHash.sha256(org.ntk4j.spec.Specs.toJson(bare).getBytes(StandardCharsets.UTF_8))
-                .substring(0, 16);
         ShardPlan labelled = new ShardPlan(
-                p.format(),
-                p.version(),
-                id,
-                given,
-                p.n(),
-                p.test(),
-                p.outputs(),
-                p.mode(),
-                p.dtype(),
-                p.arrays(),
-                p.tile(),
-                p.shardSize(),
-                p.shards());
+                        p.format(),
+                        p.version(),
+                        null,
+                        given,
+                        p.n(),
+                        p.test(),
+                        p.outputs(),
+                        p.mode(),
+                        p.dtype(),
+                        p.arrays(),
+                        p.tile(),
+                        p.shardSize(),
+                        p.shards())
+                .withId();
         return ShardPlan.fromJson(labelled.toJson(), "the plan with weights " + weights);
     }
 
