@@ -376,40 +376,13 @@ public final class PhaseDiagram {
      * K(x, x') = ηκ²[C·ReLU(Wx)·ReLU(Wx') + (x·x') Σ_i ‖U_{:,i}‖² 1[w_i·x &gt; 0] 1[w_i·x' &gt; 0]].
      */
     static double[][] ntk(TwoLayerNet net, double[] x, int[] idx, double eta) {
-        int m = idx.length;
-        double[][] pre = new double[m][];
-        for (int a = 0; a < m; a++) {
-            pre[a] = net.pre(x, idx[a] * net.d0);
-        }
-        double[] un = new double[net.d];
-        for (int k = 0; k < net.outputs; k++) {
-            for (int i = 0; i < net.d; i++) {
-                un[i] += net.u[k * net.d + i] * net.u[k * net.d + i];
+        double[][] k = net.ntk(x, idx, x, idx);
+        for (double[] row : k) {
+            for (int j = 0; j < row.length; j++) {
+                row[j] *= eta;
             }
         }
-        double[][] kk = new double[m][m];
-        double f = eta * net.kappa * net.kappa;
-        for (int a = 0; a < m; a++) {
-            for (int b = a; b < m; b++) {
-                double hh = 0;
-                double gg = 0;
-                for (int i = 0; i < net.d; i++) {
-                    double pa = pre[a][i];
-                    double pb = pre[b][i];
-                    if (pa > 0 && pb > 0) {
-                        hh += pa * pb;
-                        gg += un[i];
-                    }
-                }
-                double xx = 0;
-                for (int j = 0; j < net.d0; j++) {
-                    xx += x[idx[a] * net.d0 + j] * x[idx[b] * net.d0 + j];
-                }
-                kk[a][b] = f * (net.outputs * hh + xx * gg);
-                kk[b][a] = kk[a][b];
-            }
-        }
-        return kk;
+        return k;
     }
 
     static double meanDiagonal(double[][] k) {

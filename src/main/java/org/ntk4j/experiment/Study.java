@@ -60,6 +60,7 @@ public interface Study {
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
                 SolvableDynamics.STUDY,
-                PhaseDiagram.STUDY);
+                PhaseDiagram.STUDY,
+                ReluSilentAlignment.STUDY);
     }
 }

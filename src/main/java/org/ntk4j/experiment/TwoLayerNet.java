@@ -265,6 +265,53 @@ final class TwoLayerNet {
         return cosine(u, s);
     }
 
+    /**
+     * The empirical NTK summed over outputs between rows {@code ia} of xa and rows {@code ib} of xb (unit learning
+     * rates): K(x, x') = κ²[C·σ(Wx)·σ(Wx') + (x·x') Σ_i ‖U_{:,i}‖² σ'(w_i·x) σ'(w_i·x')] (σ' = 1 for the linear net),
+     * the analytic two-layer form (Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, §4: relu(WX)ᵀrelu(WX) + (GᵀG)∘(XᵀX)).
+     */
+    double[][] ntk(double[] xa, int[] ia, double[] xb, int[] ib) {
+        double[][] pa = new double[ia.length][];
+        double[][] pb = new double[ib.length][];
+        for (int a = 0; a < ia.length; a++) {
+            pa[a] = pre(xa, ia[a] * d0);
+        }
+        for (int b = 0; b < ib.length; b++) {
+            pb[b] = pre(xb, ib[b] * d0);
+        }
+        double[] un = new double[d];
+        for (int k = 0; k < outputs; k++) {
+            for (int i = 0; i < d; i++) {
+                un[i] += u[k * d + i] * u[k * d + i];
+            }
+        }
+        double[][] kk = new double[ia.length][ib.length];
+        double f = kappa * kappa;
+        for (int a = 0; a < ia.length; a++) {
+            for (int b = 0; b < ib.length; b++) {
+                double hh = 0;
+                double gg = 0;
+                for (int i = 0; i < d; i++) {
+                    double p = pa[a][i];
+                    double q = pb[b][i];
+                    if (!relu) {
+                        hh += p * q;
+                        gg += un[i];
+                    } else if (p > 0 && q > 0) {
+                        hh += p * q;
+                        gg += un[i];
+                    }
+                }
+                double xx = 0;
+                for (int j = 0; j < d0; j++) {
+                    xx += xa[ia[a] * d0 + j] * xb[ib[b] * d0 + j];
+                }
+                kk[a][b] = f * (outputs * hh + xx * gg);
+            }
+        }
+        return kk;
+    }
+
     /** Frobenius norm of a flat array. */
     static double norm(double[] a) {
         double s = 0;
