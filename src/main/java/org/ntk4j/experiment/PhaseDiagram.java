@@ -62,7 +62,7 @@ public final class PhaseDiagram {
         public static Settings of(Scale scale) {
             return switch (scale) {
                 case QUICK -> new Settings(new double[] {16, 64, 256}, 64, 8, 128, 128, 16, 0.1, 6, 16, false, 0);
-                case CPU -> new Settings(new double[] {16, 64, 256}, 64, 32, 512, 512, 32, 0.5, 10, 32, true, 0);
+                case CPU -> new Settings(new double[] {16, 64, 256}, 64, 32, 256, 256, 32, 0.2, 8, 32, true, 0);
                 case PAPER -> new Settings(
                         new double[] {64, 256, 1024, 4096}, 256, 32, 50000, 10000, 64, 0.1, 100, 128, true, 0);
             };
