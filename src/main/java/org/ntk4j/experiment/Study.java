@@ -61,6 +61,7 @@ public interface Study {
                 AlignmentHierarchy.STUDY,
                 SolvableDynamics.STUDY,
                 PhaseDiagram.STUDY,
-                ReluSilentAlignment.STUDY);
+                ReluSilentAlignment.STUDY,
+                InitScale.STUDY);
     }
 }
