@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
             QuickstartCommand.class,
             TrainCommand.class,
             KernelCommand.class,
+            RegressCommand.class,
             DataCommand.class,
             TheoryCommand.class,
             ReproduceCommand.class,

@@ -171,6 +171,20 @@ public final class Whitening {
 
     /** Applies x ↦ c·x V_r S_r^{γ−1} V_rᵀ to every row of an m×d matrix (returns a new array). */
     public float[] apply(float[] x) {
+        return apply(x, true);
+    }
+
+    /**
+     * The same map in the coordinates of the retained right singular vectors: x ↦ c·x V_r S_r^{γ−1} (m×r). Since
+     * V_r has orthonormal columns this is an isometry of the transformed points, so a network with rotation-invariant
+     * (i.i.d. Gaussian) first-layer init trained on these r-dimensional rows behaves like one trained on the d-dimensional
+     * {@link #apply(float[])} output, at r/d of the cost.
+     */
+    public float[] coordinates(float[] x) {
+        return apply(x, false);
+    }
+
+    private float[] apply(float[] x, boolean back) {
         if (x.length % d != 0) {
             throw new UserException("whitening: " + x.length + " values are not a whole number of samples of " + d
                     + " features (the dimension it was fitted on)");
@@ -187,6 +201,13 @@ public final class Whitening {
             for (int i = 0; i < m; i++) {
                 proj.set(i, k, proj.get(i, k) * f);
             }
+        }
+        if (!back) {
+            float[] c = new float[m * rank];
+            for (int k = 0; k < c.length; k++) {
+                c[k] = (float) proj.data[k];
+            }
+            return c;
         }
         DMatrixRMaj out = new DMatrixRMaj(m, d);
         CommonOps_DDRM.multTransB(proj, vr, out);

@@ -58,6 +58,10 @@ public interface Study {
                 NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
-                AlignmentHierarchy.STUDY);
+                AlignmentHierarchy.STUDY,
+                SolvableDynamics.STUDY,
+                PhaseDiagram.STUDY,
+                ReluSilentAlignment.STUDY,
+                InitScale.STUDY);
     }
 }

@@ -78,7 +78,8 @@ public final class StudyCatalog {
                     "relu-silent-alignment",
                     "001",
                     "Fig. 1a-c, D.2",
-                    "ReLU MLPs on whitened MNIST/CIFAR 2-class: NTK aligns before the loss falls; final-NTK regression"),
+                    "two-layer ReLU MLPs on whitened MNIST/CIFAR 2-class: NTK aligns before the loss falls; final-NTK"
+                            + " regression (depth-3 D.2 not built)"),
             new Entry(
                     "multiclass-anisotropic",
                     "001",
@@ -153,7 +154,7 @@ public final class StudyCatalog {
                     "phase-diagram",
                     "004",
                     "Figs 3, 4, Table 1",
-                    "two-layer ReLU nets in six scalings: measured phase against the 20 theoretical labels"));
+                    "two-layer ReLU nets in the 20 Table-1 scalings: measured phase against the theoretical labels"));
 
     /** Names of the studies that exist today. */
     static Set<String> builtNames() {

@@ -1,0 +1,172 @@
+package org.ntk4j.report;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import org.ntk4j.UserException;
+
+/**
+ * Reads arrays back from what {@link Npz} writes: an NPZ zip of .npy entries (stored or deflated) or a directory of
+ * {@code <name>.npy} files. NPY format 1.0/2.0, C order, little-endian float32/float64/int32/int64/uint8, returned as
+ * doubles. Arrays are read whole (a kernel for regression fits in memory).
+ */
+public final class NpzReader {
+    /** One array: its shape and values in C order. */
+    public record Array(long[] shape, double[] data) {
+        public int rows() {
+            return (int) shape[0];
+        }
+
+        public int cols() {
+            return shape.length < 2 ? 1 : (int) (data.length / Math.max(shape[0], 1));
+        }
+    }
+
+    private final Path path;
+
+    public NpzReader(Path path) {
+        if (!Files.exists(path)) {
+            throw new UserException("kernel file " + path + " does not exist");
+        }
+        this.path = path;
+    }
+
+    /** Entry names (without .npy). */
+    public List<String> names() {
+        List<String> out = new ArrayList<>();
+        try {
+            if (Files.isDirectory(path)) {
+                try (var s = Files.list(path)) {
+                    s.map(p -> p.getFileName().toString())
+                            .filter(n -> n.endsWith(".npy"))
+                            .forEach(n -> out.add(n.substring(0, n.length() - 4)));
+                }
+            } else {
+                try (ZipFile z = new ZipFile(path.toFile())) {
+                    z.stream()
+                            .map(ZipEntry::getName)
+                            .filter(n -> n.endsWith(".npy"))
+                            .forEach(n -> out.add(n.substring(0, n.length() - 4)));
+                }
+            }
+        } catch (IOException e) {
+            throw new UserException(path + " is not an NPZ file or a directory of .npy files (" + e.getMessage() + ")");
+        }
+        return out;
+    }
+
+    /** Whether the entry exists. */
+    public boolean has(String name) {
+        return names().contains(name);
+    }
+
+    /** Reads entry {@code name}; a missing entry is a {@link UserException} naming the file and the entries present. */
+    public Array read(String name) {
+        try {
+            if (Files.isDirectory(path)) {
+                Path f = path.resolve(name + ".npy");
+                if (!Files.exists(f)) {
+                    throw missing(name);
+                }
+                try (InputStream in = Files.newInputStream(f)) {
+                    return parse(in, name);
+                }
+            }
+            try (ZipFile z = new ZipFile(path.toFile())) {
+                ZipEntry e = z.getEntry(name + ".npy");
+                if (e == null) {
+                    throw missing(name);
+                }
+                try (InputStream in = z.getInputStream(e)) {
+                    return parse(in, name);
+                }
+            }
+        } catch (IOException e) {
+            throw new UserException("cannot read '" + name + "' from " + path + ": " + e.getMessage());
+        }
+    }
+
+    private UserException missing(String name) {
+        return new UserException(path + " has no entry '" + name + "' (entries: " + String.join(", ", names()) + ")");
+    }
+
+    private static final Pattern DESCR = Pattern.compile("'descr'\\s*:\\s*'([^']+)'");
+    private static final Pattern ORDER = Pattern.compile("'fortran_order'\\s*:\\s*(True|False)");
+    private static final Pattern SHAPE = Pattern.compile("'shape'\\s*:\\s*\\(([^)]*)\\)");
+
+    private Array parse(InputStream raw, String name) throws IOException {
+        DataInputStream in = new DataInputStream(raw);
+        byte[] magic = new byte[6];
+        in.readFully(magic);
+        if (magic[0] != (byte) 0x93 || magic[1] != 'N' || magic[2] != 'U') {
+            throw new UserException("entry '" + name + "' of " + path + " is not an .npy array");
+        }
+        int major = in.readUnsignedByte();
+        in.readUnsignedByte();
+        byte[] lenBytes = new byte[major == 1 ? 2 : 4];
+        in.readFully(lenBytes);
+        ByteBuffer lb = ByteBuffer.wrap(lenBytes).order(ByteOrder.LITTLE_ENDIAN);
+        int hlen = major == 1 ? Short.toUnsignedInt(lb.getShort()) : lb.getInt();
+        byte[] hb = new byte[hlen];
+        in.readFully(hb);
+        String header = new String(hb, StandardCharsets.ISO_8859_1);
+        Matcher d = DESCR.matcher(header);
+        Matcher o = ORDER.matcher(header);
+        Matcher s = SHAPE.matcher(header);
+        if (!d.find() || !o.find() || !s.find()) {
+            throw new UserException("entry '" + name + "' of " + path + " has an unreadable .npy header");
+        }
+        if (o.group(1).equals("True")) {
+            throw new UserException("entry '" + name + "' of " + path + " is in Fortran order (C order expected)");
+        }
+        List<Long> dims = new ArrayList<>();
+        for (String t : s.group(1).split(",")) {
+            if (!t.isBlank()) {
+                dims.add(Long.parseLong(t.trim()));
+            }
+        }
+        long[] shape = dims.stream().mapToLong(Long::longValue).toArray();
+        long count = 1;
+        for (long v : shape) {
+            count *= v;
+        }
+        if (count > Integer.MAX_VALUE / 8) {
+            throw new UserException("entry '" + name + "' of " + path + " is too large to read whole (" + count + ")");
+        }
+        String descr = d.group(1);
+        int size =
+                switch (descr) {
+                    case "<f4", "<i4" -> 4;
+                    case "<f8", "<i8" -> 8;
+                    case "|u1", "<u1", "|i1" -> 1;
+                    default -> throw new UserException("entry '" + name + "' of " + path + " has dtype " + descr
+                            + " (float32/64, int32/64, uint8 read)");
+                };
+        byte[] body = new byte[(int) count * size];
+        in.readFully(body);
+        ByteBuffer b = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
+        double[] v = new double[(int) count];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = switch (descr) {
+                case "<f4" -> b.getFloat();
+                case "<f8" -> b.getDouble();
+                case "<i4" -> b.getInt();
+                case "<i8" -> b.getLong();
+                case "|i1" -> b.get();
+                default -> Byte.toUnsignedInt(b.get());
+            };
+        }
+        return new Array(shape, v);
+    }
+}
