@@ -55,6 +55,7 @@ public interface Study {
                 SilentAlignment.STUDY,
                 LayerwiseLearningRates.STUDY,
                 DeepLinearTimescales.STUDY,
+                DepthSweep.STUDY,
                 NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,

@@ -81,6 +81,31 @@ public final class LinearNetworks {
         return Math.pow(u[0], depth);
     }
 
+    /**
+     * Half-loss time of the balanced deep flow (corrected eq. 39): the time c(t) takes from c₀ to
+     * c½ = s − (s − c₀)/√2, where the loss ½(s − c)² is half its initial value. Written as the quadrature
+     * t½ = ∫ du/(u^{L−1}(s − u^L)) from u₀ = c₀^{1/L} to c½^{1/L}, in the variable v = ln u (integrand
+     * 1/(u^{L−2}(s − u^L)), smooth on the interval), by composite Simpson with {@code intervals} (even)
+     * intervals (error O(intervals⁻⁴)). For L = 2 this equals the closed form
+     * ln(c½(s/c₀ − 1)/(s − c½))/(2s) of the logistic c(t).
+     */
+    public static double deepHalfLossTime(double s, double c0, int depth, int intervals) {
+        if (!(c0 > 0 && c0 < s) || depth < 2 || intervals < 2 || intervals % 2 != 0) {
+            throw new IllegalArgumentException("need 0 < c0 < s, L >= 2, an even number of intervals");
+        }
+        double half = s - (s - c0) / Math.sqrt(2);
+        double a = Math.log(c0) / depth;
+        double b = Math.log(half) / depth;
+        double h = (b - a) / intervals;
+        double sum = 0;
+        for (int k = 0; k <= intervals; k++) {
+            double u = Math.exp(a + k * h);
+            double g = 1 / (Math.pow(u, depth - 2) * (s - Math.pow(u, depth)));
+            sum += (k == 0 || k == intervals ? 1 : k % 2 == 1 ? 4 : 2) * g;
+        }
+        return sum * h / 3;
+    }
+
     /** Blow-up time of the small-c approximation, t* = c₀^{−(L−2)/L}/((L−2)s) (corrected eq. 40), L ≥ 3. */
     public static double deepBlowUpTime(double c0, double s, int depth) {
         return Math.pow(c0, -(depth - 2.0) / depth) / ((depth - 2.0) * s);
