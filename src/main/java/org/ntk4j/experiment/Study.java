@@ -56,6 +56,7 @@ public interface Study {
                 LayerwiseLearningRates.STUDY,
                 DeepLinearTimescales.STUDY,
                 DepthSweep.STUDY,
+                MulticlassAnisotropic.STUDY,
                 NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,

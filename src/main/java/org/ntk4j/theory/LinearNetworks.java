@@ -158,6 +158,68 @@ public final class LinearNetworks {
         return m;
     }
 
+    /**
+     * The output-traced final NTK matrix Σ_c M_cc (D × D, K_tr(x,x') = xᵀM_tr x') of an L-layer linear network with C
+     * outputs trained to a whitened multi-output teacher β (C × D, row-major), equal learning rates: the trace over c of
+     * eq. 53 with u_α = s_α^{1/L} at convergence (App. G.1) and the <b>corrected</b> l = 1 factor B₁ = I (the literal
+     * Σ_β r₁r₁ᵀ misses a trained network by 65%, notes' erratum), written with matrix powers of G = βᵀβ = Σ s_α² v_αv_αᵀ:
+     * <pre>  M_tr = C·G^{(L−1)/L} + Σ_{l=1}^{L−1} tr(G^{(L−l)/L}) · G^{(l−1)/L},   G⁰ := I. </pre>
+     * For C = 1 this is s^{2(L−1)/L}[(L − 1)ββᵀ + I] ({@link #finalNtkMatrix} with equal rates).
+     */
+    public static DMatrixRMaj tracedMultiOutputFinalNtk(double[] beta, int outputs, int depth) {
+        int d = beta.length / outputs;
+        DMatrixRMaj b = new DMatrixRMaj(outputs, d, true, beta);
+        DMatrixRMaj g = new DMatrixRMaj(d, d);
+        org.ejml.dense.row.CommonOps_DDRM.multTransA(b, b, g);
+        var eig = org.ejml.dense.row.factory.DecompositionFactory_DDRM.eig(d, true, true);
+        if (!eig.decompose(g.copy())) {
+            throw new IllegalStateException("eigendecomposition of βᵀβ failed");
+        }
+        double[] lam = new double[d];
+        DMatrixRMaj[] vec = new DMatrixRMaj[d];
+        double top = 0;
+        for (int k = 0; k < d; k++) {
+            lam[k] = eig.getEigenvalue(k).getReal();
+            vec[k] = eig.getEigenVector(k);
+            top = Math.max(top, lam[k]);
+        }
+        for (int k = 0; k < d; k++) {
+            lam[k] = lam[k] > 1e-12 * top ? lam[k] : 0; // rounding in the null space of βᵀβ, not a direction
+        }
+        DMatrixRMaj m = new DMatrixRMaj(d, d);
+        addPower(m, outputs, lam, vec, (depth - 1.0) / depth);
+        for (int l = 1; l <= depth - 1; l++) {
+            double tr = 0;
+            for (double v : lam) {
+                tr += v > 0 ? Math.pow(v, (depth - (double) l) / depth) : 0;
+            }
+            if (l == 1) {
+                for (int i = 0; i < d; i++) {
+                    m.add(i, i, tr);
+                }
+            } else {
+                addPower(m, tr, lam, vec, (l - 1.0) / depth);
+            }
+        }
+        return m;
+    }
+
+    /** m += c·Σ_k λ_k^p v_k v_kᵀ over the positive eigenvalues. */
+    private static void addPower(DMatrixRMaj m, double c, double[] lam, DMatrixRMaj[] vec, double p) {
+        int d = m.numRows;
+        for (int k = 0; k < lam.length; k++) {
+            if (lam[k] <= 0) {
+                continue;
+            }
+            double w = c * Math.pow(lam[k], p);
+            for (int i = 0; i < d; i++) {
+                for (int j = 0; j < d; j++) {
+                    m.add(i, j, w * vec[k].get(i) * vec[k].get(j));
+                }
+            }
+        }
+    }
+
     /** (A + B)/√((A + B)² + (r − 1)B²). */
     public static double finalAlignment(double[] etas, int rank) {
         double[] ab = finalNtkCoefficients(etas);

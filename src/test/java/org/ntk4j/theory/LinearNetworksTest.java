@@ -221,6 +221,32 @@ class LinearNetworksTest {
         }
     }
 
+    @Test
+    void tracedMultiOutputFinalNtkReducesToTheScalarFormAndADiagonalCase() {
+        // C = 1: s^{2(L−1)/L}[(L−1)ββᵀ + I] exactly (1e-12).
+        double[] beta = unit(5, 3);
+        double s = 1.7;
+        double[] sb = java.util.Arrays.stream(beta).map(v -> s * v).toArray();
+        for (int depth = 2; depth <= 4; depth++) {
+            DMatrixRMaj m = LinearNetworks.tracedMultiOutputFinalNtk(sb, 1, depth);
+            DMatrixRMaj ref = LinearNetworks.finalNtkMatrix(beta, s, fill(depth, 1));
+            for (int i = 0; i < 25; i++) {
+                assertEquals(ref.get(i), m.get(i), 1e-12, "L=" + depth);
+            }
+        }
+        // C = 2, L = 2, β with orthogonal rows of norms 2 and 1 along e₁, e₂: G = diag(4, 1, 0, ...),
+        // M_tr = 2·G^{1/2} + tr(G^{1/2})·I = diag(4 + 3, 2 + 3, 3, 3, 3).
+        double[] b2 = new double[10];
+        b2[0] = 2;
+        b2[5 + 1] = 1;
+        DMatrixRMaj m = LinearNetworks.tracedMultiOutputFinalNtk(b2, 2, 2);
+        double[] diag = {7, 5, 3, 3, 3};
+        for (int i = 0; i < 5; i++) {
+            assertEquals(diag[i], m.get(i, i), 1e-12);
+        }
+        assertEquals(0, m.get(0, 1), 1e-12);
+    }
+
     static double[] fill(int n, double v) {
         double[] a = new double[n];
         java.util.Arrays.fill(a, v);
