@@ -12,10 +12,7 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
-import org.ntk4j.data.Split;
-import org.ntk4j.data.Standardizer;
 import org.ntk4j.data.Synthetic;
-import org.ntk4j.data.Whitening;
 import org.ntk4j.experiment.Verdicts.Verdict;
 import org.ntk4j.metrics.Alignment;
 import org.ntk4j.model.Network;
@@ -283,37 +280,10 @@ public final class MulticlassAnisotropic {
         return rows;
     }
 
-    /**
-     * P/2 digits 0 and P/2 digits 1 of the bundled MNIST subset, centred, partially whitened with exponent γ and
-     * rescaled so the retained covariance eigenvalues average 1 ({@link Whitening}); targets +1 (digit 1), −1 (0).
-     */
+    /** {@link TwoClassData} on the bundled MNIST subset, flattened to D = 784 inputs for the linear nets. */
     static Dataset mnist01(int points, double gamma) {
-        Dataset all = Datasets.load(Datasets.MNIST_SUBSET, Split.TRAIN);
-        int[] idx = new int[points];
-        int zeros = 0;
-        int ones = 0;
-        int k = 0;
-        for (int i = 0; i < all.size() && k < points; i++) {
-            int label = all.labels()[i];
-            if (label == 0 && zeros < points / 2) {
-                idx[k++] = i;
-                zeros++;
-            } else if (label == 1 && ones < points - points / 2) {
-                idx[k++] = i;
-                ones++;
-            }
-        }
-        Dataset two = all.subset(java.util.Arrays.copyOf(idx, k));
-        int d = two.featureDim();
-        float[] x = Standardizer.fit(two, Standardizer.Mode.CENTRE).apply(two).features();
-        float[] xg = Whitening.fit(x, k, d, gamma, Whitening.DEFAULT_RCOND, Whitening.Rescale.UNIT_MEAN_EIGENVALUE)
-                .fittedTrain();
-        float[] y = new float[k];
-        for (int i = 0; i < k; i++) {
-            y[i] = two.labels()[i] == 1 ? 1f : -1f;
-        }
-        return Dataset.regression(
-                String.format(Locale.ROOT, "mnist-subset-01-gamma-%g", gamma), xg, new int[] {d}, y, 1);
+        Dataset two = TwoClassData.of(Datasets.MNIST_SUBSET, points, 0, gamma).train();
+        return two.withFeatures(two.features(), new int[] {two.featureDim()});
     }
 
     /** w* = Xᵀ(XXᵀ)⁺y, the minimum-norm interpolant of the targets (rows of X are the points). */

@@ -57,6 +57,7 @@ public interface Study {
                 DeepLinearTimescales.STUDY,
                 DepthSweep.STUDY,
                 MulticlassAnisotropic.STUDY,
+                WrnAlignment.STUDY,
                 NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
