@@ -40,8 +40,9 @@ import org.ntk4j.train.Trainer;
  *
  * <ul>
  *   <li>the ordering of Fig. 1d: the fraction of the alignment's rise A₀ → A_∞ (A = yᵀKy/(‖K‖_F‖y‖²)) done when
- *       the loss has fallen by 10%, and the time the kernel "starts growing significantly" (its top eigenvalue
- *       doubled) against the time the alignment reached 90% of its rise;</li>
+ *       the loss has fallen by 10%, and the time the kernel "starts growing significantly" (10% of the total rise
+ *       of ln λ_max(K), the top eigenvalue; it grows by 10³–10⁵ here) against the time the alignment reached 90%
+ *       of its rise;</li>
  *   <li>Fig. 1e: on held-out images, the correlation of the trained network's outputs with kernel regression
  *       k(x)ᵀK⁻¹y with the final NTK K_∞ and with the initial NTK K₀ (the paper: K_∞ "strongly correlated");</li>
  *   <li>Fig. I.1: on raw data the loss falls before the alignment is done, and K_∞ predicts the net less well.</li>
@@ -158,6 +159,7 @@ public final class WrnAlignment {
         // an absent dataset (CIFAR-10 at paper scale) fails in Datasets.load with a one-line UserException
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> curves = new LinkedHashMap<>();
+        Map<String, double[]> scales = new LinkedHashMap<>();
         double[] axis = null;
         for (double gamma : set.gammas()) {
             TwoClassData.Split2 data = TwoClassData.of(set.dataset(), set.points(), set.testPoints(), gamma);
@@ -215,6 +217,11 @@ public final class WrnAlignment {
             double[] rise =
                     java.util.Arrays.stream(a).map(x -> (x - a0) / (aEnd - a0)).toArray();
             double[] growth = java.util.Arrays.stream(top).map(x -> x / top[0]).toArray();
+            // "starts growing significantly" (Fig. 1d's dashed line): 10% of the total rise of ln λ_max done
+            double logRise = Math.log(growth[growth.length - 1]);
+            double[] logGrowth = java.util.Arrays.stream(growth)
+                    .map(x -> Math.log(x) / logRise)
+                    .toArray();
             rows.add(new Row(
                     gamma,
                     a0,
@@ -222,7 +229,7 @@ public final class WrnAlignment {
                     (aDrop - a0) / (aEnd - a0),
                     drop,
                     DeepLinearTimescales.rising(tp, rise, 0.9),
-                    DeepLinearTimescales.rising(tp, growth, 2),
+                    DeepLinearTimescales.rising(tp, logGrowth, 0.1),
                     l[l.length - 1] / l[0],
                     correlation(nn, krInf),
                     correlation(nn, kr0)));
@@ -232,12 +239,10 @@ public final class WrnAlignment {
             }
             axis = tp;
             curves.put("γ = " + gamma + ": loss / ℒ₀", lossAtProbe);
-            curves.put("γ = " + gamma + ": alignment rise", rise);
-            curves.put(
-                    "γ = " + gamma + ": λ_max(K)/λ_max(K₀) / 10",
-                    java.util.Arrays.stream(growth).map(x -> x / 10).toArray());
+            curves.put("γ = " + gamma + ": alignment (A − A₀)/(A_∞ − A₀)", rise);
+            scales.put("γ = " + gamma + ": λ_max(K)/λ_max(K₀)", growth);
         }
-        write(set, out, rows, axis, curves);
+        write(set, out, rows, axis, curves, scales);
         return rows;
     }
 
@@ -300,7 +305,8 @@ public final class WrnAlignment {
 
     /**
      * Verdicts. Whitened (Fig. 1d): silent when ≥ 90% of the alignment's rise is done at the 10% loss drop and the
-     * alignment reached 90% of its rise before the kernel's top eigenvalue doubled; partly when one of the two holds.
+     * alignment reached 90% of its rise before the kernel started growing (10% of ln λ_max's rise); partly when one of
+     * the two holds.
      * Fig. 1e: "strongly correlated", read as corr ≥ 0.9 (partly ≥ 0.7) and above the initial kernel's. Raw data (I.1):
      * the loss falls before the alignment is done (rise done &lt; 0.9).
      */
@@ -309,7 +315,8 @@ public final class WrnAlignment {
         for (Row r : rows) {
             String where = r.gamma() == 0 ? "whitened (Fig. 1d/e)" : "γ = " + r.gamma() + " (Fig. I.1)";
             String detail = String.format(
-                    "A %.4f → %.4f; 90%% of the rise at step %.0f, λ_max doubled at step %.0f, loss −10%% at step %.0f",
+                    "A %.4f → %.4f; 90%% of the rise at step %.0f, K starts growing (10%% of ln λ_max's rise) at step %.0f,"
+                            + " loss −10%% at step %.0f",
                     r.initialAlignment(), r.finalAlignment(), r.alignTime(), r.growTime(), r.lossDropTime());
             boolean beforeGrowth = !(r.alignTime() >= r.growTime());
             if (r.gamma() == 0) {
@@ -346,15 +353,29 @@ public final class WrnAlignment {
         return v;
     }
 
-    private static void write(Settings set, Path out, List<Row> rows, double[] axis, Map<String, double[]> curves) {
+    private static void write(
+            Settings set,
+            Path out,
+            List<Row> rows,
+            double[] axis,
+            Map<String, double[]> curves,
+            Map<String, double[]> scales) {
         Plots.lines(
-                out.resolve("alignment-loss-scale.png"),
-                "Fig. 1d / I.1: alignment rise, loss and kernel scale",
+                out.resolve("alignment-and-loss.png"),
+                "Fig. 1d / I.1: alignment rise and loss",
                 "step",
                 "fraction",
                 axis,
                 curves,
                 false);
+        Plots.lines(
+                out.resolve("kernel-scale.png"),
+                "Fig. 1d: kernel scale, top NTK eigenvalue over its initial value",
+                "step",
+                "λ_max(K_t)/λ_max(K₀)",
+                axis,
+                scales,
+                true);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", set);
         json.put("rows", rows);
@@ -366,7 +387,7 @@ public final class WrnAlignment {
                     "γ = " + r.gamma(),
                     String.format(
                             "alignment %.4f → %.4f, %.0f%% of the rise done at the 10%% loss drop (step %.0f);"
-                                    + " 90%% at step %.0f, λ_max doubled at step %.0f; corr(NN, KR K_∞) %.4f, (NN, KR K₀)"
+                                    + " 90%% at step %.0f, K starts growing at step %.0f; corr(NN, KR K_∞) %.4f, (NN, KR K₀)"
                                     + " %.4f",
                             r.initialAlignment(),
                             r.finalAlignment(),

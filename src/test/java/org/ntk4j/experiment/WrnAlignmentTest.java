@@ -15,9 +15,10 @@ import org.ntk4j.spec.ModelSpec;
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 1d/e at quick settings: WRN-10-1 (σ = 0.3, first conv
  * σ = 6, no biases) on 24 whitened MNIST 0/1 images, full-batch Adam 1e-4, 150 steps. Measured (seed 0): alignment
- * 0.124 → 0.159, 90% of its rise at step 5, the loss down 10% at step 28 (127% of the rise done then: it overshoots),
+ * 0.124 → 0.159, 90% of its rise at step 5, the kernel starting to grow (10% of the rise of ln λ_max) at step 9, the
+ * loss down 10% at step 28 (127% of the rise done then: it overshoots),
  * corr(NN, KR with K_∞) 0.975 against 0.889 with K₀ on 60 test images. The bounds keep the ordering (alignment
- * before the loss) and "strongly correlated" (≥ 0.9, above K₀).
+ * before the kernel's growth and the loss) and "strongly correlated" (≥ 0.9, above K₀).
  */
 class WrnAlignmentTest {
     @Test
@@ -29,6 +30,7 @@ class WrnAlignmentTest {
             assertTrue(r.finalAlignment() > r.initialAlignment() + 0.02, "alignment rises: " + r);
             assertTrue(r.riseDoneAtLossDrop() >= 0.9, "aligned before the loss falls 10%: " + r);
             assertTrue(r.alignTime() < r.lossDropTime(), "alignment first: " + r);
+            assertTrue(r.alignTime() < r.growTime(), "aligned before the kernel grows: " + r);
             assertTrue(r.finalLossRatio() < 0.2, "trains: " + r);
             assertTrue(
                     r.corrFinalKernel() > 0.9 && r.corrFinalKernel() > r.corrInitialKernel() + 0.03,
