@@ -153,7 +153,7 @@ public final class MulticlassAnisotropic {
             "multiclass-anisotropic",
             "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and partially whitened data in linear nets;"
                     + " final traced-NTK alignment vs eq. 53/42 (corrected), alignment rising with depth, silent"
-                    + " alignment lost as the data get anisotropic (~2 min)",
+                    + " alignment lost as the data get anisotropic (~45 s CPU)",
             (scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
