@@ -32,6 +32,11 @@ final class LinearTeacherSetup {
 
     /** A linear network D → widths... → 1 with every layer N(0, σ²/fan_in) and no biases. */
     static ModelSpec linearNet(String name, int d, int[] widths, double sigma) {
+        return linearNet(name, d, widths, 1, sigma);
+    }
+
+    /** A linear network D → widths... → C outputs with every layer N(0, σ²/fan_in) and no biases. */
+    static ModelSpec linearNet(String name, int d, int[] widths, int outputs, double sigma) {
         StringBuilder w = new StringBuilder();
         for (int i = 0; i < widths.length; i++) {
             w.append(i > 0 ? ", " : "").append(widths[i]);
@@ -40,10 +45,11 @@ final class LinearTeacherSetup {
                 String.format(
                         Locale.ROOT,
                         "{\"name\": \"%s\", \"arch\": \"linear\", \"input\": [%d],"
-                                + " \"widths\": [%s], \"outputs\": 1, \"sigmaW\": %s, \"initializer\": \"gaussian\"}",
+                                + " \"widths\": [%s], \"outputs\": %d, \"sigmaW\": %s, \"initializer\": \"gaussian\"}",
                         name,
                         d,
                         w,
+                        outputs,
                         sigma),
                 name);
     }

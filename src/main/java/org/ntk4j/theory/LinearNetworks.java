@@ -81,6 +81,31 @@ public final class LinearNetworks {
         return Math.pow(u[0], depth);
     }
 
+    /**
+     * Half-loss time of the balanced deep flow (corrected eq. 39): the time c(t) takes from c₀ to
+     * c½ = s − (s − c₀)/√2, where the loss ½(s − c)² is half its initial value. Written as the quadrature
+     * t½ = ∫ du/(u^{L−1}(s − u^L)) from u₀ = c₀^{1/L} to c½^{1/L}, in the variable v = ln u (integrand
+     * 1/(u^{L−2}(s − u^L)), smooth on the interval), by composite Simpson with {@code intervals} (even)
+     * intervals (error O(intervals⁻⁴)). For L = 2 this equals the closed form
+     * ln(c½(s/c₀ − 1)/(s − c½))/(2s) of the logistic c(t).
+     */
+    public static double deepHalfLossTime(double s, double c0, int depth, int intervals) {
+        if (!(c0 > 0 && c0 < s) || depth < 2 || intervals < 2 || intervals % 2 != 0) {
+            throw new IllegalArgumentException("need 0 < c0 < s, L >= 2, an even number of intervals");
+        }
+        double half = s - (s - c0) / Math.sqrt(2);
+        double a = Math.log(c0) / depth;
+        double b = Math.log(half) / depth;
+        double h = (b - a) / intervals;
+        double sum = 0;
+        for (int k = 0; k <= intervals; k++) {
+            double u = Math.exp(a + k * h);
+            double g = 1 / (Math.pow(u, depth - 2) * (s - Math.pow(u, depth)));
+            sum += (k == 0 || k == intervals ? 1 : k % 2 == 1 ? 4 : 2) * g;
+        }
+        return sum * h / 3;
+    }
+
     /** Blow-up time of the small-c approximation, t* = c₀^{−(L−2)/L}/((L−2)s) (corrected eq. 40), L ≥ 3. */
     public static double deepBlowUpTime(double c0, double s, int depth) {
         return Math.pow(c0, -(depth - 2.0) / depth) / ((depth - 2.0) * s);
@@ -131,6 +156,68 @@ public final class LinearNetworks {
             }
         }
         return m;
+    }
+
+    /**
+     * The output-traced final NTK matrix Σ_c M_cc (D × D, K_tr(x,x') = xᵀM_tr x') of an L-layer linear network with C
+     * outputs trained to a whitened multi-output teacher β (C × D, row-major), equal learning rates: the trace over c of
+     * eq. 53 with u_α = s_α^{1/L} at convergence (App. G.1) and the <b>corrected</b> l = 1 factor B₁ = I (the literal
+     * Σ_β r₁r₁ᵀ misses a trained network by 65%, notes' erratum), written with matrix powers of G = βᵀβ = Σ s_α² v_αv_αᵀ:
+     * <pre>  M_tr = C·G^{(L−1)/L} + Σ_{l=1}^{L−1} tr(G^{(L−l)/L}) · G^{(l−1)/L},   G⁰ := I. </pre>
+     * For C = 1 this is s^{2(L−1)/L}[(L − 1)ββᵀ + I] ({@link #finalNtkMatrix} with equal rates).
+     */
+    public static DMatrixRMaj tracedMultiOutputFinalNtk(double[] beta, int outputs, int depth) {
+        int d = beta.length / outputs;
+        DMatrixRMaj b = new DMatrixRMaj(outputs, d, true, beta);
+        DMatrixRMaj g = new DMatrixRMaj(d, d);
+        org.ejml.dense.row.CommonOps_DDRM.multTransA(b, b, g);
+        var eig = org.ejml.dense.row.factory.DecompositionFactory_DDRM.eig(d, true, true);
+        if (!eig.decompose(g.copy())) {
+            throw new IllegalStateException("eigendecomposition of βᵀβ failed");
+        }
+        double[] lam = new double[d];
+        DMatrixRMaj[] vec = new DMatrixRMaj[d];
+        double top = 0;
+        for (int k = 0; k < d; k++) {
+            lam[k] = eig.getEigenvalue(k).getReal();
+            vec[k] = eig.getEigenVector(k);
+            top = Math.max(top, lam[k]);
+        }
+        for (int k = 0; k < d; k++) {
+            lam[k] = lam[k] > 1e-12 * top ? lam[k] : 0; // rounding in the null space of βᵀβ, not a direction
+        }
+        DMatrixRMaj m = new DMatrixRMaj(d, d);
+        addPower(m, outputs, lam, vec, (depth - 1.0) / depth);
+        for (int l = 1; l <= depth - 1; l++) {
+            double tr = 0;
+            for (double v : lam) {
+                tr += v > 0 ? Math.pow(v, (depth - (double) l) / depth) : 0;
+            }
+            if (l == 1) {
+                for (int i = 0; i < d; i++) {
+                    m.add(i, i, tr);
+                }
+            } else {
+                addPower(m, tr, lam, vec, (l - 1.0) / depth);
+            }
+        }
+        return m;
+    }
+
+    /** m += c·Σ_k λ_k^p v_k v_kᵀ over the positive eigenvalues. */
+    private static void addPower(DMatrixRMaj m, double c, double[] lam, DMatrixRMaj[] vec, double p) {
+        int d = m.numRows;
+        for (int k = 0; k < lam.length; k++) {
+            if (lam[k] <= 0) {
+                continue;
+            }
+            double w = c * Math.pow(lam[k], p);
+            for (int i = 0; i < d; i++) {
+                for (int j = 0; j < d; j++) {
+                    m.add(i, j, w * vec[k].get(i) * vec[k].get(j));
+                }
+            }
+        }
     }
 
     /** (A + B)/√((A + B)² + (r − 1)B²). */

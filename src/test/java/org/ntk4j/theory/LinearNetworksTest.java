@@ -196,6 +196,57 @@ class LinearNetworksTest {
         }
     }
 
+    @Test
+    void deepHalfLossTimeAgreesWithTheLogisticAndTheOde() {
+        // L = 2: the quadrature equals the closed form ln(c½(s/c₀ − 1)/(s − c½))/(2s) of the logistic c(t)
+        // (Simpson error O(n⁻⁴) on a smooth integrand: < 1e-9 at 4000 intervals).
+        for (double c0 : new double[] {1e-2, 1e-4, 1e-8}) {
+            double s = 1.5;
+            double half = s - (s - c0) / Math.sqrt(2);
+            double closed = Math.log(half * (s / c0 - 1) / (s - half)) / (2 * s);
+            assertEquals(closed, LinearNetworks.deepHalfLossTime(s, c0, 2, 4000), 1e-9, "c0 " + c0);
+        }
+        // L = 3, 4: c(t½) from the RK4 ODE solution lands on c½ (to RK4 error ≈ 1e-9), and t½ approaches
+        // the corrected blow-up time t* = c₀^{−(L−2)/L}/((L−2)s) from below as c₀ → 0 (t* − t½ tends to a constant:
+        // 1.25, 0.62 for L = 3, 4 by scipy quad).
+        for (int depth : new int[] {3, 4}) {
+            double s = 1.0;
+            for (double c0 : new double[] {1e-3, 1e-6}) {
+                double th = LinearNetworks.deepHalfLossTime(s, c0, depth, 4000);
+                double half = s - (s - c0) / Math.sqrt(2);
+                assertEquals(half, LinearNetworks.deepScale(th, s, c0, depth, 200_000), 1e-6, "L=" + depth);
+                double tStar = LinearNetworks.deepBlowUpTime(c0, s, depth);
+                assertTrue(th < tStar && tStar - th < 1.5, "L=" + depth + " t½ " + th + " t* " + tStar);
+            }
+        }
+    }
+
+    @Test
+    void tracedMultiOutputFinalNtkReducesToTheScalarFormAndADiagonalCase() {
+        // C = 1: s^{2(L−1)/L}[(L−1)ββᵀ + I] exactly (1e-12).
+        double[] beta = unit(5, 3);
+        double s = 1.7;
+        double[] sb = java.util.Arrays.stream(beta).map(v -> s * v).toArray();
+        for (int depth = 2; depth <= 4; depth++) {
+            DMatrixRMaj m = LinearNetworks.tracedMultiOutputFinalNtk(sb, 1, depth);
+            DMatrixRMaj ref = LinearNetworks.finalNtkMatrix(beta, s, fill(depth, 1));
+            for (int i = 0; i < 25; i++) {
+                assertEquals(ref.get(i), m.get(i), 1e-12, "L=" + depth);
+            }
+        }
+        // C = 2, L = 2, β with orthogonal rows of norms 2 and 1 along e₁, e₂: G = diag(4, 1, 0, ...),
+        // M_tr = 2·G^{1/2} + tr(G^{1/2})·I = diag(4 + 3, 2 + 3, 3, 3, 3).
+        double[] b2 = new double[10];
+        b2[0] = 2;
+        b2[5 + 1] = 1;
+        DMatrixRMaj m = LinearNetworks.tracedMultiOutputFinalNtk(b2, 2, 2);
+        double[] diag = {7, 5, 3, 3, 3};
+        for (int i = 0; i < 5; i++) {
+            assertEquals(diag[i], m.get(i, i), 1e-12);
+        }
+        assertEquals(0, m.get(0, 1), 1e-12);
+    }
+
     static double[] fill(int n, double v) {
         double[] a = new double[n];
         java.util.Arrays.fill(a, v);
