@@ -206,11 +206,28 @@ final class EquilibriumSetup {
             String title,
             Probe probe,
             Function<Network, T> after) {
+        return train(manager, spec, t, d, dir, title, probe, null, after);
+    }
+
+    /** As {@link #train(NDManager, ModelSpec, TrainSpec, Data, java.nio.file.Path, String, Probe, Function)}, with {@code before} run on the built network first (may be null). */
+    static <T> Trained<T> train(
+            NDManager manager,
+            ModelSpec spec,
+            TrainSpec t,
+            Data d,
+            java.nio.file.Path dir,
+            String title,
+            Probe probe,
+            java.util.function.Consumer<Network> before,
+            Function<Network, T> after) {
         RunFolder run = new RunFolder(fresh(dir));
         Trainer.Result res;
         T a = null;
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, t.seed(), m, DataType.FLOAT32)) {
+            if (before != null) {
+                before.accept(net);
+            }
             Trainer trainer = new Trainer(net, t, d.train(), d.test(), run).quiet(true);
             if (probe != null) {
                 trainer.addListener(new ProbeListener(run).add(probe));

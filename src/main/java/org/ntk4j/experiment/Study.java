@@ -58,6 +58,8 @@ public interface Study {
                 NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
-                AlignmentHierarchy.STUDY);
+                AlignmentHierarchy.STUDY,
+                EquilibriumDepth.STUDY,
+                FrozenFeatures.STUDY);
     }
 }
