@@ -60,6 +60,7 @@ public interface Study {
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
                 EquilibriumDepth.STUDY,
-                FrozenFeatures.STUDY);
+                FrozenFeatures.STUDY,
+                LayerwiseFeatureMaximisation.STUDY);
     }
 }
