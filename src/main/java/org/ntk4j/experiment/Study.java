@@ -61,6 +61,7 @@ public interface Study {
                 AlignmentHierarchy.STUDY,
                 EquilibriumDepth.STUDY,
                 FrozenFeatures.STUDY,
-                LayerwiseFeatureMaximisation.STUDY);
+                LayerwiseFeatureMaximisation.STUDY,
+                HessianEnergy.STUDY);
     }
 }
