@@ -25,14 +25,17 @@ import org.ntk4j.model.Param;
  * central difference of gradients of the scalar v·F,
  * <pre>  H_v u ≈ (∇_θ(v·F)(θ + εu) − ∇_θ(v·F)(θ − εu)) / (2ε),</pre>
  * exact up to O(ε²) where f is smooth and, for a ReLU network, exact whenever θ ± εu crosses no activation
- * kink (f is piecewise polynomial in θ): use a float64 network. The top eigenpairs by |λ| come from Lanczos
- * with full re-orthogonalisation on these products.
+ * kink (f is piecewise polynomial in θ): use a float64 network. In exact mode the products are double
+ * backward instead ({@link #timesExact}: JniUtils.backward with create_graph, fresh parameter leaves per
+ * product), the a.e. Hessian with no kink crossings. The top eigenpairs by |λ| come from Lanczos with full
+ * re-orthogonalisation on these products.
  */
 public final class OutputHessian {
     private final Network net;
     private final NDArray x;
     private final NDArray v;
     private final double epsilon;
+    private boolean exact;
 
     /**
      * @param net     the network (float64 recommended: the differences divide by 2ε)
@@ -46,6 +49,17 @@ public final class OutputHessian {
         int n = (int) x.getShape().get(0);
         this.v = doubles(x.getManager(), weights, new Shape(n, weights.length / n), net.dataType());
         this.epsilon = epsilon;
+    }
+
+    /** Whether {@link #apply} and {@link #top} use double backward ({@link #timesExact}) instead of differences. */
+    public OutputHessian exact(boolean e) {
+        this.exact = e;
+        return this;
+    }
+
+    /** H_v u: {@link #timesExact} in exact mode, else {@link #times}. */
+    public double[] apply(double[] u) {
+        return exact ? timesExact(u) : times(u);
     }
 
     /** θ: all trainable parameters flattened in forward order. */
@@ -118,6 +132,58 @@ public final class OutputHessian {
         }
     }
 
+    /**
+     * H_v u exactly, by double backward: ∇_θ(v·F) with {@code create_graph}, then the gradient of
+     * ∇_θ(v·F)·u (JniUtils.backward; the a.e. Hessian of a ReLU network, no kink crossings).
+     */
+    public double[] timesExact(double[] u) {
+        List<Param> ps = net.trainableParams();
+        freshLeaves(ps); // a .grad made with create_graph keeps its graph: start from leaves without one
+        try (NDManager m = net.manager().newSubManager()) {
+            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                NDArray f = net.forward(x, Forward.train(m));
+                NDArray s = f.mul(v).sum();
+                JniUtils.backward((PtNDArray) s, (PtNDArray) m.ones(s.getShape(), s.getDataType()), true, true);
+                NDArray dot = null;
+                int o = 0;
+                for (Param q : ps) {
+                    int sz = (int) q.size();
+                    NDArray uk = doubles(
+                            m,
+                            java.util.Arrays.copyOfRange(u, o, o + sz),
+                            q.value().getShape(),
+                            q.value().getDataType());
+                    NDArray t = q.value().getGradient().mul(uk).sum();
+                    dot = dot == null ? t : dot.add(t);
+                    o += sz;
+                }
+                for (Param q : ps) {
+                    JniUtils.zeroGrad((PtNDArray) q.value());
+                }
+                JniUtils.backward((PtNDArray) dot, (PtNDArray) m.ones(dot.getShape(), dot.getDataType()), false, false);
+            }
+            double[] g = new double[u.length];
+            int o = 0;
+            for (Param q : ps) {
+                double[] a = q.value()
+                        .getGradient()
+                        .toType(ai.djl.ndarray.types.DataType.FLOAT64, false)
+                        .toDoubleArray();
+                System.arraycopy(a, 0, g, o, a.length);
+                o += a.length;
+            }
+            freshLeaves(ps);
+            return g;
+        }
+    }
+
+    /** Replaces every parameter by a copy (same values, a new leaf with no gradient). */
+    private static void freshLeaves(List<Param> ps) {
+        for (Param q : ps) {
+            q.set(q.value().duplicate());
+        }
+    }
+
     /** H_v u by a central difference of gradients; θ is restored afterwards. */
     public double[] times(double[] u) {
         double[] theta = parameters(net);
@@ -167,7 +233,7 @@ public final class OutputHessian {
         q[0] = q0;
         int used = m;
         for (int j = 0; j < m; j++) {
-            double[] w = times(q[j]);
+            double[] w = apply(q[j]);
             alpha[j] = dot(w, q[j]);
             for (int r = 0; r < 2; r++) { // full re-orthogonalisation, twice
                 for (int i = 0; i <= j; i++) {

@@ -90,6 +90,16 @@ class OutputHessianTest {
                 assertEquals(want, got[r], 1e-6, "H u, row " + r);
             }
             assertEquals(0.0, maxDiff(theta, OutputHessian.parameters(net)), "θ restored");
+            double[] exact = hv.timesExact(u);
+            double[] exact2 = hv.timesExact(u);
+            for (int r = 0; r < p; r++) {
+                double want = 0;
+                for (int c = 0; c < p; c++) {
+                    want += hess[r][c] * u[c];
+                }
+                assertEquals(want, exact[r], 1e-10, "double backward H u, row " + r);
+                assertEquals(exact[r], exact2[r], 0.0, "repeatable (gradients zeroed between products)");
+            }
             // Lanczos with as many steps as parameters: the exact spectrum
             DMatrixRMaj hm = new DMatrixRMaj(hess);
             EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(p, true, true);
@@ -107,6 +117,8 @@ class OutputHessianTest {
             for (int i = 0; i < p; i++) {
                 assertEquals(e.values()[0] * e.vectors()[0][i], hq[i], 1e-5);
             }
+            OutputHessian.Eigen ex = hv.exact(true).top(3, p, 7);
+            assertEquals(top, Math.abs(ex.values()[0]), 1e-9, "Lanczos on double-backward products");
             double[] energy = OutputHessian.layerEnergy(net, e.vectors()[0]);
             assertEquals(1.0, energy[0] + energy[1], 1e-9);
         }
