@@ -367,7 +367,8 @@ public final class LayerwiseFeatureMaximisation {
 
     /**
      * Verdicts: LFM's profile flatter than end-to-end (more layers within 10% of the peak: reproduced; as many:
-     * partly); LFM's peak alignment lower; LFM's test accuracy lower (Fig. 10: 93.6/95.9% vs 96.9%).
+     * partly); LFM's peak alignment lower; LFM's test accuracy lower by at most 15 points (partly: lower by
+     * more; Fig. 10: 93.6/95.9% vs 96.9%).
      */
     static List<Verdict> verdicts(List<Run> runs) {
         List<Verdict> v = new ArrayList<>();
@@ -391,7 +392,11 @@ public final class LayerwiseFeatureMaximisation {
                     "test accuracy" + w,
                     String.format(Locale.ROOT, "%.1f%% vs %.1f%%", 100 * r.testAccuracy(), 100 * e2e.testAccuracy()),
                     r.width() <= 32 ? "93.6% vs 96.9%" : "95.9% vs 96.9%",
-                    Verdicts.grade(r.testAccuracy() < e2e.testAccuracy(), false),
+                    // lower, by no more than 15 points (the paper's gaps are 1–3 points on MNIST, 7–8 on CIFAR-10):
+                    // a much larger gap says our LFM did not train, not that LFM generalises worse
+                    Verdicts.grade(
+                            r.testAccuracy() < e2e.testAccuracy() && r.testAccuracy() >= e2e.testAccuracy() - 0.15,
+                            r.testAccuracy() < e2e.testAccuracy()),
                     "end-to-end width " + e2e.width() + " (SGD); LFM's last layer by Adam, same epochs"));
         }
         return v;
