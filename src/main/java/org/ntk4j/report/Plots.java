@@ -71,6 +71,36 @@ public final class Plots {
         save(chart, file);
     }
 
+    /**
+     * Heatmap of a rows × columns grid with labelled axes: row 0 at the top, column 0 at the left (e.g. the
+     * relative layer l/L against the depth L).
+     */
+    public static void heatmap(
+            Path file, String title, String xTitle, String yTitle, String[] xLabels, String[] yLabels, double[][] m) {
+        int rows = m.length;
+        List<Number[]> cells = new java.util.ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+            for (int j = 0; j < m[i].length; j++) {
+                cells.add(new Number[] {j, rows - 1 - i, m[i][j]});
+            }
+        }
+        List<String> ys = new java.util.ArrayList<>(List.of(yLabels));
+        java.util.Collections.reverse(ys);
+        HeatMapChart chart = new HeatMapChartBuilder()
+                .width(720)
+                .height(560)
+                .title(title)
+                .xAxisTitle(xTitle)
+                .yAxisTitle(yTitle)
+                .build();
+        chart.getStyler().setShowValue(false);
+        chart.getStyler().setPlotContentSize(1.0);
+        chart.getStyler().setRangeColors(new Color[] {new Color(0x20, 0x10, 0x40), new Color(0xf0, 0xe0, 0x40)});
+        chart.getStyler().setLegendVisible(true);
+        chart.addSeries("value", List.of(xLabels), ys, cells);
+        save(chart, file);
+    }
+
     private static List<Integer> toList(int[] a) {
         return java.util.Arrays.stream(a).boxed().toList();
     }
