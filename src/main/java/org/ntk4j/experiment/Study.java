@@ -59,6 +59,7 @@ public interface Study {
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
-                NtkChangePhase.STUDY);
+                NtkChangePhase.STUDY,
+                DispersionLimits.STUDY);
     }
 }
