@@ -60,6 +60,7 @@ public interface Study {
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
                 NtkChangePhase.STUDY,
-                DispersionLimits.STUDY);
+                DispersionLimits.STUDY,
+                NtkBlockStructure.STUDY);
     }
 }

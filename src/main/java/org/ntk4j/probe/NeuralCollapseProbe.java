@@ -90,13 +90,13 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** The final dense layer (the classifier of {@link Network#features()}). */
-    static Dense classifier(Network net) {
+    public static Dense classifier(Network net) {
         List<Module> layers = net.parameterLayers();
         return (Dense) layers.get(layers.size() - 1);
     }
 
     /** h(x_i) for every probe sample, [N][n]. */
-    static double[][] features(Network body, Dataset data) {
+    public static double[][] features(Network body, Dataset data) {
         int n = data.size();
         double[][] h = new double[n][];
         for (int from = 0; from < n; from += BATCH) {
