@@ -61,6 +61,7 @@ public interface Study {
                 AlignmentHierarchy.STUDY,
                 NtkChangePhase.STUDY,
                 DispersionLimits.STUDY,
-                NtkBlockStructure.STUDY);
+                NtkBlockStructure.STUDY,
+                NtkCollapse.STUDY);
     }
 }

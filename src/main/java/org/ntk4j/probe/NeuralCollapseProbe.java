@@ -113,7 +113,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** scale·A as a Java matrix (rows × cols of a 2-D array). */
-    private static double[][] matrix(NDArray a, double scale) {
+    public static double[][] matrix(NDArray a, double scale) {
         int rows = (int) a.getShape().get(0);
         int cols = (int) a.getShape().get(1);
         double[] v = values(a, scale);
@@ -125,7 +125,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** scale·a flattened, read on the host in the array's own type (a toType copy would stay attached to the model's manager). */
-    private static double[] values(NDArray a, double scale) {
+    public static double[] values(NDArray a, double scale) {
         if (a.getDataType() == DataType.FLOAT64) {
             double[] v = a.toDoubleArray();
             for (int i = 0; i < v.length; i++) {
