@@ -71,7 +71,7 @@ public final class NtkBlockStructure {
                         4,
                         5,
                         64,
-                        0.05,
+                        0.01,
                         120,
                         30,
                         new int[] {0, 1, 2, 5, 10, 20, 30},
