@@ -392,6 +392,9 @@ public final class NtkCollapse {
             s.put(
                     "1 − test accuracy",
                     rs.stream().mapToDouble(w -> 1 - w.testAccuracy()).toArray());
+            s.replaceAll((name, v) -> Arrays.stream(v)
+                    .map(x -> Double.isFinite(x) && x > 1e-6 ? x : 1e-6)
+                    .toArray()); // a log axis: floor at 1e-6
             Plots.lines(
                     out.resolve(key + "-vs-lr.png"),
                     key + ": neural collapse and the invariant against the learning rate (Figs 2f–h)",
