@@ -257,14 +257,16 @@ public final class NtkBlockStructure {
             // fastest early: half the rise by a quarter of training
             double quarter = r.epochs()[last] / 4;
             double byQuarter = Double.NaN;
+            double probeEpoch = 0;
             for (int k = 0; k <= last; k++) {
                 if (r.epochs()[k] <= quarter) {
                     byQuarter = (r.gap(k) - g0) / (g1 - g0);
+                    probeEpoch = r.epochs()[k];
                 }
             }
             v.add(new Verdict(
                     at + "structure forms early",
-                    String.format(Locale.ROOT, "%.0f%% of the gap's rise by epoch %.0f", 100 * byQuarter, quarter),
+                    String.format(Locale.ROOT, "%.0f%% of the gap's rise by epoch %.0f", 100 * byQuarter, probeEpoch),
                     "fastest early",
                     Verdicts.grade(g1 > g0 && byQuarter >= 0.5, g1 > g0 && byQuarter >= 0.25),
                     "reproduced when ≥ half the rise happens in the first quarter"));
