@@ -280,12 +280,21 @@ public final class NtkCollapse {
         return ab / Math.sqrt(aa * bb);
     }
 
+    /** Whether a run trained to something measurable: finite NC2 and invariant alignment, accuracy above chance. */
+    static boolean trained(Row r) {
+        return Double.isFinite(r.nc().nc2())
+                && Double.isFinite(r.invariantAlignment())
+                && r.testAccuracy() > 0.15; // 1.5× chance for the ten classes of every dataset of the grid
+    }
+
     static List<Verdict> verdicts(List<Row> rows) {
         List<Verdict> v = new ArrayList<>();
         for (String key :
                 rows.stream().map(r -> r.model() + "/" + r.dataset()).distinct().toList()) {
+            // a run whose features died (every h = 0: chance accuracy, NaN NC2 and alignment) has nothing to rank
             List<Row> rs = rows.stream()
                     .filter(r -> (r.model() + "/" + r.dataset()).equals(key))
+                    .filter(NtkCollapse::trained)
                     .toList();
             if (rs.size() < 2) {
                 continue;
