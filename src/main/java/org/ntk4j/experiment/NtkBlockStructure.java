@@ -202,7 +202,13 @@ public final class NtkBlockStructure {
                                 data.test())
                         .quiet(true);
                 trainer.addListener(probe);
-                res = trainer.fit(false);
+                try {
+                    res = trainer.fit(false);
+                } catch (org.ntk4j.UserException diverged) {
+                    // one diverging pair (too large a rate for it) must not lose the rest of the grid
+                    System.err.println(tag + ": " + diverged.getMessage() + "; skipped");
+                    continue;
+                }
             }
             Run run = new Run(
                     p.model(),
