@@ -1,23 +1,14 @@
 package org.ntk4j.experiment;
 
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
-import org.ntk4j.kernel.Mode;
-import org.ntk4j.kernel.Ntk;
-import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
-import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
 
@@ -108,21 +99,22 @@ public final class NtkDispersion {
         } catch (java.io.IOException e) {
             throw new org.ntk4j.UserException(out + ": cannot create the output folder (" + e.getMessage() + ")");
         }
-        double[] x = unitInput(set.inputDim(), set.seed());
+        double[] x = NtkSampling.unitInput(set.inputDim(), set.seed());
         List<Row> rows = new ArrayList<>();
         for (int depth : set.depths()) {
             for (double s2 : set.sigmaW2()) {
                 double[] theta = sample(set, depth, s2, x, manager);
                 FiniteWidthNtkMoments theory =
                         FiniteWidthNtkMoments.constantWidth(set.width(), depth, set.inputDim(), s2);
-                double[] se = bootstrap(theta, set.bootstrap(), set.seed() + depth * 1000L + (long) (s2 * 100));
+                double[] se =
+                        NtkSampling.bootstrap(theta, set.bootstrap(), set.seed() + depth * 1000L + (long) (s2 * 100));
                 rows.add(new Row(
                         depth,
                         s2,
                         FiniteWidthNtkMoments.dispersionLeaveOneOut(theta),
                         se[0],
                         theory.dispersion(),
-                        mean(theta),
+                        NtkSampling.mean(theta),
                         se[1],
                         theory.moments().mean()));
             }
@@ -133,79 +125,12 @@ public final class NtkDispersion {
 
     /** Θ(x, x) of {@code initialisations} independently initialised networks (float64, seeds seed..seed+K−1). */
     static double[] sample(Settings set, int depth, double sigmaW2, double[] x, NDManager manager) {
-        StringBuilder widths = new StringBuilder();
-        for (int l = 1; l < depth; l++) {
-            widths.append(l > 1 ? ", " : "").append(set.width());
-        }
-        ModelSpec spec = ModelSpec.parse(
-                String.format(
-                        Locale.ROOT,
-                        "{\"name\": \"relu-L%d\", \"arch\": \"mlp\", \"input\": [%d],"
-                                + " \"widths\": [%s], \"outputs\": 1, \"activation\": \"relu\", \"sigmaW\": %s, \"sigmaB\": 0,"
-                                + " \"initializer\": \"gaussian\"}",
-                        depth,
-                        set.inputDim(),
-                        widths,
-                        Math.sqrt(sigmaW2)),
-                "ntk-dispersion");
-        double[] theta = new double[set.initialisations()];
-        for (int k = 0; k < theta.length; k++) {
-            try (NDManager m = manager.newSubManager();
-                    Network net = Network.build(spec, set.seed() + k, m, DataType.FLOAT64)) {
-                NDArray in =
-                        m.create(x, new Shape(1, x.length)).duplicate(); // native copy: no Java buffer kept aliased
-                theta[k] = Ntk.of(net).mode(Mode.TRACE).compute(in).total().get(0, 0);
-            }
-        }
-        return theta;
-    }
-
-    /** A Gaussian input normalised to ‖x‖ = 1 (the thesis' normalisation). */
-    static double[] unitInput(int d, long seed) {
-        SplittableRandom r = new SplittableRandom(seed ^ 0x9E3779B97F4A7C15L);
-        double[] x = new double[d];
-        double n = 0;
-        for (int i = 0; i < d; i++) {
-            x[i] = r.nextGaussian();
-            n += x[i] * x[i];
-        }
-        for (int i = 0; i < d; i++) {
-            x[i] /= Math.sqrt(n);
-        }
-        return x;
-    }
-
-    static double mean(double[] v) {
-        double s = 0;
-        for (double e : v) {
-            s += e;
-        }
-        return s / v.length;
-    }
-
-    /** Bootstrap standard errors {SE(r̂), SE(mean)} from {@code b} resamples. */
-    static double[] bootstrap(double[] theta, int b, long seed) {
-        SplittableRandom rng = new SplittableRandom(seed);
-        double[] rs = new double[b];
-        double[] ms = new double[b];
-        double[] res = new double[theta.length];
-        for (int k = 0; k < b; k++) {
-            for (int i = 0; i < res.length; i++) {
-                res[i] = theta[rng.nextInt(theta.length)];
-            }
-            rs[k] = FiniteWidthNtkMoments.dispersionLeaveOneOut(res);
-            ms[k] = mean(res);
-        }
-        return new double[] {sd(rs), sd(ms)};
-    }
-
-    private static double sd(double[] v) {
-        double m = mean(v);
-        double s = 0;
-        for (double e : v) {
-            s += (e - m) * (e - m);
-        }
-        return Math.sqrt(s / (v.length - 1));
+        return NtkSampling.engineDiagonal(
+                NtkSampling.mlp(set.inputDim(), depth, set.width(), "relu", sigmaW2, 0),
+                x,
+                set.initialisations(),
+                set.seed(),
+                manager);
     }
 
     private static void write(Settings set, Path out, List<Row> rows) {

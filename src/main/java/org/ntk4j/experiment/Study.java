@@ -58,7 +58,12 @@ public interface Study {
                 DepthSweep.STUDY,
                 MulticlassAnisotropic.STUDY,
                 WrnAlignment.STUDY,
+                ReluSilentAlignment.STUDY,
                 NtkDispersion.STUDY,
+                DispersionLimits.STUDY,
+                NtkChangePhase.STUDY,
+                NtkBlockStructure.STUDY,
+                NtkCollapse.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
@@ -68,7 +73,12 @@ public interface Study {
                 HessianEnergy.STUDY,
                 SolvableDynamics.STUDY,
                 PhaseDiagram.STUDY,
-                ReluSilentAlignment.STUDY,
                 InitScale.STUDY);
+=======
+                NtkChangePhase.STUDY,
+                DispersionLimits.STUDY,
+                NtkBlockStructure.STUDY,
+                NtkCollapse.STUDY);
+>>>>>>> wt-s003
     }
 }

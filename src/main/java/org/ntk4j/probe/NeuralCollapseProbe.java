@@ -90,13 +90,13 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** The final dense layer (the classifier of {@link Network#features()}). */
-    static Dense classifier(Network net) {
+    public static Dense classifier(Network net) {
         List<Module> layers = net.parameterLayers();
         return (Dense) layers.get(layers.size() - 1);
     }
 
     /** h(x_i) for every probe sample, [N][n]. */
-    static double[][] features(Network body, Dataset data) {
+    public static double[][] features(Network body, Dataset data) {
         int n = data.size();
         double[][] h = new double[n][];
         for (int from = 0; from < n; from += BATCH) {
@@ -113,7 +113,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** scale·A as a Java matrix (rows × cols of a 2-D array). */
-    private static double[][] matrix(NDArray a, double scale) {
+    public static double[][] matrix(NDArray a, double scale) {
         int rows = (int) a.getShape().get(0);
         int cols = (int) a.getShape().get(1);
         double[] v = values(a, scale);
@@ -125,7 +125,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** scale·a flattened, read on the host in the array's own type (a toType copy would stay attached to the model's manager). */
-    private static double[] values(NDArray a, double scale) {
+    public static double[] values(NDArray a, double scale) {
         if (a.getDataType() == DataType.FLOAT64) {
             double[] v = a.toDoubleArray();
             for (int i = 0; i < v.length; i++) {

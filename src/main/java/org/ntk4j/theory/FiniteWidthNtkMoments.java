@@ -238,6 +238,28 @@ public final class FiniteWidthNtkMoments {
         return num / den;
     }
 
+    // ---------------------------------------------------------------- first GD step (Thm 4.1 / A.10)
+
+    /**
+     * The chaotic-phase lower bound on the first-step change of the NTK diagonal, Seleznova &amp; Kutyniok, NTK Beyond
+     * the Infinite-Width Limit, proof of Theorem A.10 (one GD step with learning rate η on the single sample (x, y),
+     * squared loss, ReLU, standard parameterisation, σ_b = 0, constant width M, input dimension n₀), as printed:
+     * <pre>
+     *   E|ΔΘ(x,x)| ≥ 4η ‖x⁰‖⁴/n₀ · a^{2L−1} Σ_{ℓ=1}^{L} Π_{j=ℓ+1}^{L−1}(1 + 1/M) Π_{i=1}^{ℓ−1}(1 + 5/M),   a = σ_w²/2,
+     * </pre>
+     * dropping the O(M^{−3/2}) terms. The proof keeps only the ℓ' = ℓ + 1 terms and replaces (f − y)·f by f², so it
+     * is a heuristic bound at finite size (for y = 0 the replacement is exact).
+     */
+    public static double firstStepLowerBound(
+            int width, int depth, int inputDim, double sigmaW2, double inputNormSquared, double eta) {
+        double a = sigmaW2 / 2;
+        double sum = 0;
+        for (int l = 1; l <= depth; l++) {
+            sum += Math.pow(1 + 1.0 / width, Math.max(0, depth - 1 - l)) * Math.pow(1 + 5.0 / width, l - 1);
+        }
+        return 4 * eta * inputNormSquared * inputNormSquared / inputDim * Math.pow(a, 2.0 * depth - 1) * sum;
+    }
+
     // ---------------------------------------------------------------- estimators (App. C.3)
 
     /** Plain ratio μ̂₂/μ̂₁² of i.i.d. samples of Θ(x,x). */

@@ -235,6 +235,38 @@ public final class MonteCarloNtk {
     }
 
     /**
+     * One gradient-descent step on the single sample (x, y) with the squared loss ½(f(x) − y)² and learning rate η,
+     * in the trained coordinates (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Thm 4.1 / A.10):
+     * θ ← θ − η (f(x) − y) ∇_θ f(x). For the effective weights this is W^l ← W^l − η (f − y) s_l² δ^l x^{l−1}ᵀ and
+     * b^l ← b^l − η (f − y) t_l² δ^l, with s_l = 1, t_l = 1 (standard param; t_l = 0 for frozen biases) or
+     * s_l = σ_w/√n_{l−1}, t_l = σ_b (NTK param). Returns f(x) before the step.
+     */
+    public double gradientStep(double[] x, double y, double eta) {
+        Pass p = pass(x);
+        double r = p.output - y;
+        for (int l = 0; l < depth(); l++) {
+            double ws2 = parameterization == Parameterization.NTK ? sigmaW * sigmaW / widths[l] : 1;
+            double bs2 = parameterization == Parameterization.NTK ? sigmaB * sigmaB : (trainBias ? 1 : 0);
+            int in = widths[l];
+            double[] d = p.deltas[l];
+            double[] a = p.inputs[l];
+            double[] w = weights[l];
+            for (int i = 0; i < widths[l + 1]; i++) {
+                double g = eta * r * d[i];
+                if (g == 0) {
+                    continue;
+                }
+                int off = i * in;
+                for (int j = 0; j < in; j++) {
+                    w[off + j] -= ws2 * g * a[j];
+                }
+                biases[l][i] -= bs2 * g;
+            }
+        }
+        return p.output;
+    }
+
+    /**
      * f(x) with the trained coordinate {@code index} (same order as {@link #gradient}) moved by {@code eps};
      * for finite-difference checks.
      */

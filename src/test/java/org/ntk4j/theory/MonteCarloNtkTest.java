@@ -47,4 +47,24 @@ class MonteCarloNtkTest {
             }
         }
     }
+
+    @Test
+    void gradientStepMovesTheOutputByTheNtk() {
+        // One GD step on (x, y) with ½(f − y)²: θ₁ = θ₀ − η(f − y)∇f, so f₁(x') = f₀(x') − η(f − y)Θ(x', x) + O(η²)
+        // for every x'. With η = 1e-6 and O(1) curvature the second-order term is ~1e-12: tolerance 1e-9.
+        SplittableRandom rng = new SplittableRandom(8);
+        for (Parameterization p : Parameterization.values()) {
+            MonteCarloNtk net = new MonteCarloNtk(new int[] {4, 6, 5, 1}, Activation.TANH, p, 1.4, 0.3, true, 23);
+            double[] x = randomInput(4, rng);
+            double[] xp = randomInput(4, rng);
+            double y = 0.7;
+            double eta = 1e-6;
+            double f0 = net.pass(x).output;
+            double fp0 = net.pass(xp).output;
+            double theta = net.ntk(xp, x);
+            assertEquals(f0, net.gradientStep(x, y, eta), 0, "returns f before the step");
+            double fp1 = net.pass(xp).output;
+            assertEquals(-eta * (f0 - y) * theta, fp1 - fp0, 1e-9, p.name());
+        }
+    }
 }

@@ -1,0 +1,215 @@
+package org.ntk4j.experiment;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.stream.IntStream;
+import org.ntk4j.data.DataPaths;
+import org.ntk4j.data.Dataset;
+import org.ntk4j.data.Datasets;
+import org.ntk4j.data.Preprocess;
+import org.ntk4j.data.Split;
+import org.ntk4j.kernel.KernelMatrix;
+import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.Ntk;
+import org.ntk4j.metrics.Alignment;
+import org.ntk4j.metrics.BlockStructure;
+import org.ntk4j.metrics.LabelAwareness;
+import org.ntk4j.model.Network;
+import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.TrainSpec;
+import org.ntk4j.train.Arrays2;
+
+/**
+ * Shared set-up of the studies of Seleznova, Weitzner, Giryes, Kutyniok &amp; Chou, "Neural (Tangent Kernel)
+ * Collapse" (Seleznova, NTK thesis §3.3) and of the label-awareness figure of Seleznova &amp; Kutyniok, "NTK Beyond the
+ * Infinite-Width Limit" (§3.2 Fig. 4): the (architecture, dataset) grid with the datasets this machine has (a missing
+ * one is replaced by the bundled MNIST subset, and the substitution is reported), MSE on one-hot targets with SGD,
+ * Nesterov momentum 0.9 and weight decay 5·10⁻⁴ (§3.3 §6), and the kernels Θ (C outputs) and Θ^h (the n penultimate
+ * features, every parameter before the classifier; eq. (3)) of a class-ordered, class-balanced sample with m per
+ * class.
+ */
+final class CollapseSetup {
+    private CollapseSetup() {}
+
+    /** A dataset name, or the bundled MNIST subset when it is not on this machine (then {@code substituted}). */
+    record Data(String asked, String used, Dataset train, Dataset test) {
+        boolean substituted() {
+            return !asked.equals(used);
+        }
+    }
+
+    static boolean present(String name) {
+        return Datasets.MNIST_SUBSET.equals(name) || Files.isDirectory(DataPaths.datasetDir(DataPaths.dataDir(), name));
+    }
+
+    /**
+     * Train and test splits of {@code name} (or the bundled MNIST subset), flattened for an MLP; a class-balanced
+     * {@code perClass} training subset when every class has more.
+     */
+    static Data load(String name, boolean flatten, int perClass, int testPerClass, long seed) {
+        String used = present(name) ? name : Datasets.MNIST_SUBSET;
+        Dataset train = Datasets.load(used, Split.TRAIN);
+        Dataset test = Datasets.load(used, Split.TEST);
+        if (flatten) {
+            train = Preprocess.flatten(train);
+            test = Preprocess.flatten(test);
+        }
+        train = EquilibriumSetup.cap(train, perClass, seed);
+        test = EquilibriumSetup.cap(test, testPerClass, seed + 1);
+        return new Data(name, used, train, test);
+    }
+
+    /** The samples sorted by class (stable), so that heatmaps show C consecutive m×m blocks. */
+    static Dataset classOrdered(Dataset d) {
+        int[] labels = d.labels();
+        int[] idx = IntStream.range(0, d.size())
+                .boxed()
+                .sorted(Comparator.comparingInt(i -> labels[i]))
+                .mapToInt(Integer::intValue)
+                .toArray();
+        return d.subset(idx);
+    }
+
+    /** m per class from {@code d}, class-ordered. */
+    static Dataset kernelSet(Dataset d, int m, long seed) {
+        return classOrdered(Preprocess.balancedSample(d, m, seed));
+    }
+
+    /**
+     * The model: {@code mlp} is a ReLU MLP of {@code depth} weight layers and constant {@code width} (He init, σ_w² = 2,
+     * standard parameterisation; n = width); any other name is a spec of the model zoo ({@code ./ntk4j models}) with
+     * its input set to the dataset's sample shape and C outputs.
+     */
+    static ModelSpec model(String name, Dataset d, int depth, int width) {
+        if ("mlp".equals(name)) {
+            StringBuilder w = new StringBuilder();
+            for (int l = 1; l < depth; l++) {
+                w.append(l > 1 ? ", " : "").append(width);
+            }
+            return ModelSpec.parse(
+                    String.format(
+                            Locale.ROOT,
+                            "{\"name\": \"mlp-L%d-w%d\", \"arch\": \"mlp\", \"input\": [%d], \"widths\": [%s],"
+                                    + " \"outputs\": %d, \"activation\": \"relu\", \"initializer\": \"gaussian\","
+                                    + " \"sigmaW\": %s}",
+                            depth,
+                            width,
+                            d.featureDim(),
+                            w,
+                            d.numClasses(),
+                            Math.sqrt(2)),
+                    "collapse-setup");
+        }
+        return ModelSpec.resolve(name).toBuilder()
+                .input(d.sampleShape())
+                .outputs(d.numClasses())
+                .build();
+    }
+
+    /** MSE on one-hot targets, SGD with Nesterov momentum 0.9 and weight decay 5e-4 (§3.3 §6). */
+    static TrainSpec sgd(double lr, int batch, int epochs, long seed) {
+        return TrainSpec.builder()
+                .loss("mse")
+                .optimizer("sgd")
+                .lr(lr)
+                .momentum(0.9)
+                .nesterov(true)
+                .weightDecay(5e-4)
+                .batchSize(batch)
+                .epochs(epochs)
+                .seed(seed)
+                .validate("neural-tangent-kernel-collapse");
+    }
+
+    /** What the kernels of one probe say: block parameters of Θ and Θ^h, eq. (23), alignment, norm matrices. */
+    record Kernels(
+            BlockStructure theta,
+            BlockStructure features,
+            LabelAwareness awareness,
+            double alignment,
+            double featuresAlignment,
+            double[][] outputNorms,
+            double[][] featureNorms,
+            double[][] traced,
+            double[][] featuresTraced) {}
+
+    /** FULL Θ and Θ^h (eval mode, float64) of the class-ordered kernel set. */
+    static Kernels kernels(Network net, Dataset set) {
+        KernelMatrix theta = full(net, set);
+        KernelMatrix feat = full(net.features(), set);
+        double[][] traced = theta.traced();
+        double[][] ft = feat.traced();
+        float[] y = Preprocess.oneHot(set.labels(), set.numClasses());
+        return new Kernels(
+                BlockStructure.of(theta, set.labels()),
+                BlockStructure.of(feat, set.labels()),
+                LabelAwareness.of(traced, set.labels()),
+                Alignment.alignment(traced, y, set.numClasses()),
+                Alignment.alignment(ft, y, set.numClasses()),
+                norms(theta),
+                norms(feat),
+                traced,
+                ft);
+    }
+
+    private static KernelMatrix full(Network net, Dataset set) {
+        try (NDScope scope = new NDScope();
+                NDManager m = net.manager().newSubManager()) {
+            NDArray x = Arrays2.inputs(m, net, set, 0, set.size());
+            return Ntk.of(net).mode(Mode.FULL).float64().compute(x).total();
+        }
+    }
+
+    /** [‖Θ_ks(X)‖_F]_{k,s}: the O×O matrix of the Frobenius norms of the N×N output blocks (§3.3 Fig. 1c, d). */
+    static double[][] norms(KernelMatrix k) {
+        int o = k.outputs();
+        int n = k.rows();
+        double[][] out = new double[o][o];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                for (int a = 0; a < o; a++) {
+                    for (int b = 0; b < o; b++) {
+                        double v = k.get(i, j, a * o + b);
+                        out[a][b] += v * v;
+                    }
+                }
+            }
+        }
+        for (double[] row : out) {
+            for (int b = 0; b < o; b++) {
+                row[b] = Math.sqrt(row[b]);
+            }
+        }
+        return out;
+    }
+
+    /** Mean diagonal over mean off-diagonal entry of a square matrix (diagonal dominance of a norm matrix). */
+    static double diagonalDominance(double[][] m) {
+        double d = 0;
+        double o = 0;
+        int n = m.length;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                if (i == j) {
+                    d += m[i][j];
+                } else {
+                    o += m[i][j];
+                }
+            }
+        }
+        return (d / n) / (o / (n * (n - 1.0)));
+    }
+
+    static String fmt(double[] v) {
+        return AlignmentHierarchy.fmt(v);
+    }
+
+    static double[] copy(double[] v) {
+        return Arrays.copyOf(v, v.length);
+    }
+}
