@@ -74,11 +74,5 @@ public interface Study {
                 SolvableDynamics.STUDY,
                 PhaseDiagram.STUDY,
                 InitScale.STUDY);
-=======
-                NtkChangePhase.STUDY,
-                DispersionLimits.STUDY,
-                NtkBlockStructure.STUDY,
-                NtkCollapse.STUDY);
->>>>>>> wt-s003
     }
 }
