@@ -58,6 +58,7 @@ public interface Study {
                 NtkDispersion.STUDY,
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
-                AlignmentHierarchy.STUDY);
+                AlignmentHierarchy.STUDY,
+                CentredNfcDynamics.STUDY);
     }
 }
