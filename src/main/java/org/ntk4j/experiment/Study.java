@@ -59,6 +59,7 @@ public interface Study {
                 NfaChainMonomial.STUDY,
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
-                CentredNfcDynamics.STUDY);
+                CentredNfcDynamics.STUDY,
+                SpeedLimited.STUDY);
     }
 }
