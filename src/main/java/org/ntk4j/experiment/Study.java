@@ -60,6 +60,7 @@ public interface Study {
                 TargetCorrelation.STUDY,
                 AlignmentHierarchy.STUDY,
                 CentredNfcDynamics.STUDY,
-                SpeedLimited.STUDY);
+                SpeedLimited.STUDY,
+                NfcPrediction.STUDY);
     }
 }
