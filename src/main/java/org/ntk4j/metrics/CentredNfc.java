@@ -62,44 +62,63 @@ public final class CentredNfc {
             double ptkCentred,
             double weightChange) {}
 
-    /** All correlations from host matrices: W and W₀ (out × in), K and K̄ (out × out; K̄ may be null). */
+    /**
+     * All correlations from host matrices: W and W₀ (out × in), K and K̄ (out × out; K̄ may be null). Computed
+     * through the out × out Gram M = WWᵀ, since tr(WᵀW·WᵀKW) = tr(MKM), ‖WᵀW‖² = tr(M²) and ‖WᵀKW‖² = tr(KMKM)
+     * (cyclic trace): O(out²·in) instead of O(in²·out), which matters for conv layers (in = 9·channels).
+     */
     public static Layer of(String name, DMatrixRMaj w, DMatrixRMaj w0, DMatrixRMaj k, DMatrixRMaj kbar) {
         DMatrixRMaj wbar = w.copy();
         CommonOps_DDRM.subtractEquals(wbar, w0);
-        DMatrixRMaj f = gram(w);
-        DMatrixRMaj g = sandwich(w, k);
-        DMatrixRMaj cf = gram(wbar);
-        DMatrixRMaj cg = sandwich(wbar, k);
-        double uc = FeatureCorrelation.rho(f, g);
-        double c = FeatureCorrelation.rho(cf, cg);
-        double ratio = FeatureCorrelation.frobenius(cf, cg) / FeatureCorrelation.frobenius(f, g);
+        DMatrixRMaj m = outerGram(w);
+        DMatrixRMaj mbar = outerGram(wbar);
+        double num = trace3(m, k, m);
+        double uc = num / Math.sqrt(trace2(m, m) * trace4(k, m));
+        double cnum = trace3(mbar, k, mbar);
+        double c = cnum / Math.sqrt(trace2(mbar, mbar) * trace4(k, mbar));
+        double ratio = cnum / num;
         double dc = Double.NaN;
         double dr = Double.NaN;
         double pc = Double.NaN;
         if (kbar != null) {
-            DMatrixRMaj dg = sandwich(wbar, kbar);
-            dc = FeatureCorrelation.rho(cf, dg);
-            dr = FeatureCorrelation.frobenius(cf, dg) / FeatureCorrelation.frobenius(cf, cg);
-            pc = FeatureCorrelation.rho(gram(w0), sandwich(w0, kbar));
+            double dnum = trace3(mbar, kbar, mbar);
+            dc = dnum / Math.sqrt(trace2(mbar, mbar) * trace4(kbar, mbar));
+            dr = dnum / cnum;
+            DMatrixRMaj m0 = outerGram(w0);
+            pc = trace3(m0, kbar, m0) / Math.sqrt(trace2(m0, m0) * trace4(kbar, m0));
         }
         double change = Math.sqrt(FeatureCorrelation.frobenius(wbar, wbar) / FeatureCorrelation.frobenius(w, w));
         return new Layer(name, uc, c, ratio, dc, dr, pc, change);
     }
 
-    /** WᵀW. */
-    static DMatrixRMaj gram(DMatrixRMaj w) {
-        DMatrixRMaj out = new DMatrixRMaj(w.numCols, w.numCols);
-        CommonOps_DDRM.multTransA(w, w, out);
+    /** WWᵀ (out × out). */
+    static DMatrixRMaj outerGram(DMatrixRMaj w) {
+        DMatrixRMaj out = new DMatrixRMaj(w.numRows, w.numRows);
+        CommonOps_DDRM.multTransB(w, w, out);
         return out;
     }
 
-    /** WᵀKW. */
-    static DMatrixRMaj sandwich(DMatrixRMaj w, DMatrixRMaj k) {
-        DMatrixRMaj kw = new DMatrixRMaj(k.numRows, w.numCols);
-        CommonOps_DDRM.mult(k, w, kw);
-        DMatrixRMaj out = new DMatrixRMaj(w.numCols, w.numCols);
-        CommonOps_DDRM.multTransA(w, kw, out);
-        return out;
+    /** tr(AB) for symmetric B: Σ A_ij B_ij. */
+    private static double trace2(DMatrixRMaj a, DMatrixRMaj b) {
+        return FeatureCorrelation.frobenius(a, b);
+    }
+
+    /** tr(ABC) for symmetric A, B, C: ⟨AB, C⟩ with (AB)ᵀ = BA. */
+    private static double trace3(DMatrixRMaj a, DMatrixRMaj b, DMatrixRMaj c) {
+        DMatrixRMaj ab = new DMatrixRMaj(a.numRows, b.numCols);
+        CommonOps_DDRM.mult(a, b, ab);
+        DMatrixRMaj abt = new DMatrixRMaj(ab.numCols, ab.numRows);
+        CommonOps_DDRM.transpose(ab, abt);
+        return FeatureCorrelation.frobenius(abt, c);
+    }
+
+    /** tr(KMKM) = ‖KM‖²-like: ⟨KM, (KM)ᵀ⟩ for symmetric K, M. */
+    private static double trace4(DMatrixRMaj k, DMatrixRMaj m) {
+        DMatrixRMaj km = new DMatrixRMaj(k.numRows, m.numCols);
+        CommonOps_DDRM.mult(k, m, km);
+        DMatrixRMaj kmt = new DMatrixRMaj(km.numCols, km.numRows);
+        CommonOps_DDRM.transpose(km, kmt);
+        return FeatureCorrelation.frobenius(km, kmt);
     }
 
     /**
