@@ -72,7 +72,10 @@ public final class TrainCommand implements Callable<Integer> {
             description = "training settings as JSON (TrainSpec); options below override it")
     Path trainSpec;
 
-    @Option(names = "--optimizer", description = "sgd or adam")
+    @Option(
+            names = "--optimizer",
+            description = "sgd, adam or slo (speed-limited: per-layer steps η·C_l·∇/(ε + ‖∇‖); speeds C_l = layerLr,"
+                    + " ε = eps of --train-spec)")
     String optimizer;
 
     @Option(names = "--lr", description = "learning rate")

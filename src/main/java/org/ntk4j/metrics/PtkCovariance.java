@@ -2,6 +2,7 @@ package org.ntk4j.metrics;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.index.NDIndex;
@@ -40,7 +41,7 @@ final class PtkCovariance {
         final Map<TangentLayer, NDArray> leaves = new IdentityHashMap<>();
         final NDManager m;
 
-        Leaves(List<Dense> layers, NDManager m) {
+        Leaves(List<? extends TangentLayer> layers, NDManager m) {
             this.m = m;
             layers.forEach(l -> leaves.put(l, null));
         }
@@ -104,5 +105,65 @@ final class PtkCovariance {
         }
         invN.close();
         return k;
+    }
+
+    /**
+     * The per-row pre-activation gradients J_l of each layer, scaled so that K_l = J_lᵀJ_l: rows are
+     * δ_{α,o,p}/√(n·P) for sample α, output o and output position p (P = 1 for a dense layer, H·W for
+     * a conv layer, whose K is averaged over positions as for the conv AGOP of Feature Learning as
+     * Alignment (anon.), §2.1), columns the layer's out units/channels. Arrays of the network's data
+     * type owned by {@code m}; {@code x} must have the network's data type and input shape.
+     */
+    static Map<TangentLayer, NDArray> jacobians(
+            Network net, NDArray x, List<? extends TangentLayer> layers, NDManager m) {
+        int n = (int) x.getShape().get(0);
+        int outputs = net.outputs();
+        Map<TangentLayer, java.util.List<NDArray>> parts = new LinkedHashMap<>();
+        layers.forEach(l -> parts.put(l, new java.util.ArrayList<>()));
+        List<Param> params = net.trainableParams();
+        try (NDManager scratch = m.newSubManager()) {
+            Leaves probe = new Leaves(layers, scratch);
+            NDArray xs = x.duplicate();
+            xs.attach(scratch);
+            params.forEach(p -> p.value().setRequiresGradient(false));
+            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                NDArray f = net.forward(xs, new Forward(scratch, false, probe));
+                NDArray eye = scratch.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
+                for (int o = 0; o < outputs; o++) {
+                    try (NDScope scope = new NDScope()) {
+                        NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
+                        JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
+                        for (TangentLayer l : layers) {
+                            NDArray z = probe.leaves.get(l);
+                            if (z == null) {
+                                throw new IllegalStateException(l.name() + " was not reached by the forward pass");
+                            }
+                            NDArray g = z.getGradient();
+                            Shape s = g.getShape();
+                            NDArray rows = s.dimension() == 4
+                                    ? g.transpose(0, 2, 3, 1).reshape(-1, s.get(1))
+                                    : g.reshape(-1, s.get(s.dimension() - 1));
+                            double norm =
+                                    1.0 / Math.sqrt((double) rows.getShape().get(0));
+                            NDArray kept = rows.mul(new Forward(m, false, null).scalar(norm, rows));
+                            kept.attach(m);
+                            NDScope.unregister(kept);
+                            parts.get(l).add(kept);
+                            JniUtils.zeroGrad((PtNDArray) z);
+                        }
+                    }
+                }
+                f.close();
+            } finally {
+                params.forEach(p -> p.value().setRequiresGradient(true));
+            }
+        }
+        Map<TangentLayer, NDArray> out = new LinkedHashMap<>();
+        for (Map.Entry<TangentLayer, java.util.List<NDArray>> e : parts.entrySet()) {
+            java.util.List<NDArray> ps = e.getValue();
+            NDArray j = ps.size() == 1 ? ps.get(0) : NDArrays.concat(new ai.djl.ndarray.NDList(ps), 0);
+            out.put(e.getKey(), j);
+        }
+        return out;
     }
 }

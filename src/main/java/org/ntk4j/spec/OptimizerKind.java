@@ -7,7 +7,10 @@ public enum OptimizerKind implements SpecName {
     @SerializedName("sgd")
     SGD("sgd"),
     @SerializedName("adam")
-    ADAM("adam");
+    ADAM("adam"),
+    /** Speed-limited optimisation ("Feature learning as alignment", anonymous, §5.2): per-layer normalised steps. */
+    @SerializedName("slo")
+    SLO("slo");
 
     private final String json;
 

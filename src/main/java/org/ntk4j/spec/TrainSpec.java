@@ -8,14 +8,15 @@ import java.util.Locale;
  * {@link Builder}, whose defaults missing fields take). {@code batchSize = 0} means full-batch
  * gradient descent, for which the run also records the gradient-flow time t = step·lr.
  *
- * @param optimizer sgd | adam
+ * @param optimizer sgd | adam | slo (speed-limited: W_l ← W_l − η·C_l·∇_l/(ε + ‖∇_l‖_F) per layer, C_l = layerLr,
+ *     ε = eps; see train.Optimizer)
  * @param lr learning rate η
  * @param momentum SGD momentum
  * @param nesterov Nesterov momentum
  * @param weightDecay L2 weight decay
  * @param beta1 Adam's β1
  * @param beta2 Adam's β2
- * @param eps Adam's ε
+ * @param eps Adam's ε; SLO's ε in (ε + ‖∇‖)⁻¹ (the paper's relaxed SLO uses 0.1)
  * @param epochs epochs
  * @param batchSize mini-batch size; 0 = full batch
  * @param loss mse | ce
@@ -26,7 +27,8 @@ import java.util.Locale;
  * @param warmupEpochs warmup-cosine: linear warmup epochs
  * @param seed seed of the data order
  * @param checkpointEvery save a checkpoint every this many steps (0 = at each epoch end only)
- * @param layerLr per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1
+ * @param layerLr per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1. With slo
+ *     these are the layer speeds C_l
  */
 public record TrainSpec(
         OptimizerKind optimizer,
@@ -48,7 +50,7 @@ public record TrainSpec(
         long seed,
         int checkpointEvery,
         java.util.Map<String, Double> layerLr) {
-    public static final List<String> OPTIMIZERS = List.of("sgd", "adam");
+    public static final List<String> OPTIMIZERS = List.of("sgd", "adam", "slo");
     public static final List<String> LOSSES = List.of("mse", "ce");
     public static final List<String> TARGETS = List.of("onehot", "pm1", "centered");
     public static final List<String> SCHEDULES = List.of("constant", "cosine", "step", "warmup-cosine");
@@ -302,6 +304,14 @@ public record TrainSpec(
             p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
             p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
             p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
+            p.require(
+                    !"slo".equalsIgnoreCase(optimizer) || (momentum == 0 && !nesterov),
+                    "momentum",
+                    "must be 0 with optimizer slo (speed-limited steps have no momentum; got " + momentum + ")");
+            p.require(
+                    !"slo".equalsIgnoreCase(optimizer) || (eps >= 0 && Double.isFinite(eps)),
+                    "eps",
+                    "must be >= 0 with optimizer slo (got " + eps + ")");
             p.require(
                     layerLr != null
                             && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),

@@ -19,6 +19,13 @@ import org.ntk4j.spec.TrainSpec;
  *
  * <p>SGD (PyTorch convention): g ← ∇θ + λθ; v ← μv + g; θ ← θ − η·(Nesterov ? g + μv : v).
  * Adam: m ← β1 m + (1−β1) g; v ← β2 v + (1−β2) g²; θ ← θ − η m̂/(√v̂ + ε).
+ *
+ * <p>SLO, the speed-limited optimisation of "Feature learning as alignment: a structural property of gradient
+ * descent in non-linear neural networks" (anonymous, §5.2 and App. I): per layer l (all parameters of one
+ * module form one group, see {@link #setGroup}) with gradient G_l (+ λθ with weight decay),
+ * θ_l ← θ_l − η·C_l·G_l/(ε + ‖G_l‖_F), C_l the layer's speed (its learning-rate multiplier, TrainSpec.layerLr)
+ * and ε = TrainSpec.eps. The paper prints "+" (an ascent step): corrected here to descent (erratum); its
+ * experiments use the relaxed ε = 0.1 (ε = 0 is the exact normalised step).
  */
 public final class Optimizer {
     private final TrainSpec spec;
@@ -26,6 +33,7 @@ public final class Optimizer {
     private final List<NDArray> state1 = new ArrayList<>();
     private final List<NDArray> state2 = new ArrayList<>();
     private final double[] lrMultiplier;
+    private final int[] group;
     private long steps;
 
     public Optimizer(TrainSpec spec, List<Param> params, NDManager m) {
@@ -33,6 +41,10 @@ public final class Optimizer {
         this.params = params;
         this.lrMultiplier = new double[params.size()];
         java.util.Arrays.fill(lrMultiplier, 1.0);
+        this.group = new int[params.size()];
+        for (int k = 0; k < group.length; k++) {
+            group[k] = k;
+        }
         for (Param p : params) {
             NDArray z1 = m.zeros(
                     p.value().getShape(), p.value().getDataType(), p.value().getDevice());
@@ -49,12 +61,24 @@ public final class Optimizer {
         lrMultiplier[k] = multiplier;
     }
 
+    /**
+     * Puts parameter k in group {@code g} (SLO normalises each group's gradient as one vector: the trainer
+     * puts all parameters of a layer in one group); by default every parameter is its own group.
+     */
+    public void setGroup(int k, int g) {
+        group[k] = g;
+    }
+
     /** One update with learning rate {@code lr}; zeroes the gradients. */
     public void step(double lr) {
         boolean grad = JniUtils.isGradMode();
         JniUtils.setGradMode(false);
         try {
             steps++;
+            if (spec.optimizer() == OptimizerKind.SLO) {
+                speedLimitedStep(lr);
+                return;
+            }
             for (int k = 0; k < params.size(); k++) {
                 NDArray w = params.get(k).value();
                 NDArray g = w.getGradient();
@@ -83,6 +107,29 @@ public final class Optimizer {
             }
         } finally {
             JniUtils.setGradMode(grad);
+        }
+    }
+
+    /** θ_l ← θ_l − η·C_l·G_l/(ε + ‖G_l‖_F) per group l (see the class comment). */
+    private void speedLimitedStep(double lr) {
+        int k = params.size();
+        NDArray[] g = new NDArray[k];
+        java.util.Map<Integer, Double> squares = new java.util.HashMap<>();
+        for (int i = 0; i < k; i++) {
+            NDArray w = params.get(i).value();
+            g[i] = w.getGradient();
+            if (spec.weightDecay() > 0) {
+                g[i] = g[i].add(w.mul(spec.weightDecay()));
+            }
+            squares.merge(group[i], Arrays2.value(g[i].mul(g[i]).sum()), Double::sum);
+        }
+        for (int i = 0; i < k; i++) {
+            NDArray w = params.get(i).value();
+            double scale = lr * lrMultiplier[i] / (spec.eps() + Math.sqrt(squares.get(group[i])));
+            if (Double.isFinite(scale)) { // ε = 0 and a zero gradient: no step
+                w.subi(g[i].mul(scale));
+            }
+            JniUtils.zeroGrad((PtNDArray) w);
         }
     }
 

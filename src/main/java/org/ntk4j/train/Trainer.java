@@ -269,7 +269,10 @@ public final class Trainer {
         }
     }
 
-    /** Per-layer learning rates: multiplier η_l/η for every parameter of layer l (TrainSpec.layerLr). */
+    /**
+     * Per-layer learning rates: multiplier η_l/η for every parameter of layer l (TrainSpec.layerLr; SLO's speeds
+     * C_l), and the per-layer parameter groups whose gradient norm SLO fixes.
+     */
     private void applyLayerLearningRates(Optimizer opt) {
         java.util.Set<String> layers = new java.util.LinkedHashSet<>();
         net.parameterLayers().forEach(l -> layers.add(l.name()));
@@ -280,7 +283,15 @@ public final class Trainer {
             }
         }
         List<org.ntk4j.model.Param> params = net.trainableParams();
+        int group = 0;
         for (org.ntk4j.model.Module l : net.parameterLayers()) {
+            for (org.ntk4j.model.Param p : l.ownParams()) {
+                int k = params.indexOf(p);
+                if (k >= 0) {
+                    opt.setGroup(k, params.size() + group); // SLO: one norm per layer
+                }
+            }
+            group++;
             Double mult = spec.layerLr().get(l.name());
             if (mult != null) {
                 for (org.ntk4j.model.Param p : l.ownParams()) {
