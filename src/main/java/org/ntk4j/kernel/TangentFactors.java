@@ -34,12 +34,15 @@ final class TangentFactors {
     private TangentFactors() {}
 
     /** Factors of {@code structured} layers by probe mode, then of {@code jacobian} layers by per-sample gradients. */
-    static Map<String, LayerFactor> compute(Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
+    static Map<String, LayerFactor> compute(
+            Network net, NDArray x, NtkPlan plan, boolean parts, long budget, NDManager m) {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
         List<LayerPlan> structured = plan.structured();
         List<Module> jacobian = plan.jacobian();
         if (!structured.isEmpty()) {
-            structuredFactors(net, x, structured, parts, m, out);
+            boolean replicate =
+                    replicate((int) x.getShape().get(0), net.outputs(), plan.transientBytesPerSample(), budget);
+            structuredFactors(net, x, structured, parts, replicate, m, out);
         }
         if (!jacobian.isEmpty()) {
             jacobianFactors(net, x, jacobian, parts, m, out);
@@ -53,9 +56,12 @@ final class TangentFactors {
         final Map<TangentLayer, NDArray> leaves = new IdentityHashMap<>();
         final Map<Object, Boolean> wanted = new IdentityHashMap<>();
         final NDManager m;
+        /** Rows of one copy of the tile when the batch is replicated, else 0. */
+        final long rows;
 
-        Recorder(NDManager m) {
+        Recorder(NDManager m, long rows) {
             this.m = m;
+            this.rows = rows;
         }
 
         @Override
@@ -63,7 +69,8 @@ final class TangentFactors {
             if (!wanted.containsKey(layer)) {
                 return output;
             }
-            inputs.put(layer, input.stopGradient());
+            // In a replicated pass the input is O copies of the tile: every copy is the same, keep the first.
+            inputs.put(layer, (rows > 0 ? input.get(new NDIndex("0:{}", rows)) : input).stopGradient());
             NDArray z = m.zeros(output.getShape(), output.getDataType(), output.getDevice());
             z.setRequiresGradient(true);
             leaves.put(layer, z);
@@ -73,22 +80,35 @@ final class TangentFactors {
 
     /**
      * The probe pass: one forward that taps every structured layer, then one backward per output
-     * o, after which each layer's {@link FactorBuilder} reduces its δ_o to factor slots. The forward
+     * o (or one backward over O copies of the tile when {@code replicate}, see {@link #replicate}),
+     * after which each layer's {@link FactorBuilder} reduces its δ_o to factor slots. The forward
      * graph, the zero leaves and the im2col patches live in a scratch manager and a scope closed
      * before returning; each output's temporaries in a scope closed after that output.
      */
     private static void structuredFactors(
-            Network net, NDArray x, List<LayerPlan> layers, boolean parts, NDManager m, Map<String, LayerFactor> out) {
+            Network net,
+            NDArray x,
+            List<LayerPlan> layers,
+            boolean parts,
+            boolean replicate,
+            NDManager m,
+            Map<String, LayerFactor> out) {
         List<Param> params = net.trainableParams();
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
         try (NDManager scratch = m.newSubManager()) {
-            Recorder rec = new Recorder(scratch);
+            Recorder rec = new Recorder(scratch, replicate ? n : 0);
             for (LayerPlan l : layers) {
                 rec.wanted.put(l.layer(), Boolean.TRUE);
             }
             NDArray xs = x.duplicate();
             xs.attach(scratch);
+            if (replicate) {
+                long[] reps = new long[x.getShape().dimension()];
+                java.util.Arrays.fill(reps, 1);
+                reps[0] = outputs;
+                xs = xs.tile(reps);
+            }
             // Parameters need no gradient here: only the zero leaves' gradients are read.
             params.forEach(p -> p.value().setRequiresGradient(false));
             Map<TangentLayer, FactorBuilder> builders = new LinkedHashMap<>();
@@ -108,13 +128,28 @@ final class TangentFactors {
                     builders.put(t, l.rule().builder(t, l.estimate(), a, outputs, m));
                 }
                 NDArray eye = scratch.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
-                for (int o = 0; o < outputs; o++) {
-                    try (NDScope scope = new NDScope()) {
-                        NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
-                        JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
-                        for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
-                            builders.get(e.getKey()).accept(o, e.getValue().getGradient());
-                            JniUtils.zeroGrad((PtNDArray) e.getValue());
+                if (replicate) {
+                    // one backward pass: copy o of the tile (rows o·n .. o·n+n-1) gets the one-hot cotangent e_o
+                    JniUtils.backward((PtNDArray) f, (PtNDArray) eye.repeat(0, n), false, false);
+                    for (int o = 0; o < outputs; o++) {
+                        try (NDScope scope = new NDScope()) {
+                            for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
+                                NDArray g = e.getValue().getGradient();
+                                builders.get(e.getKey())
+                                        .accept(o, g.get(new NDIndex("{}:{}", (long) o * n, (long) (o + 1) * n)));
+                            }
+                        }
+                    }
+                } else {
+                    for (int o = 0; o < outputs; o++) {
+                        try (NDScope scope = new NDScope()) {
+                            NDArray seed =
+                                    eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
+                            JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
+                            for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
+                                builders.get(e.getKey()).accept(o, e.getValue().getGradient());
+                                JniUtils.zeroGrad((PtNDArray) e.getValue());
+                            }
                         }
                     }
                 }
@@ -124,6 +159,39 @@ final class TangentFactors {
             for (FactorBuilder b : builders.values()) {
                 b.finish(out, parts);
             }
+        }
+    }
+
+    /** Largest tile × outputs replicated in one probe pass (auto): above it the extra forward work costs more than the passes saved. */
+    static final long REPLICATE_MAX_ROWS = 1024;
+
+    /**
+     * Whether the probe pass runs once over the tile replicated O times, copy o seeded with the
+     * one-hot cotangent e_o (one forward and one backward pass), instead of one forward and O
+     * backward passes over the tile. Both give the same δ's exactly: the probe forward runs in
+     * inference mode, where no layer mixes samples. The replicated pass does O forwards' arithmetic
+     * and holds O copies of the activations but launches each op once, which wins where launches
+     * and per-pass overheads dominate: measured on 2 CPU cores (process CPU time, min of 5, load
+     * ≈ 20; benchmarks/RESULTS.md "fewer launches"), FCN 3072-2048×3-8 N = 16 full 270 vs 380 ms,
+     * ResNet-20 N = 64 trace 16.2 vs 20.9 s, but MLP 784-512-512-10 N = 256 trace 450 vs 290 ms (its
+     * first layer is most of the arithmetic and is repeated O times). Auto: replicate while
+     * n·O ≤ {@link #REPLICATE_MAX_ROWS} and the O − 1 extra copies of the probe pass's transient memory
+     * fit the memory budget (an over-count: the im2col patches in it are formed once, from the first copy).
+     * {@code -Dntk4j.backward=replicated|per-output} forces a scheme (benchmarks).
+     */
+    static boolean replicate(int n, int outputs, long transientBytesPerSample, long budget) {
+        if (outputs < 2) {
+            return false;
+        }
+        String p = System.getProperty("ntk4j.backward", "auto");
+        switch (p) {
+            case "replicated":
+                return true;
+            case "per-output":
+                return false;
+            default:
+                long extra = (long) (outputs - 1) * n * transientBytesPerSample;
+                return (long) n * outputs <= REPLICATE_MAX_ROWS && extra <= budget;
         }
     }
 
