@@ -163,7 +163,7 @@ final class TangentFactors {
     }
 
     /** Largest tile × outputs replicated in one probe pass (auto): above it the extra forward work costs more than the passes saved. */
-    static final long REPLICATE_MAX_ROWS = 1024;
+    static final long REPLICATE_MAX_ROWS = 256;
 
     /**
      * Whether the probe pass runs once over the tile replicated O times, copy o seeded with the
@@ -171,10 +171,11 @@ final class TangentFactors {
      * backward passes over the tile. Both give the same δ's exactly: the probe forward runs in
      * inference mode, where no layer mixes samples. The replicated pass does O forwards' arithmetic
      * and holds O copies of the activations but launches each op once, which wins where launches
-     * and per-pass overheads dominate: measured on 2 CPU cores (process CPU time, min of 5, load
-     * ≈ 20; benchmarks/RESULTS.md "fewer launches"), FCN 3072-2048×3-8 N = 16 full 270 vs 380 ms,
-     * ResNet-20 N = 64 trace 16.2 vs 20.9 s, but MLP 784-512-512-10 N = 256 trace 450 vs 290 ms (its
-     * first layer is most of the arithmetic and is repeated O times). Auto: replicate while
+     * and per-pass overheads dominate: measured on 2 CPU cores (min wall of 5 interleaved runs in one
+     * JVM, load ≈ 5-7; benchmarks/RESULTS.md "fewer launches"), FCN 3072-2048×3-8 N = 16 full 336 vs
+     * 534 ms, but MLP 784-512-512-10 N = 256 trace 345 vs 156 ms (its first layer, most of the
+     * arithmetic, is repeated O times), the same full 984 vs 966 ms, ResNet-20 N = 64 trace 3.75 vs
+     * 1.59 s (convolutions dominate). Auto: replicate while
      * n·O ≤ {@link #REPLICATE_MAX_ROWS} and the O − 1 extra copies of the probe pass's transient memory
      * fit the memory budget (an over-count: the im2col patches in it are formed once, from the first copy).
      * {@code -Dntk4j.backward=replicated|per-output} forces a scheme (benchmarks).

@@ -10,14 +10,16 @@ class ReplicateRuleTest {
     @Test
     void replicatesSmallTilesOnlyWhenTheCopiesFit() {
         long gib = 1L << 30;
-        // the measured wins: FCN N = 16, O = 8; ResNet-20 N = 64, O = 10 (its plan: 10.9 MB per sample, 6 GiB budget)
+        // the measured win: FCN N = 16, O = 8 (128 rows)
         assertTrue(TangentFactors.replicate(16, 8, 100_000, gib));
-        assertTrue(TangentFactors.replicate(64, 10, 10_924_152, 6 * gib));
-        // the measured loss: MLP N = 256, O = 10 (2560 rows)
+        // the measured losses: MLP N = 256, O = 10 (2560 rows); ResNet-20 N = 64, O = 10 (640 rows)
         assertFalse(TangentFactors.replicate(256, 10, 10_000, gib));
+        assertFalse(TangentFactors.replicate(64, 10, 10_924_152, 6 * gib));
+        // a small tile of the same ResNet would be replicated if it fits: 25 · 10 = 250 rows, 9 · 25 · 10.9 MB = 2.5 GB
+        assertTrue(TangentFactors.replicate(25, 10, 10_924_152, 6 * gib));
         // one output: nothing to batch
         assertFalse(TangentFactors.replicate(16, 1, 100, gib));
-        // the O - 1 extra copies must fit the budget: 9 · 64 · 10.9 MB = 6.3 GB > 1 GiB
-        assertFalse(TangentFactors.replicate(64, 10, 10_924_152, gib));
+        // the O - 1 extra copies must fit the budget: 2.5 GB > 1 GiB
+        assertFalse(TangentFactors.replicate(25, 10, 10_924_152, gib));
     }
 }
