@@ -308,7 +308,7 @@ public final class Ntk {
         if (xt.getDataType() != net.dataType()) {
             xt = xt.toType(net.dataType(), false);
         }
-        return TangentFactors.compute(net, xt, plan, opts.parts(), opts.memoryBytes(), m);
+        return TangentFactors.compute(net, xt, plan, opts.parts(), m);
     }
 
     private static void addBlock(

@@ -34,15 +34,12 @@ final class TangentFactors {
     private TangentFactors() {}
 
     /** Factors of {@code structured} layers by probe mode, then of {@code jacobian} layers by per-sample gradients. */
-    static Map<String, LayerFactor> compute(
-            Network net, NDArray x, NtkPlan plan, boolean parts, long budget, NDManager m) {
+    static Map<String, LayerFactor> compute(Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
         List<LayerPlan> structured = plan.structured();
         List<Module> jacobian = plan.jacobian();
         if (!structured.isEmpty()) {
-            boolean replicate =
-                    replicate((int) x.getShape().get(0), net.outputs(), plan.transientBytesPerSample(), budget);
-            structuredFactors(net, x, structured, parts, replicate, m, out);
+            structuredFactors(net, x, structured, parts, replicate(net.outputs()), m, out);
         }
         if (!jacobian.isEmpty()) {
             jacobianFactors(net, x, jacobian, parts, m, out);
@@ -162,37 +159,30 @@ final class TangentFactors {
         }
     }
 
-    /** Largest tile × outputs replicated in one probe pass (auto): above it the extra forward work costs more than the passes saved. */
-    static final long REPLICATE_MAX_ROWS = 256;
-
     /**
      * Whether the probe pass runs once over the tile replicated O times, copy o seeded with the
      * one-hot cotangent e_o (one forward and one backward pass), instead of one forward and O
-     * backward passes over the tile. Both give the same δ's exactly: the probe forward runs in
-     * inference mode, where no layer mixes samples. The replicated pass does O forwards' arithmetic
-     * and holds O copies of the activations but launches each op once, which wins where launches
-     * and per-pass overheads dominate: measured on 2 CPU cores (min wall of 5 interleaved runs in one
-     * JVM, load ≈ 5-7; benchmarks/RESULTS.md "fewer launches"), FCN 3072-2048×3-8 N = 16 full 336 vs
-     * 534 ms, but MLP 784-512-512-10 N = 256 trace 345 vs 156 ms (its first layer, most of the
-     * arithmetic, is repeated O times), the same full 984 vs 966 ms, ResNet-20 N = 64 trace 3.75 vs
-     * 1.59 s (convolutions dominate). Auto: replicate while
-     * n·O ≤ {@link #REPLICATE_MAX_ROWS} and the O − 1 extra copies of the probe pass's transient memory
-     * fit the memory budget (an over-count: the im2col patches in it are formed once, from the first copy).
-     * {@code -Dntk4j.backward=replicated|per-output} forces a scheme (benchmarks).
+     * backward passes over the tile (the default). Both give the same δ's exactly: the probe forward
+     * runs in inference mode, where no layer mixes samples. The replicated pass does O forwards'
+     * arithmetic and holds O copies of the activations but launches each op once. On 2 CPU cores
+     * it was never faster in steady state (JMH, load ≈ 1-2, benchmarks/RESULTS.md "fewer launches"):
+     * FCN 3072-2048×3-8 N = 16 full 49.5-66 ms vs 45-51 ms per-output; MLP 784-512-512-10 N = 256
+     * trace 345 vs 156 ms and ResNet-20 N = 64 trace 3.75 vs 1.59 s in an interleaved A/B. It is
+     * kept, behind {@code -Dntk4j.backward=replicated}, for launch-bound devices (a GPU), where it
+     * is still to be measured; {@code per-output} (or unset) gives the default.
      */
-    static boolean replicate(int n, int outputs, long transientBytesPerSample, long budget) {
+    static boolean replicate(int outputs) {
         if (outputs < 2) {
             return false;
         }
-        String p = System.getProperty("ntk4j.backward", "auto");
+        String p = System.getProperty("ntk4j.backward", "per-output");
         switch (p) {
             case "replicated":
                 return true;
             case "per-output":
                 return false;
             default:
-                long extra = (long) (outputs - 1) * n * transientBytesPerSample;
-                return (long) n * outputs <= REPLICATE_MAX_ROWS && extra <= budget;
+                throw new IllegalArgumentException("-Dntk4j.backward must be per-output or replicated (got " + p + ")");
         }
     }
 
