@@ -39,7 +39,7 @@ final class TangentFactors {
         List<LayerPlan> structured = plan.structured();
         List<Module> jacobian = plan.jacobian();
         if (!structured.isEmpty()) {
-            structuredFactors(net, x, structured, parts, m, out);
+            structuredFactors(net, x, structured, parts, replicate(net.outputs()), m, out);
         }
         if (!jacobian.isEmpty()) {
             jacobianFactors(net, x, jacobian, parts, m, out);
@@ -53,9 +53,12 @@ final class TangentFactors {
         final Map<TangentLayer, NDArray> leaves = new IdentityHashMap<>();
         final Map<Object, Boolean> wanted = new IdentityHashMap<>();
         final NDManager m;
+        /** Rows of one copy of the tile when the batch is replicated, else 0. */
+        final long rows;
 
-        Recorder(NDManager m) {
+        Recorder(NDManager m, long rows) {
             this.m = m;
+            this.rows = rows;
         }
 
         @Override
@@ -63,7 +66,8 @@ final class TangentFactors {
             if (!wanted.containsKey(layer)) {
                 return output;
             }
-            inputs.put(layer, input.stopGradient());
+            // In a replicated pass the input is O copies of the tile: every copy is the same, keep the first.
+            inputs.put(layer, (rows > 0 ? input.get(new NDIndex("0:{}", rows)) : input).stopGradient());
             NDArray z = m.zeros(output.getShape(), output.getDataType(), output.getDevice());
             z.setRequiresGradient(true);
             leaves.put(layer, z);
@@ -73,22 +77,35 @@ final class TangentFactors {
 
     /**
      * The probe pass: one forward that taps every structured layer, then one backward per output
-     * o, after which each layer's {@link FactorBuilder} reduces its δ_o to factor slots. The forward
+     * o (or one backward over O copies of the tile when {@code replicate}, see {@link #replicate}),
+     * after which each layer's {@link FactorBuilder} reduces its δ_o to factor slots. The forward
      * graph, the zero leaves and the im2col patches live in a scratch manager and a scope closed
      * before returning; each output's temporaries in a scope closed after that output.
      */
     private static void structuredFactors(
-            Network net, NDArray x, List<LayerPlan> layers, boolean parts, NDManager m, Map<String, LayerFactor> out) {
+            Network net,
+            NDArray x,
+            List<LayerPlan> layers,
+            boolean parts,
+            boolean replicate,
+            NDManager m,
+            Map<String, LayerFactor> out) {
         List<Param> params = net.trainableParams();
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
         try (NDManager scratch = m.newSubManager()) {
-            Recorder rec = new Recorder(scratch);
+            Recorder rec = new Recorder(scratch, replicate ? n : 0);
             for (LayerPlan l : layers) {
                 rec.wanted.put(l.layer(), Boolean.TRUE);
             }
             NDArray xs = x.duplicate();
             xs.attach(scratch);
+            if (replicate) {
+                long[] reps = new long[x.getShape().dimension()];
+                java.util.Arrays.fill(reps, 1);
+                reps[0] = outputs;
+                xs = xs.tile(reps);
+            }
             // Parameters need no gradient here: only the zero leaves' gradients are read.
             params.forEach(p -> p.value().setRequiresGradient(false));
             Map<TangentLayer, FactorBuilder> builders = new LinkedHashMap<>();
@@ -108,13 +125,28 @@ final class TangentFactors {
                     builders.put(t, l.rule().builder(t, l.estimate(), a, outputs, m));
                 }
                 NDArray eye = scratch.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
-                for (int o = 0; o < outputs; o++) {
-                    try (NDScope scope = new NDScope()) {
-                        NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
-                        JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
-                        for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
-                            builders.get(e.getKey()).accept(o, e.getValue().getGradient());
-                            JniUtils.zeroGrad((PtNDArray) e.getValue());
+                if (replicate) {
+                    // one backward pass: copy o of the tile (rows o·n .. o·n+n-1) gets the one-hot cotangent e_o
+                    JniUtils.backward((PtNDArray) f, (PtNDArray) eye.repeat(0, n), false, false);
+                    for (int o = 0; o < outputs; o++) {
+                        try (NDScope scope = new NDScope()) {
+                            for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
+                                NDArray g = e.getValue().getGradient();
+                                builders.get(e.getKey())
+                                        .accept(o, g.get(new NDIndex("{}:{}", (long) o * n, (long) (o + 1) * n)));
+                            }
+                        }
+                    }
+                } else {
+                    for (int o = 0; o < outputs; o++) {
+                        try (NDScope scope = new NDScope()) {
+                            NDArray seed =
+                                    eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
+                            JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
+                            for (Map.Entry<TangentLayer, NDArray> e : rec.leaves.entrySet()) {
+                                builders.get(e.getKey()).accept(o, e.getValue().getGradient());
+                                JniUtils.zeroGrad((PtNDArray) e.getValue());
+                            }
                         }
                     }
                 }
@@ -124,6 +156,33 @@ final class TangentFactors {
             for (FactorBuilder b : builders.values()) {
                 b.finish(out, parts);
             }
+        }
+    }
+
+    /**
+     * Whether the probe pass runs once over the tile replicated O times, copy o seeded with the
+     * one-hot cotangent e_o (one forward and one backward pass), instead of one forward and O
+     * backward passes over the tile (the default). Both give the same δ's exactly: the probe forward
+     * runs in inference mode, where no layer mixes samples. The replicated pass does O forwards'
+     * arithmetic and holds O copies of the activations but launches each op once. On 2 CPU cores
+     * it was never faster in steady state (JMH, load ≈ 1-2, benchmarks/RESULTS.md "fewer launches"):
+     * FCN 3072-2048×3-8 N = 16 full 49.5-66 ms vs 45-51 ms per-output; MLP 784-512-512-10 N = 256
+     * trace 345 vs 156 ms and ResNet-20 N = 64 trace 3.75 vs 1.59 s in an interleaved A/B. It is
+     * kept, behind {@code -Dntk4j.backward=replicated}, for launch-bound devices (a GPU), where it
+     * is still to be measured; {@code per-output} (or unset) gives the default.
+     */
+    static boolean replicate(int outputs) {
+        if (outputs < 2) {
+            return false;
+        }
+        String p = System.getProperty("ntk4j.backward", "per-output");
+        switch (p) {
+            case "replicated":
+                return true;
+            case "per-output":
+                return false;
+            default:
+                throw new IllegalArgumentException("-Dntk4j.backward must be per-output or replicated (got " + p + ")");
         }
     }
 

@@ -129,8 +129,11 @@ public final class Npz {
             if (format == Format.NPY) {
                 tmp = Files.createTempDirectory(dir, "." + target.getFileName());
                 for (Entry e : entries) {
-                    try (FileChannel ch = FileChannel.open(
-                            tmp.resolve(e.name() + ".npy"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                    try (FileChannel ch = DirectFileChannel.open(
+                            tmp.resolve(e.name() + ".npy"),
+                            e.bytes(),
+                            StandardOpenOption.CREATE_NEW,
+                            StandardOpenOption.WRITE)) {
                         writeFully(ch, ByteBuffer.wrap(header(e.descr(), e.shape())));
                         e.body().write(ch);
                     }
@@ -138,8 +141,9 @@ public final class Npz {
                 replaceDirectory(tmp, target);
             } else {
                 tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
-                try (FileChannel ch =
-                        FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                long total = entries.stream().mapToLong(Entry::bytes).sum();
+                try (FileChannel ch = DirectFileChannel.open(
+                        tmp, total, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                     writeZip(ch);
                 }
                 try {

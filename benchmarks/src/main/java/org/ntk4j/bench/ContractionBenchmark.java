@@ -14,6 +14,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -37,6 +38,10 @@ public class ContractionBenchmark {
     static final int O = 10;
     static final int OUT = 512;
 
+    /** cpu or gpu ({@code -p device=gpu}): gpu fails the trial with a one-line message when no CUDA device is visible. */
+    @Param({"cpu"})
+    public String device;
+
     NDManager manager;
     NDArray a1;
     NDArray a2;
@@ -47,7 +52,7 @@ public class ContractionBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        manager = NDManager.newBaseManager();
+        manager = NDManager.newBaseManager(org.ntk4j.util.Devices.select(device));
         JniUtils.setGradMode(false);
         a1 = manager.randomNormal(new Shape(N, IN));
         a2 = manager.randomNormal(new Shape(N, IN));

@@ -41,13 +41,17 @@ public class ConvNtkBenchmark {
     @Param({"structured", "jacobian"})
     public String method;
 
+    /** cpu or gpu ({@code -p device=gpu}): gpu fails the trial with a one-line message when no CUDA device is visible. */
+    @Param({"cpu"})
+    public String device;
+
     NDManager manager;
     Network net;
     NDArray x;
 
     @Setup(Level.Trial)
     public void setUp() {
-        manager = NDManager.newBaseManager();
+        manager = NDManager.newBaseManager(org.ntk4j.util.Devices.select(device));
         JniUtils.setGradMode(false);
         net = Network.build(ModelSpec.resolve(model), 0, manager);
         x = manager.randomUniform(0, 1, new Shape(64, 3, 32, 32));

@@ -43,6 +43,10 @@ public class NtkBenchmark {
     @Param({"structured", "jacobian"})
     public String method;
 
+    /** cpu or gpu ({@code -p device=gpu}): gpu fails the trial with a one-line message when no CUDA device is visible. */
+    @Param({"cpu"})
+    public String device;
+
     NDManager manager;
     Network net;
     NDArray x;
@@ -50,7 +54,7 @@ public class NtkBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        manager = NDManager.newBaseManager();
+        manager = NDManager.newBaseManager(org.ntk4j.util.Devices.select(device));
         JniUtils.setGradMode(false);
         String spec;
         int n;
