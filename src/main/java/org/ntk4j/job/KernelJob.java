@@ -164,7 +164,7 @@ public final class KernelJob {
             // and the metrics' N×N float64 matrices (traced kernel, centred copy, spectrum: about 6)
             long extras = 3L * x1.size() * 4
                     + 2L * net.parameterCount() * 4
-                    + 48L * n * n
+                    + KernelMetrics.workingBytes(n)
                     + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
             Ntk ntk = ntk(net);
             ntk.spillDir(files.spillDir());

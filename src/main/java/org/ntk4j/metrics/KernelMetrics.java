@@ -126,6 +126,18 @@ public final class KernelMetrics {
     }
 
     /**
+     * Heap bytes {@link #of} needs for an N-sample kernel: none above {@link #METRICS_MAX_N} (metrics are
+     * skipped), about six N×N float64 matrices up to {@link #SPECTRUM_MAX_N} (traced kernel, centred copy,
+     * the eigen-decomposition's work arrays), and three in between (traced kernel, centred copy, label means).
+     */
+    public static long workingBytes(int n) {
+        if (n > METRICS_MAX_N) {
+            return 0;
+        }
+        return (n <= SPECTRUM_MAX_N ? 48L : 24L) * n * n;
+    }
+
+    /**
      * The metrics of a kernel job's train kernel Θ(X1, X1) on the first {@code n} samples of {@code data}:
      * alignment, label awareness with its means (or why it is not defined), for a full kernel the block
      * structure, and up to {@link #SPECTRUM_MAX_N} the effective rank and leading eigenvalues; nothing
