@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Fig. 12 (adaptive SLO; quick: width 64, 150 steps, init 0.1 on every layer, r = 3). Measured: final UC-NFC per
  * hidden layer, adaptive SLO (0.765, 1.000, 1.000) vs GD (0.700, 0.464, 0.278); held-out loss 0.413 vs 0.487;
- * steps at which each hidden layer was the slowest (117, 12, 21). Bounds: the paper's orderings (SLO's lowest layer
+ * steps at which each hidden layer was the slowest (117, 12, 21); all SLO layers ≥ 0.999 together at step 42 (GD's
+ * smallest layer at best 0.28). Bounds: the paper's orderings (SLO's lowest layer
  * above GD's best; lower held-out loss) with margins about half the measured gaps.
  */
 class SpeedLimitedTest {
