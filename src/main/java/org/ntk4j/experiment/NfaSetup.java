@@ -171,6 +171,25 @@ final class NfaSetup {
             boolean doubleCentred,
             long seed,
             NDManager manager) {
+        return train(spec, t, train, test, measure, every, doubleCentred, seed, manager, null);
+    }
+
+    /**
+     * As {@link #train(ModelSpec, TrainSpec, Dataset, Dataset, int, int, boolean, long, NDManager)}, with
+     * {@code setup} (may be null) given the trainer and the tracker before training (e.g. adaptive SLO's UC-NFC
+     * source).
+     */
+    static Run train(
+            ModelSpec spec,
+            TrainSpec t,
+            Dataset train,
+            Dataset test,
+            int measure,
+            int every,
+            boolean doubleCentred,
+            long seed,
+            NDManager manager,
+            java.util.function.BiConsumer<Trainer, CentredNfc.Tracker> setup) {
         long t0 = System.nanoTime();
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, seed, m, DataType.FLOAT64)) {
@@ -179,6 +198,9 @@ final class NfaSetup {
             List<Point> points = new ArrayList<>();
             points.add(new Point(0, tracker.measure(net)));
             Trainer trainer = new Trainer(net, t, train, test);
+            if (setup != null) {
+                setup.accept(trainer, tracker);
+            }
             trainer.addListener(new TrainListener() {
                 @Override
                 public void onStep(TrainProgress p) {

@@ -178,6 +178,31 @@ public final class CentredNfc {
             return out;
         }
 
+        /**
+         * Only the UC-NFC ρ(WᵀW, WᵀKW) of every layer, by name, computed on the device (no host copies of K): with
+         * K = JᵀJ the AGOP is WᵀKW = (JW)ᵀ(JW), and ρ(A, B) = ⟨A, B⟩/(‖A‖‖B‖). Cheap enough to call at every step
+         * (adaptive SLO, train.AdaptiveSpeeds).
+         */
+        public Map<String, Double> ucNfc(Network net) {
+            Map<String, Double> out = new LinkedHashMap<>();
+            try (NDScope scope = new NDScope();
+                    NDManager m = net.manager().newSubManager()) {
+                Map<TangentLayer, NDArray> j = PtkCovariance.jacobians(net, x, layers, m);
+                for (TangentLayer l : layers) {
+                    NDArray w = l.weight().value();
+                    w = w.reshape(w.getShape().get(0), -1);
+                    NDArray f = w.transpose().matMul(w);
+                    NDArray jw = j.get(l).matMul(w);
+                    NDArray g = jw.transpose().matMul(jw);
+                    double num = f.mul(g).sum().toType(DataType.FLOAT64, false).getDouble();
+                    double ff = f.mul(f).sum().toType(DataType.FLOAT64, false).getDouble();
+                    double gg = g.mul(g).sum().toType(DataType.FLOAT64, false).getDouble();
+                    out.put(l.name(), num / Math.sqrt(ff * gg)); // c_w cancels in ρ
+                }
+            }
+            return out;
+        }
+
         /** Frees J₀. */
         public void close() {
             j0.values().forEach(NDArray::close);

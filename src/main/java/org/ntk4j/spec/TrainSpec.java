@@ -29,6 +29,9 @@ import java.util.Locale;
  * @param checkpointEvery save a checkpoint every this many steps (0 = at each epoch end only)
  * @param layerLr per-layer learning-rate multipliers η_l/η by layer name (e.g. {"dense1": 0.1}); others 1. With slo
  *     these are the layer speeds C_l
+ * @param sloAdaptive adaptive SLO's s (0 = off; only with slo): before every step the layer with the smallest
+ *     UC-NFC gets speed C = s, every other layer C = 1/s (times its layerLr), "Feature learning as alignment"
+ *     (anonymous), App. J, Fig. 12 (s = 20 there); see train.AdaptiveSpeeds
  */
 public record TrainSpec(
         OptimizerKind optimizer,
@@ -49,7 +52,8 @@ public record TrainSpec(
         int warmupEpochs,
         long seed,
         int checkpointEvery,
-        java.util.Map<String, Double> layerLr) {
+        java.util.Map<String, Double> layerLr,
+        double sloAdaptive) {
     public static final List<String> OPTIMIZERS = List.of("sgd", "adam", "slo");
     public static final List<String> LOSSES = List.of("mse", "ce");
     public static final List<String> TARGETS = List.of("onehot", "pm1", "centered");
@@ -82,6 +86,7 @@ public record TrainSpec(
         b.seed = seed;
         b.checkpointEvery = checkpointEvery;
         b.layerLr = layerLr;
+        b.sloAdaptive = sloAdaptive;
         return b;
     }
 
@@ -138,6 +143,7 @@ public record TrainSpec(
         public long seed = 0;
         public int checkpointEvery = 0;
         public java.util.Map<String, Double> layerLr = new java.util.LinkedHashMap<>();
+        public double sloAdaptive = 0;
 
         public Builder() {}
 
@@ -256,6 +262,11 @@ public record TrainSpec(
             return this;
         }
 
+        public Builder sloAdaptive(double v) {
+            sloAdaptive = v;
+            return this;
+        }
+
         public TrainSpec build() {
             return new TrainSpec(
                     OptimizerKind.of(optimizer),
@@ -276,7 +287,8 @@ public record TrainSpec(
                     warmupEpochs,
                     seed,
                     checkpointEvery,
-                    layerLr);
+                    layerLr,
+                    sloAdaptive);
         }
 
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
@@ -317,6 +329,14 @@ public record TrainSpec(
                             && layerLr.values().stream().allMatch(v -> v != null && v >= 0 && Double.isFinite(v)),
                     "layerLr",
                     "must map layer names to non-negative multipliers");
+            p.require(
+                    sloAdaptive >= 0 && Double.isFinite(sloAdaptive),
+                    "sloAdaptive",
+                    "must be >= 0 (0 = off; the paper's adaptive SLO uses 20; got " + sloAdaptive + ")");
+            p.require(
+                    sloAdaptive == 0 || "slo".equalsIgnoreCase(optimizer),
+                    "sloAdaptive",
+                    "needs optimizer slo (got " + optimizer + ")");
             p.check();
             optimizer = optimizer.toLowerCase(Locale.ROOT);
             loss = loss.toLowerCase(Locale.ROOT);

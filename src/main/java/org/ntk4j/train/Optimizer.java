@@ -33,6 +33,7 @@ public final class Optimizer {
     private final List<NDArray> state1 = new ArrayList<>();
     private final List<NDArray> state2 = new ArrayList<>();
     private final double[] lrMultiplier;
+    private final double[] speed;
     private final int[] group;
     private long steps;
 
@@ -41,6 +42,8 @@ public final class Optimizer {
         this.params = params;
         this.lrMultiplier = new double[params.size()];
         java.util.Arrays.fill(lrMultiplier, 1.0);
+        this.speed = new double[params.size()];
+        java.util.Arrays.fill(speed, 1.0);
         this.group = new int[params.size()];
         for (int k = 0; k < group.length; k++) {
             group[k] = k;
@@ -59,6 +62,14 @@ public final class Optimizer {
     /** Multiplies the learning rate of parameter k (per-layer learning rates). */
     public void setLrMultiplier(int k, double multiplier) {
         lrMultiplier[k] = multiplier;
+    }
+
+    /**
+     * Sets the adaptive speed factor of parameter k (SLO only; multiplies its learning-rate multiplier): the
+     * per-step C_l of {@link AdaptiveSpeeds}; 1 by default.
+     */
+    public void setSpeed(int k, double c) {
+        speed[k] = c;
     }
 
     /**
@@ -125,7 +136,7 @@ public final class Optimizer {
         }
         for (int i = 0; i < k; i++) {
             NDArray w = params.get(i).value();
-            double scale = lr * lrMultiplier[i] / (spec.eps() + Math.sqrt(squares.get(group[i])));
+            double scale = lr * lrMultiplier[i] * speed[i] / (spec.eps() + Math.sqrt(squares.get(group[i])));
             if (Double.isFinite(scale)) { // ε = 0 and a zero gradient: no step
                 w.subi(g[i].mul(scale));
             }

@@ -37,6 +37,7 @@ public final class Trainer {
     private final Loss loss;
     private CheckpointListener checkpoints;
     private ConsoleListener console;
+    private AdaptiveSpeeds.Source ucSource;
 
     /**
      * A trainer that writes a run folder, as the CLI does: console output ({@link ConsoleListener},
@@ -80,6 +81,15 @@ public final class Trainer {
     /** Adds a listener; it runs after those added before it (and before the checkpoints). */
     public Trainer addListener(TrainListener l) {
         listeners.add(l);
+        return this;
+    }
+
+    /**
+     * The per-layer UC-NFC that adaptive SLO (TrainSpec.sloAdaptive > 0) reads before every step; see
+     * {@link AdaptiveSpeeds}.
+     */
+    public Trainer adaptiveSpeeds(AdaptiveSpeeds.Source source) {
+        this.ucSource = source;
         return this;
     }
 
@@ -164,6 +174,10 @@ public final class Trainer {
             int stepsPerEpoch = (n + batch - 1) / batch;
             Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
             applyLayerLearningRates(opt);
+            if (spec.sloAdaptive() > 0 && ucSource == null) {
+                throw new UserException("sloAdaptive = " + spec.sloAdaptive() + " needs the layers' UC-NFC at every"
+                        + " step, which only the `slo` study supplies so far; set sloAdaptive to 0");
+            }
 
             State st = new State();
             TrainProgress p = new TrainProgress(net, spec, opt, st, resume, stepsPerEpoch);
@@ -188,6 +202,9 @@ public final class Trainer {
                     int from = s * batch;
                     int to = Math.min(n, from + batch);
                     double lr = spec.lrAt(epoch + (double) s / stepsPerEpoch);
+                    if (spec.sloAdaptive() > 0) {
+                        applyAdaptiveSpeeds(opt);
+                    }
                     try (NDScope scope = new NDScope()) {
                         NDArray idx = m.create(java.util.Arrays.copyOfRange(order, from, to))
                                 .duplicate();
@@ -299,6 +316,22 @@ public final class Trainer {
                     if (k >= 0) {
                         opt.setLrMultiplier(k, mult);
                     }
+                }
+            }
+        }
+    }
+
+    /** Adaptive SLO: every parameter of layer l gets the speed C_l of {@link AdaptiveSpeeds#speeds}. */
+    private void applyAdaptiveSpeeds(Optimizer opt) {
+        List<String> names = new ArrayList<>();
+        net.parameterLayers().forEach(l -> names.add(l.name()));
+        java.util.Map<String, Double> c = AdaptiveSpeeds.speeds(names, ucSource.ucNfc(net), spec.sloAdaptive());
+        List<org.ntk4j.model.Param> params = net.trainableParams();
+        for (org.ntk4j.model.Module l : net.parameterLayers()) {
+            for (org.ntk4j.model.Param p : l.ownParams()) {
+                int k = params.indexOf(p);
+                if (k >= 0) {
+                    opt.setSpeed(k, c.get(l.name()));
                 }
             }
         }

@@ -75,6 +75,12 @@ class CentredNfcTest {
                 assertEquals(want.get(l).centred().nfc(), got.get(l).c(), 1e-10, "C layer " + l);
                 assertEquals(want.get(l).centred().ratio(), got.get(l).ratio(), 1e-10, "C/UC layer " + l);
             }
+            // the device-side UC-NFC of adaptive SLO: the same numbers by a third route ((JW)ᵀ(JW) as the AGOP)
+            Map<String, Double> fast = t.ucNfc(net);
+            assertEquals(t.names(), List.copyOf(fast.keySet()));
+            for (int l = 0; l < 3; l++) {
+                assertEquals(got.get(l).uc(), fast.get(t.names().get(l)), 1e-10, "ucNfc layer " + l);
+            }
             // the readout's J = ∂f/∂h_L is constant (identity), so its K̄ = 0; hidden layers have K̄ ≠ 0
             assertTrue(Double.isNaN(got.get(2).ptkCentred()), "readout K̄ = 0");
             for (int l = 0; l < 2; l++) {

@@ -118,6 +118,98 @@ class SloOptimizerTest {
         }
     }
 
+    /**
+     * Adaptive SLO ("Feature learning as alignment", App. J): the layer of smallest UC-NFC gets C = s, the others 1/s;
+     * NaN values never win, ties go to the input side.
+     */
+    @Test
+    void adaptiveRulePicksTheSlowestLayer() {
+        Map<String, Double> c = AdaptiveSpeeds.speeds(
+                List.of("a", "b", "c", "d"), Map.of("a", 0.9, "b", 0.2, "c", Double.NaN, "d", 0.2), 20);
+        assertEquals(List.of("a", "b", "c", "d"), List.copyOf(c.keySet()));
+        assertEquals(0.05, c.get("a"), 0);
+        assertEquals(20.0, c.get("b"), 0);
+        assertEquals(0.05, c.get("c"), 0);
+        assertEquals(0.05, c.get("d"), 0, "tie: the input-side layer wins");
+    }
+
+    /**
+     * Hand case through the trainer, ε = 0, s = 4, η = 0.01, two steps with UC-NFC (0.3, 0.9) then (0.8, 0.5): layer 1
+     * (weight and bias) moves by exactly η·s·layerLr = 0.01·4·3 in Frobenius norm in step 1 and η·3/s in step 2; layer
+     * 2 by η/s then η·s. The source is called once per step, before it.
+     */
+    @Test
+    void adaptiveSpeedsFollowTheSource() {
+        float[] x = {1, 0, 0, 1, 1, 1, -1, 0.5f};
+        float[] y = {1, -1, 0.5f, 2};
+        Dataset data = Dataset.regression("toy", x, new int[] {2}, y, 1);
+        TrainSpec t = TrainSpec.builder()
+                .optimizer("slo")
+                .eps(0)
+                .lr(0.01)
+                .loss("mse")
+                .batchSize(0)
+                .epochs(2)
+                .layerLr(Map.of("dense1", 3.0))
+                .sloAdaptive(4)
+                .validate("test");
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(SPEC, 2, m, DataType.FLOAT64)) {
+            List<Param> ps = net.trainableParams();
+            List<double[][]> snaps = new java.util.ArrayList<>();
+            double[][] uc = {{0.3, 0.9}, {0.8, 0.5}};
+            int[] calls = {0};
+            Trainer trainer = new Trainer(net, t, data, data).adaptiveSpeeds(n -> {
+                double[][] snap = new double[4][];
+                for (int k = 0; k < 4; k++) {
+                    snap[k] = ps.get(k).value().toDoubleArray();
+                }
+                snaps.add(snap);
+                double[] u = uc[calls[0]++];
+                return Map.of("dense1", u[0], "dense2", u[1]);
+            });
+            trainer.fit(false);
+            double[][] end = new double[4][];
+            for (int k = 0; k < 4; k++) {
+                end[k] = ps.get(k).value().toDoubleArray();
+            }
+            snaps.add(end);
+            assertEquals(2, calls[0], "one UC-NFC measurement per step");
+            double[][] want = {{0.01 * 4 * 3, 0.01 / 4}, {0.01 * 3 / 4, 0.01 * 4}};
+            for (int step = 0; step < 2; step++) {
+                double[] moved = new double[2];
+                for (int k = 0; k < 4; k++) {
+                    for (int i = 0; i < end[k].length; i++) {
+                        double d = snaps.get(step + 1)[k][i] - snaps.get(step)[k][i];
+                        moved[k / 2] += d * d;
+                    }
+                }
+                assertEquals(want[step][0], Math.sqrt(moved[0]), 1e-12, "step " + step + " layer 1");
+                assertEquals(want[step][1], Math.sqrt(moved[1]), 1e-12, "step " + step + " layer 2");
+            }
+        }
+    }
+
+    @Test
+    void adaptiveNeedsSloAndASource() {
+        UserException e = assertThrows(
+                UserException.class,
+                () -> TrainSpec.builder().optimizer("sgd").sloAdaptive(20).validate("spec.json"));
+        assertEquals(true, e.getMessage().contains("sloAdaptive"), e.getMessage());
+        Dataset data = Dataset.regression("toy", new float[] {1, 0}, new int[] {2}, new float[] {1}, 1);
+        TrainSpec t = TrainSpec.builder()
+                .optimizer("slo")
+                .loss("mse")
+                .batchSize(0)
+                .sloAdaptive(20)
+                .validate("spec.json");
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(SPEC, 2, m, DataType.FLOAT64)) {
+            UserException e2 = assertThrows(UserException.class, () -> new Trainer(net, t, data, data).fit(false));
+            assertEquals(true, e2.getMessage().contains("sloAdaptive"), e2.getMessage());
+        }
+    }
+
     @Test
     void refusesMomentum() {
         UserException e = assertThrows(
