@@ -118,10 +118,18 @@ public final class ReluSilentAlignment {
     record Data(String name, double[] xTrain, double[] yTrain, double[] xTest, double[] yTest, int dim) {}
 
     static Data whiten(String name, float[] xTr, double[] yTr, float[] xTe, double[] yTe, int n, int d) {
+        return whiten(name, xTr, yTr, xTe, yTe, n, d, 0);
+    }
+
+    /**
+     * Centred and partially whitened, X_γ = U S^γ Vᵀ (γ = 0 whitened, γ = 1 raw; {@link Whitening}, mean retained
+     * eigenvalue 1), in the coordinates of the training span (test points are projected onto it).
+     */
+    static Data whiten(String name, float[] xTr, double[] yTr, float[] xTe, double[] yTe, int n, int d, double gamma) {
         Standardizer st = Standardizer.fit(xTr, n, d, Standardizer.Mode.CENTRE);
         float[] a = st.apply(xTr);
         float[] b = st.apply(xTe);
-        Whitening w = Whitening.fit(a, n, d, 0, Whitening.DEFAULT_RCOND, Whitening.Rescale.UNIT_MEAN_EIGENVALUE);
+        Whitening w = Whitening.fit(a, n, d, gamma, Whitening.DEFAULT_RCOND, Whitening.Rescale.UNIT_MEAN_EIGENVALUE);
         return new Data(
                 name + " (rank " + w.rank() + ")",
                 SolvableDynamics.toDouble(w.coordinates(a)),
@@ -132,18 +140,24 @@ public final class ReluSilentAlignment {
     }
 
     static Data images(String dataset, Settings set) {
+        return images(dataset, set.train(), set.test(), 0);
+    }
+
+    /** The first {@code train}/{@code test} images of classes 0 and 1, ±1 targets, at whitening exponent γ. */
+    static Data images(String dataset, int train, int test, double gamma) {
         Dataset tr = Preprocess.flatten(Preprocess.classSubset(Datasets.load(dataset, Split.TRAIN), 0, 1))
-                .head(set.train());
+                .head(train);
         Dataset te = Preprocess.flatten(Preprocess.classSubset(Datasets.load(dataset, Split.TEST), 0, 1))
-                .head(set.test());
+                .head(test);
         return whiten(
-                dataset + " 0/1, " + tr.size() + "/" + te.size(),
+                dataset + " 0/1, " + tr.size() + "/" + te.size() + (gamma == 0 ? "" : ", gamma " + gamma),
                 tr.features(),
                 pm(tr.labels()),
                 te.features(),
                 pm(te.labels()),
                 tr.size(),
-                tr.featureDim());
+                tr.featureDim(),
+                gamma);
     }
 
     private static double[] pm(int[] labels) {
