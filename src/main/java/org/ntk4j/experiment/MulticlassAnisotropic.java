@@ -124,7 +124,7 @@ public final class MulticlassAnisotropic {
                     10,
                     20,
                     0,
-                    new ReluAdam(100, 100, 50, 0.01, 1e-3, 2000, 60, new double[] {0, 1}));
+                    new ReluAdam(100, 100, 50, 0.01, 1e-3, 1200, 50, new double[] {0, 1}));
         }
 
         /** quick plus spread singular values at depth 2 (σ = 1e-2) and depth 3 (Fig. 5b, σ = 0.1), D.4 at L = 4, and raw data (γ = 1). */
