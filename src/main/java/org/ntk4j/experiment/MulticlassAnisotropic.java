@@ -697,14 +697,14 @@ public final class MulticlassAnisotropic {
                                 r.run().corrInitial(),
                                 r.run().nnTestAcc()));
             }
-            // all runs share the log-spaced sample steps
+            // all runs share the log-spaced sample steps; step 0 drawn at log₁₀ 0.5
             double[] steps = java.util.Arrays.stream(relu.get(0).run().time())
-                    .map(x -> Math.max(x, 0.5))
+                    .map(x -> Math.log10(Math.max(x, 0.5)))
                     .toArray();
             Plots.lines(
                     out.resolve("fig6-relu-adam.png"),
                     "Fig. 6, two-layer ReLU, Adam: whitened vs anisotropic MNIST 0/1",
-                    "Adam step (log-spaced samples)",
+                    "log₁₀ Adam step",
                     "fraction",
                     steps,
                     curves,

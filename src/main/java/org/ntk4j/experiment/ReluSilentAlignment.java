@@ -501,17 +501,13 @@ public final class ReluSilentAlignment {
             s.put(
                     "loss / loss₀",
                     java.util.Arrays.stream(r.loss()).map(l -> l / r.loss()[0]).toArray());
+            // log-spaced samples drawn on a log₁₀ t axis (t = 0 at half the first step)
+            double t1 = r.time()[1];
             double[] t = java.util.Arrays.stream(r.time())
-                    .map(x -> Math.max(x, 1e-3))
+                    .map(x -> Math.log10(Math.max(x, 0.5 * t1)))
                     .toArray();
             Plots.lines(
-                    out.resolve(tag + ".png"),
-                    "Silent alignment, " + r.dataset(),
-                    "t (log-spaced samples)",
-                    "fraction",
-                    t,
-                    s,
-                    false);
+                    out.resolve(tag + ".png"), "Silent alignment, " + r.dataset(), "log₁₀ t", "fraction", t, s, false);
             summary.put(
                     r.dataset(),
                     String.format(
