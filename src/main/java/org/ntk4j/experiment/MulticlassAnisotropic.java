@@ -51,6 +51,12 @@ import org.ntk4j.train.Trainer;
  *   <li><b>Fig. 6 (anisotropy breaks silent alignment).</b> The same data at γ = 0 (whitened), 0.25 and 1 (raw):
  *       how much of the alignment's rise A₀ → A_∞ is done when the loss has fallen by 10%. The paper's Fig. 6 uses a
  *       two-layer ReLU net on CIFAR-10 with Adam; here a two-layer linear net with GD (closed-form final kernel).</li>
+ *   <li><b>Fig. 6, ReLU / Adam.</b> The paper's own setting at CPU scale: a two-layer bias-free ReLU net
+ *       ({@link TwoLayerNet}, N(0, σ²/fan_in)) trained by full-batch Adam on the mean of (f − y)², on the bundled MNIST
+ *       0/1 digits at γ = 0 (whitened) and γ = 1 (raw) (in span coordinates, {@link ReluSilentAlignment#images}), with
+ *       {@link ReluSilentAlignment#measure}'s measurements: t_A90, the step the NTK alignment reaches 90% of its rise
+ *       A₀ → max A, against t_L10, the step the loss is down 10% (Fig. 6b/e), and corr(f_NN, f_KR) of kernel regression
+ *       with the final and the initial NTK (Fig. 6f).</li>
  * </ul>
  */
 public final class MulticlassAnisotropic {
@@ -85,8 +91,16 @@ public final class MulticlassAnisotropic {
         }
     }
 
-    /** Settings: the cases, the multi-output teacher's singular values and sizes. */
-    public record Settings(List<Case> cases, int d, int points, int hidden, int mnistHidden, int probes, long seed) {
+    /**
+     * The Fig. 6 ReLU / Adam panel: MNIST 0/1 train/test points, width N, init σ, Adam step size, steps, log-spaced
+     * samples and the whitening exponents γ.
+     */
+    public record ReluAdam(
+            int points, int test, int hidden, double sigma, double lr, int steps, int samples, double[] gammas) {}
+
+    /** Settings: the cases, the multi-output teacher's singular values and sizes, and the ReLU / Adam panel. */
+    public record Settings(
+            List<Case> cases, int d, int points, int hidden, int mnistHidden, int probes, long seed, ReluAdam relu) {
         /** Teacher singular values close together: the two-layer silent-alignment condition 1/s_min ≪ ln(s_max/σ²)/s_max. */
         static final double[] CLOSE = {2, 1.5, 1};
         /** Spread singular values: modes learned at well separated times (the drops of Figs 5b/c). */
@@ -109,7 +123,8 @@ public final class MulticlassAnisotropic {
                     30,
                     10,
                     20,
-                    0);
+                    0,
+                    new ReluAdam(100, 100, 50, 0.01, 1e-3, 1200, 50, new double[] {0, 1}));
         }
 
         /** quick plus spread singular values at depth 2 (σ = 1e-2) and depth 3 (Fig. 5b, σ = 0.1), D.4 at L = 4, and raw data (γ = 1). */
@@ -129,7 +144,8 @@ public final class MulticlassAnisotropic {
                     30,
                     10,
                     40,
-                    0);
+                    0,
+                    new ReluAdam(200, 200, 100, 0.01, 1e-3, 3000, 80, new double[] {0, 0.25, 1}));
         }
     }
 
@@ -147,15 +163,28 @@ public final class MulticlassAnisotropic {
             double finalLossRatio,
             int lossDrops) {}
 
+    /** One ReLU / Adam run (Fig. 6) at whitening exponent γ; time is the Adam step count. */
+    public record ReluRow(double gamma, ReluSilentAlignment.Row run, double riseDoneAtLossDrop) {
+        /** t_A90 / t_L10: below 1 when the alignment has done 90% of its rise before the loss is down 10%. */
+        public double lead() {
+            return run.alignTime() / run.lossTime();
+        }
+    }
+
+    /** The linear-network cases and the ReLU / Adam panel. */
+    public record Result(List<Row> rows, List<ReluRow> relu) {}
+
     private MulticlassAnisotropic() {}
 
     public static final Study STUDY = Study.of(
             "multiclass-anisotropic",
             "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and partially whitened data in linear nets;"
                     + " final traced-NTK alignment vs eq. 53/42 (corrected), alignment rising with depth, silent"
-                    + " alignment lost as the data get anisotropic (~45 s CPU)",
+                    + " alignment lost as the data get anisotropic; Fig. 6 also with a two-layer ReLU net and Adam"
+                    + " (~1 min CPU)",
             (scale, out, manager) -> {
-                List<Row> rows = run(Settings.of(scale), out, manager);
+                Result res = run(Settings.of(scale), out, manager);
+                List<Row> rows = res.rows();
                 StringBuilder t = new StringBuilder(String.format(
                         "%-5s %-44s %8s %10s %10s %8s %8s %8s %10s %10s %6s%n",
                         "fig",
@@ -184,10 +213,25 @@ public final class MulticlassAnisotropic {
                             r.finalAlignmentTheory(),
                             r.lossDrops()));
                 }
-                return t + "\n" + Verdicts.text(verdicts(rows));
+                t.append(String.format(
+                        "%nFig. 6, two-layer ReLU, Adam: %-30s %8s %8s %8s %10s %10s %8s%n",
+                        "data", "t_A90", "t_L10", "rise", "corr K_T", "corr K_0", "NN acc"));
+                for (ReluRow r : res.relu()) {
+                    t.append(String.format(
+                            Locale.ROOT,
+                            "%-58s %8.0f %8.0f %8.3f %10.4f %10.4f %8.3f%n",
+                            r.run().dataset(),
+                            r.run().alignTime(),
+                            r.run().lossTime(),
+                            r.riseDoneAtLossDrop(),
+                            r.run().corrFinal(),
+                            r.run().corrInitial(),
+                            r.run().nnTestAcc()));
+                }
+                return t + "\n" + Verdicts.text(verdicts(rows, res.relu()));
             });
 
-    public static List<Row> run(Settings set, Path out, NDManager manager) {
+    public static Result run(Settings set, Path out, NDManager manager) {
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> lossCurves = new LinkedHashMap<>();
         Map<String, double[]> alignCurves = new LinkedHashMap<>();
@@ -276,7 +320,40 @@ public final class MulticlassAnisotropic {
                     l[l.length - 1] / l[0],
                     countDrops(t, l)));
         }
-        write(set, out, rows, times, lossCurves, alignCurves);
+        List<ReluRow> relu = reluAdam(set.relu(), set.seed(), out);
+        write(set, out, rows, relu, times, lossCurves, alignCurves);
+        return new Result(rows, relu);
+    }
+
+    /** Fig. 6 at CPU scale: a two-layer ReLU net trained by Adam on MNIST 0/1 at each γ (class comment). */
+    static List<ReluRow> reluAdam(ReluAdam set, long seed, Path out) {
+        List<ReluRow> rows = new ArrayList<>();
+        for (double gamma : set.gammas()) {
+            ReluSilentAlignment.Data d =
+                    ReluSilentAlignment.images(Datasets.MNIST_SUBSET, set.points(), set.test(), gamma);
+            TwoLayerNet net = TwoLayerNet.gaussian(
+                    set.hidden(),
+                    d.dim(),
+                    1,
+                    1,
+                    true,
+                    set.sigma() / Math.sqrt(set.hidden()),
+                    set.sigma() / Math.sqrt(d.dim()),
+                    seed + 5);
+            ReluSilentAlignment.Row r = ReluSilentAlignment.measure(
+                    d,
+                    "relu-adam, " + d.name(),
+                    ReluSilentAlignment.twoLayer(net, set.lr(), true),
+                    set.steps(),
+                    1,
+                    set.samples(),
+                    out);
+            double drop = SilentAlignment.crossing(r.time(), r.loss(), 0.9 * r.loss()[0]);
+            double a0 = r.alignment()[0];
+            double aEnd = r.alignment()[r.alignment().length - 1];
+            double aDrop = interpolate(r.time(), r.alignment(), drop);
+            rows.add(new ReluRow(gamma, r, (aDrop - a0) / (aEnd - a0)));
+        }
         return rows;
     }
 
@@ -414,7 +491,7 @@ public final class MulticlassAnisotropic {
      * overshoots and comes back), and (ii) the time the alignment settles within 5% of its excursion of A_∞, over t½:
      * silent when below 1; anisotropic data (Fig. 6e) should settle later, relative to t½, than whitened data.
      */
-    static List<Verdict> verdicts(List<Row> rows) {
+    static List<Verdict> verdicts(List<Row> rows, List<ReluRow> relu) {
         List<Verdict> v = new ArrayList<>();
         for (Row r : rows) {
             Case c = r.c();
@@ -485,6 +562,58 @@ public final class MulticlassAnisotropic {
                     rising ? Verdicts.Outcome.REPRODUCED : Verdicts.Outcome.NOT,
                     "K_∞ ∝ (L−1)yyᵀ/‖w*‖² + XᵀX"));
         }
+        v.addAll(reluVerdicts(relu));
+        return v;
+    }
+
+    /**
+     * Fig. 6 (ReLU, Adam): whitened data align first (t_A90 &lt; t_L10: reproduced below 0.5, partly below 1);
+     * anisotropic data align later relative to the loss (Fig. 6b/e: t_A90/t_L10 above the whitened value, reproduced
+     * when also above 1); Fig. 6f: K_T beats K₀ at every γ, and predicts the net better on whitened data.
+     */
+    static List<Verdict> reluVerdicts(List<ReluRow> relu) {
+        List<Verdict> v = new ArrayList<>();
+        ReluRow white = relu.stream().filter(r -> r.gamma() == 0).findFirst().orElse(null);
+        for (ReluRow r : relu) {
+            ReluSilentAlignment.Row x = r.run();
+            String where = String.format(Locale.ROOT, "Fig. 6 ReLU/Adam, γ = %g", r.gamma());
+            String detail = String.format(
+                    Locale.ROOT,
+                    "t_A90 %.0f, t_L10 %.0f steps; A %.4f → %.4f; rise done at the 10%% loss drop %.2f; final loss %.1e;"
+                            + " NN test acc %.3f",
+                    x.alignTime(),
+                    x.lossTime(),
+                    x.alignment()[0],
+                    x.alignment()[x.alignment().length - 1],
+                    r.riseDoneAtLossDrop(),
+                    x.finalLoss(),
+                    x.nnTestAcc());
+            if (r.gamma() == 0) {
+                v.add(new Verdict(
+                        where + ": t_A90/t_L10",
+                        String.format(Locale.ROOT, "%.2f", r.lead()),
+                        "< 1 (aligns first)",
+                        Verdicts.grade(r.lead() < 0.5, r.lead() < 1),
+                        detail));
+            } else {
+                double w = white == null ? Double.NaN : white.lead();
+                v.add(new Verdict(
+                        where + ": t_A90/t_L10",
+                        String.format(Locale.ROOT, "%.2f", r.lead()),
+                        String.format(Locale.ROOT, "later than whitened (%.2f)", w),
+                        Verdicts.grade(r.lead() > w && r.lead() > 1, r.lead() > w),
+                        "Fig. 6e: the alignment reaches its asymptote later for anisotropic data; " + detail));
+            }
+            boolean beats = x.corrFinal() > x.corrInitial();
+            boolean whiteBest = white == null || r == white || white.run().corrFinal() >= x.corrFinal();
+            v.add(new Verdict(
+                    where + ": corr(NN, KR K_T) vs corr(NN, KR K_0)",
+                    String.format(Locale.ROOT, "%.4f vs %.4f", x.corrFinal(), x.corrInitial()),
+                    r.gamma() == 0 ? "K_T close, K_0 poorer" : "K_T > K_0, below whitened",
+                    Verdicts.grade(beats && whiteBest, beats),
+                    String.format(
+                            Locale.ROOT, "Fig. 6f; relative L2 error %.3f vs %.3f", x.errFinal(), x.errInitial())));
+        }
         return v;
     }
 
@@ -492,6 +621,7 @@ public final class MulticlassAnisotropic {
             Settings set,
             Path out,
             List<Row> rows,
+            List<ReluRow> relu,
             Map<String, double[]> times,
             Map<String, double[]> loss,
             Map<String, double[]> align) {
@@ -516,7 +646,8 @@ public final class MulticlassAnisotropic {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", set);
         json.put("rows", rows);
-        json.put("verdicts", verdicts(rows));
+        json.put("reluAdam", relu);
+        json.put("verdicts", verdicts(rows, relu));
         Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row r : rows) {
@@ -535,6 +666,51 @@ public final class MulticlassAnisotropic {
                             r.settleTime(),
                             r.lossDrops()));
         }
+        if (!relu.isEmpty()) {
+            Map<String, double[]> curves = new LinkedHashMap<>();
+            for (ReluRow r : relu) {
+                double[] a = r.run().alignment();
+                double a0 = a[0];
+                double aMax = java.util.Arrays.stream(a).max().orElse(a0);
+                double[] l = r.run().loss();
+                curves.put(
+                        String.format(Locale.ROOT, "alignment rise, γ = %g", r.gamma()),
+                        java.util.Arrays.stream(a)
+                                .map(x -> (x - a0) / Math.max(aMax - a0, 1e-12))
+                                .toArray());
+                curves.put(
+                        String.format(Locale.ROOT, "loss / ℒ₀, γ = %g", r.gamma()),
+                        java.util.Arrays.stream(l).map(x -> x / l[0]).toArray());
+                summary.put(
+                        String.format(Locale.ROOT, "Fig. 6, ReLU / Adam, γ = %g", r.gamma()),
+                        String.format(
+                                Locale.ROOT,
+                                "alignment %.4f → %.4f, 90%% of its rise at step %.0f; loss down 10%% at step %.0f"
+                                        + " (t_A90/t_L10 = %.2f); corr(NN, KR K_T) %.4f, corr(NN, KR K_0) %.4f; NN"
+                                        + " test accuracy %.3f",
+                                a0,
+                                a[a.length - 1],
+                                r.run().alignTime(),
+                                r.run().lossTime(),
+                                r.lead(),
+                                r.run().corrFinal(),
+                                r.run().corrInitial(),
+                                r.run().nnTestAcc()));
+            }
+            // all runs share the log-spaced sample steps; step 0 drawn at log₁₀ 0.5
+            double[] steps = java.util.Arrays.stream(relu.get(0).run().time())
+                    .map(x -> Math.log10(Math.max(x, 0.5)))
+                    .toArray();
+            Plots.lines(
+                    out.resolve("fig6-relu-adam.png"),
+                    "Fig. 6, two-layer ReLU, Adam: whitened vs anisotropic MNIST 0/1",
+                    "log₁₀ Adam step",
+                    "fraction",
+                    steps,
+                    curves,
+                    false);
+        }
+        ReluAdam ra = set.relu();
         HtmlReport.write(
                 out,
                 "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and anisotropic data",
@@ -555,7 +731,21 @@ public final class MulticlassAnisotropic {
                                         + " and GD, where the final kernel has a closed form.",
                                 set.points(), set.mnistHidden()),
                         "Alignment: uncentred ⟨K, YYᵀ⟩/(‖K‖_F‖YYᵀ‖_F) of the output-traced NTK. Rise done at the"
-                                + " 10% loss drop: (A(t) − A₀)/(A_∞ − A₀) at the first t with ℒ ≤ 0.9ℒ₀."));
-        Verdicts.addToReport(out, verdicts(rows));
+                                + " 10% loss drop: (A(t) − A₀)/(A_∞ − A₀) at the first t with ℒ ≤ 0.9ℒ₀.",
+                        String.format(
+                                Locale.ROOT,
+                                "Fig. 6, ReLU / Adam: %d/%d bundled MNIST digits 0/1 (the paper: 1000 CIFAR-10 images),"
+                                        + " γ = %s in span coordinates, two-layer bias-free ReLU net of width %d, σ = %s,"
+                                        + " full-batch Adam (β = 0.9, 0.999) with step %s for %d steps (the paper: 5e-3;"
+                                        + " at P = 100 that step is too coarse to resolve the phases: whitened t_A90 7"
+                                        + " vs t_L10 6 steps).",
+                                ra.points(),
+                                ra.test(),
+                                java.util.Arrays.toString(ra.gammas()),
+                                ra.hidden(),
+                                ra.sigma(),
+                                ra.lr(),
+                                ra.steps())));
+        Verdicts.addToReport(out, verdicts(rows, relu));
     }
 }

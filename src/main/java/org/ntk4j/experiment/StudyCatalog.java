@@ -78,13 +78,14 @@ public final class StudyCatalog {
                     "relu-silent-alignment",
                     "001",
                     "Fig. 1a-c, D.2",
-                    "two-layer ReLU MLPs on whitened MNIST/CIFAR 2-class: NTK aligns before the loss falls; final-NTK"
-                            + " regression (depth-3 D.2 not built)"),
+                    "two- and three-layer (D.2) ReLU MLPs on whitened MNIST/CIFAR 2-class: NTK aligns before the loss"
+                            + " falls; final-NTK regression tracks the net"),
             new Entry(
                     "multiclass-anisotropic",
                     "001",
                     "Figs 5, 6, D.4",
-                    "silent alignment with multi-class and anisotropic / partially whitened data"),
+                    "silent alignment with multi-class and anisotropic / partially whitened data (linear nets; Fig. 6"
+                            + " also with a ReLU net and Adam)"),
             new Entry(
                     "depth-sweep",
                     "001",
