@@ -170,7 +170,8 @@ public final class NtkBlockStructure {
     public static final Study STUDY = Study.of(
             "block-structure",
             "Seleznova & Kutyniok 2022 Fig. 4, Seleznova et al. 2023 Figs 1, 13-20: label awareness and class-block"
-                    + " structure (gamma, kappa, block norms, alignment) of the NTK during training (~2 min)",
+                    + " structure (gamma, kappa, block norms, alignment) of the NTK during training, MLP and ResNet-20 (half width)"
+                    + " (~4 min)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
