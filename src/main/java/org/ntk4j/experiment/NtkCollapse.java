@@ -147,7 +147,7 @@ public final class NtkCollapse {
     public static final Study STUDY = Study.of(
             "ntk-collapse",
             "Seleznova et al. 2023 Figs 2-12: NC1-NC4 and the invariant E (norm, alignment) of trained nets against the"
-                    + " learning rate, MLP and ResNet-20 (half width) (~5 min)",
+                    + " learning rate, MLP and ResNet-20 (half width) (~2 min)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
