@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.data.Dataset;
@@ -83,7 +85,8 @@ final class CollapseSetup {
     /**
      * The model: {@code mlp} is a ReLU MLP of {@code depth} weight layers and constant {@code width} (He init, σ_w² = 2,
      * standard parameterisation; n = width); any other name is a spec of the model zoo ({@code ./ntk4j models}) with
-     * its input set to the dataset's sample shape and C outputs.
+     * its input set to the dataset's sample shape and C outputs; {@code resnetNN-wK} is the zoo's ResNet-NN with stage
+     * widths K, 2K, 4K (a narrower variant for CPU runs).
      */
     static ModelSpec model(String name, Dataset d, int depth, int width) {
         if ("mlp".equals(name)) {
@@ -105,11 +108,28 @@ final class CollapseSetup {
                             Math.sqrt(2)),
                     "collapse-setup");
         }
-        return ModelSpec.resolve(name).toBuilder()
-                .input(d.sampleShape())
-                .outputs(d.numClasses())
-                .build();
+        Matcher narrow = NARROW.matcher(name);
+        ModelSpec.Builder b;
+        if (narrow.matches()) {
+            // a narrower variant of a CIFAR ResNet (same depth and blocks): stage widths k, 2k, 4k
+            int k = Integer.parseInt(narrow.group(2));
+            b = ModelSpec.resolve(narrow.group(1)).toBuilder().name(name).channels(new int[] {k, 2 * k, 4 * k});
+        } else {
+            b = ModelSpec.resolve(name).toBuilder();
+        }
+        return b.input(d.sampleShape()).outputs(d.numClasses()).build();
     }
+
+    /** What a grid entry's own settings and a narrowed ResNet change from the paper (a report line). */
+    static final String CONV_NOTE =
+            "A pair's own settings in parentheses replace the grid's for that pair (rate, epochs,"
+                    + " images per class). resnet20-wK is the paper's ResNet-20 (same depth, blocks, BN, projection shortcuts)"
+                    + " at stage widths K/2K/4K instead of 16/32/64 (K = 8: half the width, about a quarter of the"
+                    + " 272k parameters, n = 4K penultimate features instead of 64), trained for fewer epochs on a class-balanced"
+                    + " subset so that it fits a few CPU minutes.";
+
+    /** {@code resnetNN-wK}: the zoo's ResNet-NN with stage widths K, 2K, 4K instead of 16, 32, 64. */
+    private static final Pattern NARROW = Pattern.compile("(resnet\\d+)-w(\\d+)");
 
     /** MSE on one-hot targets, SGD with Nesterov momentum 0.9 and weight decay 5e-4 (§3.3 §6). */
     static TrainSpec sgd(double lr, int batch, int epochs, long seed) {

@@ -32,8 +32,37 @@ import org.ntk4j.train.Trainer;
  * kernels acquire the block order γ_d &gt; γ_c &gt; γ_n (κ likewise); the diagonal output blocks dominate.
  */
 public final class NtkBlockStructure {
-    /** One (architecture, dataset) pair of the grid. */
-    public record Pair(String model, String dataset) {}
+    /**
+     * One (architecture, dataset) pair of the grid, with optional per-pair training settings that replace the grid's
+     * (a convolutional net at CPU scale needs a different rate, fewer epochs and a smaller subset than the MLP): {@code
+     * lrs} (empty: the grid's; block-structure trains at the first), {@code epochs} and {@code trainPerClass} (0: the
+     * grid's).
+     */
+    public record Pair(String model, String dataset, double[] lrs, int epochs, int trainPerClass) {
+        public Pair(String model, String dataset) {
+            this(model, dataset, new double[0], 0, 0);
+        }
+
+        double[] lrsOr(double[] grid) {
+            return lrs.length > 0 ? lrs : grid;
+        }
+
+        int epochsOr(int grid) {
+            return epochs > 0 ? epochs : grid;
+        }
+
+        int trainPerClassOr(int grid) {
+            return trainPerClass > 0 ? trainPerClass : grid;
+        }
+
+        @Override
+        public String toString() {
+            String own = (lrs.length > 0 ? " lr " + CollapseSetup.fmt(lrs) : "")
+                    + (epochs > 0 ? " " + epochs + " epochs" : "")
+                    + (trainPerClass > 0 ? " " + trainPerClass + "/class" : "");
+            return model + "/" + dataset + (own.isEmpty() ? "" : " (" + own.strip() + ")");
+        }
+    }
 
     /**
      * Settings: the grid, per-class sizes of the training subset and of the kernel sample (m), MLP depth and width,
@@ -65,7 +94,13 @@ public final class NtkBlockStructure {
                         0);
                 case CPU -> new Settings(
                         new Pair[] {
-                            new Pair("mlp", "mnist"), new Pair("mlp", "fashion-mnist"), new Pair("mlp", "cifar10")
+                            new Pair("mlp", "mnist"),
+                            new Pair("mlp", "fashion-mnist"),
+                            new Pair("mlp", "cifar10"),
+                            // ResNet-20 at half the width (stage widths 8/16/32): the full width's training and
+                            // kernels cost several times more per epoch on 2 cores
+                            new Pair("resnet20-w8", "mnist", new double[] {0.02}, 20, 100),
+                            new Pair("resnet20-w8", "fashion-mnist", new double[] {0.02}, 20, 100)
                         },
                         100,
                         4,
@@ -135,7 +170,8 @@ public final class NtkBlockStructure {
     public static final Study STUDY = Study.of(
             "block-structure",
             "Seleznova & Kutyniok 2022 Fig. 4, Seleznova et al. 2023 Figs 1, 13-20: label awareness and class-block"
-                    + " structure (gamma, kappa, block norms, alignment) of the NTK during training (~2 min)",
+                    + " structure (gamma, kappa, block norms, alignment) of the NTK during training, MLP and ResNet-20 (half width)"
+                    + " (~4 min)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
@@ -150,8 +186,10 @@ public final class NtkBlockStructure {
         List<Run> runs = new ArrayList<>();
         for (Pair p : set.pairs()) {
             boolean mlp = "mlp".equals(p.model());
-            CollapseSetup.Data data =
-                    CollapseSetup.load(p.dataset(), mlp, set.trainPerClass(), set.trainPerClass(), set.seed());
+            int perClass = p.trainPerClassOr(set.trainPerClass());
+            int epochs = p.epochsOr(set.epochs());
+            double lr = p.lrsOr(new double[] {set.lr()})[0];
+            CollapseSetup.Data data = CollapseSetup.load(p.dataset(), mlp, perClass, perClass, set.seed());
             Dataset kset = CollapseSetup.kernelSet(data.train(), set.kernelPerClass(), set.seed());
             ModelSpec spec = CollapseSetup.model(p.model(), data.train(), set.mlpDepth(), set.mlpWidth());
             String tag = p.model() + "-" + p.dataset();
@@ -178,7 +216,7 @@ public final class NtkBlockStructure {
                             CollapseSetup.diagonalDominance(k.outputNorms()),
                             CollapseSetup.diagonalDominance(k.featureNorms())
                         });
-                        if (epoch == 0 || epoch == set.epochs()) {
+                        if (epoch == 0 || epoch == epochs) {
                             ends.add(k);
                         }
                     }
@@ -190,16 +228,15 @@ public final class NtkBlockStructure {
 
                     @Override
                     public void onEpoch(TrainProgress tp, Trainer.EpochRecord e) {
-                        if (Arrays.stream(set.probeEpochs()).anyMatch(x -> x == e.epoch() && x > 0)) {
+                        // the grid's probe epochs up to this pair's training length, and its last epoch
+                        if (e.epoch() == epochs
+                                || Arrays.stream(set.probeEpochs()).anyMatch(x -> x == e.epoch() && x > 0)) {
                             record(tp.net(), e.epoch());
                         }
                     }
                 };
                 Trainer trainer = new Trainer(
-                                net,
-                                CollapseSetup.sgd(set.lr(), set.batch(), set.epochs(), set.seed()),
-                                data.train(),
-                                data.test())
+                                net, CollapseSetup.sgd(lr, set.batch(), epochs, set.seed()), data.train(), data.test())
                         .quiet(true);
                 trainer.addListener(probe);
                 try {
@@ -423,6 +460,7 @@ public final class NtkBlockStructure {
                                 set.lr(),
                                 set.batch(),
                                 set.epochs()),
+                        CollapseSetup.CONV_NOTE,
                         subs.isEmpty()
                                 ? "Every dataset of the grid was on this machine."
                                 : "Not on this machine, replaced by the bundled MNIST subset: " + subs + "."));

@@ -73,7 +73,11 @@ public final class NtkCollapse {
                         0);
                 case CPU -> new Settings(
                         new Pair[] {
-                            new Pair("mlp", "mnist"), new Pair("mlp", "fashion-mnist"), new Pair("mlp", "cifar10")
+                            new Pair("mlp", "mnist"),
+                            new Pair("mlp", "fashion-mnist"),
+                            new Pair("mlp", "cifar10"),
+                            // ResNet-20 at half the width (stage widths 8/16/32) on three rates, 20 epochs
+                            new Pair("resnet20-w8", "mnist", new double[] {0.002, 0.006, 0.02}, 20, 100)
                         },
                         new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3},
                         100,
@@ -143,7 +147,7 @@ public final class NtkCollapse {
     public static final Study STUDY = Study.of(
             "ntk-collapse",
             "Seleznova et al. 2023 Figs 2-12: NC1-NC4 and the invariant E (norm, alignment) of trained nets against the"
-                    + " learning rate (~3 min)",
+                    + " learning rate, MLP and ResNet-20 (half width) (~2 min)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
@@ -202,12 +206,13 @@ public final class NtkCollapse {
         List<Row> rows = new ArrayList<>();
         for (Pair p : set.pairs()) {
             boolean mlp = "mlp".equals(p.model());
-            CollapseSetup.Data data =
-                    CollapseSetup.load(p.dataset(), mlp, set.trainPerClass(), set.testPerClass(), set.seed());
+            int epochs = p.epochsOr(set.epochs());
+            CollapseSetup.Data data = CollapseSetup.load(
+                    p.dataset(), mlp, p.trainPerClassOr(set.trainPerClass()), set.testPerClass(), set.seed());
             Dataset batch = CollapseSetup.kernelSet(data.train(), set.batchPerClass(), set.seed() + 3);
             Dataset kset = CollapseSetup.kernelSet(data.train(), set.kernelPerClass(), set.seed() + 4);
             ModelSpec spec = CollapseSetup.model(p.model(), data.train(), set.mlpDepth(), set.mlpWidth());
-            for (double lr : set.lrs()) {
+            for (double lr : p.lrsOr(set.lrs())) {
                 try (NDManager m = manager.newSubManager();
                         Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
                     NeuralCollapse nc0 = collapse(net, batch);
@@ -216,7 +221,7 @@ public final class NtkCollapse {
                     try {
                         res = new Trainer(
                                         net,
-                                        CollapseSetup.sgd(lr, set.batch(), set.epochs(), set.seed()),
+                                        CollapseSetup.sgd(lr, set.batch(), epochs, set.seed()),
                                         data.train(),
                                         data.test())
                                 .quiet(true)
@@ -439,23 +444,25 @@ public final class NtkCollapse {
                 out,
                 "Neural (tangent kernel) collapse against the learning rate (Seleznova et al. 2023, Figs 2–12)",
                 summary,
-                List.of(String.format(
-                        Locale.ROOT,
-                        "Grid %s (datasets used: %s; a dataset missing on this machine is replaced by the bundled MNIST"
-                                + " subset), learning rates %s (paper: 20–30 on [1e-4, 10^0.25]); %s per class for"
-                                + " training (paper: full sets), MLP depth %d width %d; MSE, SGD Nesterov 0.9, weight"
-                                + " decay 5e-4, batch %d, %d epochs (paper 400 with lr/10 every 120). NC and H₁, H₂ on a"
-                                + " class-ordered batch of %d per class; κ from the FULL Θ^h on %d per class.",
-                        Arrays.toString(set.pairs()),
-                        subs,
-                        CollapseSetup.fmt(set.lrs()),
-                        set.trainPerClass() > 0 ? String.valueOf(set.trainPerClass()) : "all",
-                        set.mlpDepth(),
-                        set.mlpWidth(),
-                        set.batch(),
-                        set.epochs(),
-                        set.batchPerClass(),
-                        set.kernelPerClass())));
+                List.of(
+                        String.format(
+                                Locale.ROOT,
+                                "Grid %s (datasets used: %s; a dataset missing on this machine is replaced by the bundled MNIST"
+                                        + " subset), learning rates %s (paper: 20–30 on [1e-4, 10^0.25]); %s per class for"
+                                        + " training (paper: full sets), MLP depth %d width %d; MSE, SGD Nesterov 0.9, weight"
+                                        + " decay 5e-4, batch %d, %d epochs (paper 400 with lr/10 every 120). NC and H₁, H₂ on a"
+                                        + " class-ordered batch of %d per class; κ from the FULL Θ^h on %d per class.",
+                                Arrays.toString(set.pairs()),
+                                subs,
+                                CollapseSetup.fmt(set.lrs()),
+                                set.trainPerClass() > 0 ? String.valueOf(set.trainPerClass()) : "all",
+                                set.mlpDepth(),
+                                set.mlpWidth(),
+                                set.batch(),
+                                set.epochs(),
+                                set.batchPerClass(),
+                                set.kernelPerClass()),
+                        CollapseSetup.CONV_NOTE));
         Verdicts.addToReport(out, r.verdicts());
     }
 }
