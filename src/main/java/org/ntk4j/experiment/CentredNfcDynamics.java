@@ -207,7 +207,7 @@ public final class CentredNfcDynamics {
             "centred-nfc",
             "Feature Learning as Alignment (anon.), Figs 2, 5, 6, 8-10: centred NFC >= uncentred NFC over training"
                     + " (5-hidden-layer MLPs on MNIST, Fashion-MNIST and synthetic stand-ins; VGG-11 conv layers),"
-                    + " double- and PTK-centred NFC vs init scale (cpu: 153 s CPU, 3.2 min wall)",
+                    + " double- and PTK-centred NFC vs init scale (~3 min)",
             (scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))));
 
     /** Runs every part, writes plots, results.json and report.html. */

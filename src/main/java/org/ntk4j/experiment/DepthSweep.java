@@ -128,7 +128,7 @@ public final class DepthSweep {
             "depth-sweep",
             "Atanasov et al., Silent Alignment, Fig. 4a, D.3b: t_half vs sigma per depth from the corrected ODE (power"
                     + " law sigma^-(L-2), log for L = 2), GD with balanced init against it, final NTK alignment rising"
-                    + " with L to L/sqrt(L^2+D-1) (~25 s CPU)",
+                    + " with L to L/sqrt(L^2+D-1) (~13 s)",
             (scale, out, manager) -> {
                 Result res = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(

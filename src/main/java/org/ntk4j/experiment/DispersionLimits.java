@@ -174,7 +174,7 @@ public final class DispersionLimits {
     public static final Study STUDY = Study.of(
             "dispersion-limits",
             "Seleznova & Kutyniok 2021 Figs 1-2, 2022 Thm 3.1 / Fig. 1 / eq. (18): NTK dispersion at L ~ M against the"
-                    + " infinite-depth-and-width limits, the three zones for ReLU and tanh, off-diagonal ratio (~11 min)",
+                    + " infinite-depth-and-width limits, the three zones for ReLU and tanh, off-diagonal ratio (~80 s)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());

@@ -163,7 +163,7 @@ public final class EquilibriumDepth {
             "equilibrium-depth",
             "Equilibrium Hypothesis Fig. 2, Tables 1-3: the argmax-CKA layer l* against depth L = 10..50 (paper"
                     + " 10..100), fit log l* = a log L + C against a = 3/5 with a bootstrap interval, and the"
-                    + " closed-form l_eq(L) (1.5 min CPU, ~9 min wall on a loaded 2-core machine, 200 MNIST images per class)",
+                    + " closed-form l_eq(L) (~50 s, 200 MNIST images per class)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(

@@ -125,8 +125,7 @@ public final class FrozenFeatures {
     public static final Study STUDY = Study.of(
             "frozen-features",
             "Equilibrium Hypothesis Fig. 12, Table 4: all but the last layer frozen, last-layer init scale s in {0.01, 1}:"
-                    + " Eq. 5 CKA of the frozen layers still evolves; accuracy against width (5 min CPU; 37 min wall on a loaded"
-                    + " 2-core machine, the width-1024 runs dominate)",
+                    + " Eq. 5 CKA of the frozen layers still evolves; accuracy against width (~4 min, the width-1024 runs dominate)",
             (scale, out, manager) -> {
                 List<Run> runs = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(

@@ -64,7 +64,7 @@ public final class InitScale {
             "init-scale",
             "Xu & Ziyin, When Does Feature Learning Happen?, Fig. 2: ResNet-18 (CPU: 1/8 width, 256 images, 10"
                     + " epochs; CIFAR-10, else MNIST padded to 3x32x32) with every weight scaled by alpha: final sum"
-                    + " of layer norms and test accuracy against alpha (~2.5 min)",
+                    + " of layer norms and test accuracy against alpha (~16 s)",
             (scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(

@@ -181,7 +181,7 @@ public final class MulticlassAnisotropic {
             "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and partially whitened data in linear nets;"
                     + " final traced-NTK alignment vs eq. 53/42 (corrected), alignment rising with depth, silent"
                     + " alignment lost as the data get anisotropic; Fig. 6 also with a two-layer ReLU net and Adam"
-                    + " (~1 min CPU)",
+                    + " (~50 s)",
             (scale, out, manager) -> {
                 Result res = run(Settings.of(scale), out, manager);
                 List<Row> rows = res.rows();

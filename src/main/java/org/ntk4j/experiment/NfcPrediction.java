@@ -87,7 +87,7 @@ public final class NfcPrediction {
     public static final Study STUDY = Study.of(
             "nfc-prediction",
             "Feature Learning as Alignment (anon.), Fig. 3 / corrected Eq. 26: free-probability predicted vs observed"
-                    + " centred NFC of a trained quadratic network on the alignment-reversing data (cpu: 26 s CPU, 3.4 min wall at load 25)",
+                    + " centred NFC of a trained quadratic network on the alignment-reversing data (~26 s)",
             (scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))));
 
     /** The quadratic network d → k → 1 with W ~ N(0, 1/k), a ~ N(0, 1), output scale κ. */

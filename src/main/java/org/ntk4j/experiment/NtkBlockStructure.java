@@ -171,7 +171,7 @@ public final class NtkBlockStructure {
             "block-structure",
             "Seleznova & Kutyniok 2022 Fig. 4, Seleznova et al. 2023 Figs 1, 13-20: label awareness and class-block"
                     + " structure (gamma, kappa, block norms, alignment) of the NTK during training, MLP and ResNet-20 (half width)"
-                    + " (~4 min)",
+                    + " (~2 min)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());

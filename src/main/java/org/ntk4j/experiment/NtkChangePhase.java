@@ -171,7 +171,7 @@ public final class NtkChangePhase {
     public static final Study STUDY = Study.of(
             "ntk-change-phase",
             "Seleznova & Kutyniok 2021 Figs 3, 4, 8-11 + 2022 Thm 4.1: relative NTK change over GD against chi_1;"
-                    + " transition at chi_1 = 1 (3-7 min)",
+                    + " transition at chi_1 = 1 (~35 s)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());

@@ -106,7 +106,7 @@ public final class PhaseDiagram {
             "phase-diagram",
             "Xu & Ziyin, When Does Feature Learning Happen?, Table 1, Figs 3-4: two-layer ReLU nets (CIFAR-10 or a"
                     + " CIFAR-shaped synthetic substitute) in the 20 scalings of Table 1; measured phase (NTK-speed"
-                    + " exponent, relative kernel change) against the theory's labels, test accuracy per scaling (~110 s CPU, 8.5 min wall on the loaded machine)",
+                    + " exponent, relative kernel change) against the theory's labels, test accuracy per scaling (~100 s)",
             (scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out);
                 return table(rows) + "\n" + Verdicts.text(verdicts(rows));

@@ -92,7 +92,7 @@ public final class ReluSilentAlignment {
             "Atanasov et al., Silent Alignment, Fig. 1a-c: two-layer ReLU nets on whitened MNIST 0/1 (and CIFAR-10"
                     + " 0/1 or a synthetic stand-in): the NTK aligns before the loss falls; regression with the final"
                     + " NTK (ntk4j regress) matches the trained net better than with K0; Fig. D.2: the same for a"
-                    + " depth-3 ReLU net (~2 min)",
+                    + " depth-3 ReLU net (~25 s)",
             (scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out);
                 StringBuilder t = new StringBuilder(String.format(

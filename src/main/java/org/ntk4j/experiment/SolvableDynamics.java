@@ -104,7 +104,7 @@ public final class SolvableDynamics {
             "solvable-dynamics",
             "Xu & Ziyin, When Does Feature Learning Happen?, Figs 1, 5: zeta(t) of trained two-layer linear nets"
                     + " against eq. 21 (alignment / disalignment, kernel vs feature learning), ReLU on 100 points,"
-                    + " SGD vs Adam under Xavier+-/Kaiming+- (~1 min)",
+                    + " SGD vs Adam under Xavier+-/Kaiming+- (~15 s)",
             (scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out);
                 StringBuilder t = new StringBuilder(String.format(

@@ -174,7 +174,7 @@ public final class SpeedLimited {
             "slo",
             "Feature Learning as Alignment (anon.), Figs 4, 11, 12: speed-limited optimisation keeps C/UC NFC ~1 and the"
                     + " NFM close to the EGOP at every first-layer init scale, unlike GD; adaptive SLO lifts every layer's"
-                    + " UC-NFC (chain monomial; cpu: 42 s CPU, 44 s wall at load 3.5)",
+                    + " UC-NFC (chain monomial; ~45 s)",
             (scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))));
 
     public static Result run(Settings set, Path out, NDManager manager) {

@@ -105,7 +105,7 @@ public final class WrnAlignment {
             "wrn-alignment",
             "Atanasov et al., Silent Alignment, Fig. 1d,e, I.1: Wide-ResNet with Adam; NTK alignment done before the"
                     + " loss falls and the kernel grows (whitened), not on raw data; NN vs final/initial-NTK regression"
-                    + " (cpu: k = 1 on 48 MNIST 0/1 images, Adam 1e-4, 300 steps, ~40 s CPU; paper: k = 4 on CIFAR-10, Adam 1e-5, GPU)",
+                    + " (cpu: k = 1 on 48 MNIST 0/1 images, Adam 1e-4, 300 steps, ~40 s; paper: k = 4 on CIFAR-10, Adam 1e-5, GPU)",
             (scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
