@@ -69,11 +69,7 @@ public final class EquilibriumDepth {
     public record Settings(List<Sweep> sweeps, int batch, int perClass, int trainPerClass, int bootstrap, long seed) {
         /** {@link #quick()} for the tests, {@link #cpu()} (default), {@link #paper()}. */
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> quick();
-                case CPU -> cpu();
-                case PAPER -> paper();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
         }
 
         /** Tables 1–3 as stated: depths 10…100 with their lr and epochs, full training sets. */

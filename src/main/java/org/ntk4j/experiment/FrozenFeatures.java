@@ -55,11 +55,7 @@ public final class FrozenFeatures {
             long seed) {
         /** {@link #quick()} for the tests, {@link #cpu()} (default), {@link #paper()}. */
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> quick();
-                case CPU -> cpu();
-                case PAPER -> paper();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
         }
 
         public static Settings paper() {

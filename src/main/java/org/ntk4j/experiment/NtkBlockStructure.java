@@ -38,6 +38,21 @@ public final class NtkBlockStructure {
      * lrs} (empty: the grid's; block-structure trains at the first), {@code epochs} and {@code trainPerClass} (0: the
      * grid's).
      */
+    /**
+     * The thesis's architecture × dataset grid (Seleznova et al., "Neural (Tangent Kernel) Collapse", §5): ResNet-20,
+     * VGG and DenseNet-40 on MNIST, Fashion-MNIST and CIFAR-10, after the given extra pairs; shared with
+     * {@link NtkCollapse}'s paper scale.
+     */
+    static Pair[] thesisGrid(Pair... first) {
+        java.util.List<Pair> all = new java.util.ArrayList<>(java.util.List.of(first));
+        for (String model : new String[] {"resnet20", "vgg11-bn-mnist", "densenet40"}) {
+            for (String data : new String[] {"mnist", "fashion-mnist", "cifar10"}) {
+                all.add(new Pair(model.equals("vgg11-bn-mnist") && data.equals("cifar10") ? "vgg16-bn" : model, data));
+            }
+        }
+        return all.toArray(Pair[]::new);
+    }
+
     public record Pair(String model, String dataset, double[] lrs, int epochs, int trainPerClass) {
         public Pair(String model, String dataset) {
             this(model, dataset, new double[0], 0, 0);
@@ -112,18 +127,7 @@ public final class NtkBlockStructure {
                         new int[] {0, 1, 2, 5, 10, 20, 30},
                         0);
                 case PAPER -> new Settings(
-                        new Pair[] {
-                            new Pair("mlp", "mnist"),
-                            new Pair("resnet20", "mnist"),
-                            new Pair("resnet20", "fashion-mnist"),
-                            new Pair("resnet20", "cifar10"),
-                            new Pair("vgg11-bn-mnist", "mnist"),
-                            new Pair("vgg11-bn-mnist", "fashion-mnist"),
-                            new Pair("vgg16-bn", "cifar10"),
-                            new Pair("densenet40", "mnist"),
-                            new Pair("densenet40", "fashion-mnist"),
-                            new Pair("densenet40", "cifar10")
-                        },
+                        thesisGrid(new Pair("mlp", "mnist")),
                         0,
                         12,
                         20,

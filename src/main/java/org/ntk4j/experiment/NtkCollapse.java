@@ -90,27 +90,7 @@ public final class NtkCollapse {
                         60,
                         0);
                 case PAPER -> new Settings(
-                        new Pair[] {
-                            new Pair("resnet20", "mnist"),
-                            new Pair("resnet20", "fashion-mnist"),
-                            new Pair("resnet20", "cifar10"),
-                            new Pair("vgg11-bn-mnist", "mnist"),
-                            new Pair("vgg11-bn-mnist", "fashion-mnist"),
-                            new Pair("vgg16-bn", "cifar10"),
-                            new Pair("densenet40", "mnist"),
-                            new Pair("densenet40", "fashion-mnist"),
-                            new Pair("densenet40", "cifar10")
-                        },
-                        logGrid(-4, 0.25, 30),
-                        0,
-                        0,
-                        12,
-                        12,
-                        4,
-                        256,
-                        120,
-                        400,
-                        0);
+                        NtkBlockStructure.thesisGrid(), logGrid(-4, 0.25, 30), 0, 0, 12, 12, 4, 256, 120, 400, 0);
             };
         }
     }

@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.ntk4j.UserException;
 
@@ -21,6 +22,15 @@ public enum Scale {
     /** Whether this is the quick variant. */
     public boolean quick() {
         return this == QUICK;
+    }
+
+    /** The settings for this scale, built only for this scale (each study's {@code Settings.of}). */
+    public <T> T choose(Supplier<T> quick, Supplier<T> cpu, Supplier<T> paper) {
+        return switch (this) {
+            case QUICK -> quick.get();
+            case CPU -> cpu.get();
+            case PAPER -> paper.get();
+        };
     }
 
     /** The command-line spelling: {@code quick}, {@code cpu} or {@code paper}. */

@@ -49,11 +49,7 @@ public final class TargetCorrelation {
             long seed) {
         /** The settings for a scale: {@link #quick()} for the tests, {@link #cpu()} (default), {@link #paper()}. */
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> quick();
-                case CPU -> cpu();
-                case PAPER -> paper();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
         }
 
         /** The CPU scale: the present datasets capped to a class-balanced 1000 per class, width 100, 5 epochs. */

@@ -66,11 +66,7 @@ public final class WrnAlignment {
             double[] gammas,
             long seed) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> quick();
-                case CPU -> cpu();
-                case PAPER -> paper();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
         }
 
         public static Settings paper() {

@@ -122,271 +122,150 @@ public record SparkKernelConfig(
 
     /** This job with weights (a Hadoop URI or a local path). */
     public SparkKernelConfig withWeights(String w) {
-        return new SparkKernelConfig(
-                model,
-                w,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.weights = w;
+        return c.build();
     }
 
     public SparkKernelConfig withSeed(long s) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                s,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.seed = s;
+        return c.build();
     }
 
     /** This job with M test rows (Θ(X2, X1)). */
     public SparkKernelConfig withTest(int m) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                m,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.test = m;
+        return c.build();
     }
 
     /** This job with images zero-padded by {@code p} pixels per side. */
     public SparkKernelConfig withPad(Integer p) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                p,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.pad = p;
+        return c.build();
     }
 
     public SparkKernelConfig withMode(Mode m, boolean layers, DataType type) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                m,
-                layers,
-                type,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.mode = m;
+        c.perLayer = layers;
+        c.dtype = type;
+        return c.build();
     }
 
     public SparkKernelConfig withDataRoot(String root) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                root,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.dataRoot = root;
+        return c.build();
     }
 
     /** This job with a fixed tile (null: from the memory) and a task memory. */
     public SparkKernelConfig withTile(Integer t, long memory) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                memory,
-                t,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.tile = t;
+        c.taskMemory = memory;
+        return c.build();
     }
 
     public SparkKernelConfig withShardSize(Integer side) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                side,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.shardSize = side;
+        return c.build();
     }
 
     public SparkKernelConfig withOut(String o) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                o,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.out = o;
+        return c.build();
     }
 
     /** A dry run for a cluster of {@code slots} task slots (null: the context's). */
     public SparkKernelConfig withDryRun(boolean dry, Integer slots) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dry,
-                slots,
-                failShard,
-                failTimes,
-                failMarkers);
+        Copy c = new Copy(this);
+        c.dryRun = dry;
+        c.executors = slots;
+        return c.build();
     }
 
     /** The test hook: shard {@code shard} fails its first {@code times} attempts (markers in {@code markers}). */
     public SparkKernelConfig withFailure(String shard, int times, String markers) {
-        return new SparkKernelConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                test,
-                pad,
-                mode,
-                perLayer,
-                dtype,
-                out,
-                dataRoot,
-                taskMemory,
-                tile,
-                shardSize,
-                dryRun,
-                executors,
-                shard,
-                times,
-                markers);
+        Copy c = new Copy(this);
+        c.failShard = shard;
+        c.failTimes = times;
+        c.failMarkers = markers;
+        return c.build();
+    }
+
+    /** A mutable copy of the fields, so each {@code with...} names only what it changes. */
+    private static final class Copy {
+        private String model;
+        private String weights;
+        private long seed;
+        private String dataset;
+        private int n;
+        private int test;
+        private Integer pad;
+        private Mode mode;
+        private boolean perLayer;
+        private DataType dtype;
+        private String out;
+        private String dataRoot;
+        private long taskMemory;
+        private Integer tile;
+        private Integer shardSize;
+        private boolean dryRun;
+        private Integer executors;
+        private String failShard;
+        private int failTimes;
+        private String failMarkers;
+
+        Copy(SparkKernelConfig c) {
+            model = c.model;
+            weights = c.weights;
+            seed = c.seed;
+            dataset = c.dataset;
+            n = c.n;
+            test = c.test;
+            pad = c.pad;
+            mode = c.mode;
+            perLayer = c.perLayer;
+            dtype = c.dtype;
+            out = c.out;
+            dataRoot = c.dataRoot;
+            taskMemory = c.taskMemory;
+            tile = c.tile;
+            shardSize = c.shardSize;
+            dryRun = c.dryRun;
+            executors = c.executors;
+            failShard = c.failShard;
+            failTimes = c.failTimes;
+            failMarkers = c.failMarkers;
+        }
+
+        SparkKernelConfig build() {
+            return new SparkKernelConfig(
+                    model,
+                    weights,
+                    seed,
+                    dataset,
+                    n,
+                    test,
+                    pad,
+                    mode,
+                    perLayer,
+                    dtype,
+                    out,
+                    dataRoot,
+                    taskMemory,
+                    tile,
+                    shardSize,
+                    dryRun,
+                    executors,
+                    failShard,
+                    failTimes,
+                    failMarkers);
+        }
     }
 }
