@@ -12,6 +12,7 @@ import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.metrics.KernelMetrics;
 import org.ntk4j.report.Npz;
 import org.ntk4j.shard.ShardComputer;
 import org.ntk4j.shard.ShardData;
@@ -151,6 +152,20 @@ public final class KernelCommand implements Callable<Integer> {
     boolean explain;
 
     @Option(
+            names = "--eigenvalues",
+            paramLabel = "K",
+            defaultValue = "64",
+            description = "leading eigenvalues of the traced train kernel in the sidecar, by randomized subspace"
+                    + " iteration on the engine with their residual ‖Tv−λv‖ (0: none) (default ${DEFAULT-VALUE})")
+    int eigenvalues;
+
+    @Option(
+            names = "--exact-spectrum",
+            description = "the sidecar's eigenvalues by an exact O(N³) eigen-decomposition of an N×N host copy instead"
+                    + " (O(N³) time and 48·N² bytes of memory: 4.8 GB at N = 10,000)")
+    boolean exactSpectrum;
+
+    @Option(
             names = "--out",
             paramLabel = "K.npz",
             description =
@@ -283,7 +298,9 @@ public final class KernelCommand implements Callable<Integer> {
                 compress,
                 tile);
         try (NDManager m = runtime.manager()) {
-            new KernelJob(config).run(m, System.out::println);
+            new KernelJob(config)
+                    .metrics(new KernelMetrics.Options(eigenvalues, exactSpectrum))
+                    .run(m, System.out::println);
         }
         return 0;
     }

@@ -37,9 +37,16 @@ import org.ntk4j.train.Arrays2;
  */
 public final class KernelJob {
     private final KernelJobConfig c;
+    private KernelMetrics.Options metricsOptions = KernelMetrics.Options.DEFAULT;
 
     public KernelJob(KernelJobConfig config) {
         this.c = config;
+    }
+
+    /** What the sidecar's metrics compute beyond the reductions (default: 64 leading eigenvalues, no exact spectrum). */
+    public KernelJob metrics(KernelMetrics.Options options) {
+        this.metricsOptions = options;
+        return this;
     }
 
     /** What a run produced: the sidecar's metrics and the kernels' seconds. */
@@ -161,10 +168,10 @@ public final class KernelJob {
             Network target = c.features() ? net.features() : net;
             // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native,
             // NPZ copy)
-            // and the metrics' N×N float64 matrices (traced kernel, centred copy, spectrum: about 6)
+            // and the metrics' O(N·k) working set (the exact spectrum on request: six N×N float64 matrices)
             long extras = 3L * x1.size() * 4
                     + 2L * net.parameterCount() * 4
-                    + KernelMetrics.workingBytes(n)
+                    + KernelMetrics.workingBytes(n, metricsOptions)
                     + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
             Ntk ntk = ntk(net);
             ntk.spillDir(files.spillDir());
@@ -238,8 +245,11 @@ public final class KernelJob {
             side.put("seconds_train_kernel", k.seconds());
             side.put("phases_train_kernel", k.timings());
             side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
-            Map<String, Object> metrics = KernelMetrics.of(k, train, n);
+            long metricsStart = System.nanoTime();
+            // the kernels' tiles are done: their budget holds the metrics' engine copy of a host kernel
+            Map<String, Object> metrics = KernelMetrics.of(m, k, train, n, metricsOptions, tileBudgets[1]);
             side.put("metrics", metrics);
+            side.put("seconds_metrics", (System.nanoTime() - metricsStart) / 1e9);
             side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
             side.put("peak_heap_bytes", peakHeap());
             side.put("peak_rss_bytes", peakRss());
@@ -342,6 +352,19 @@ public final class KernelJob {
         }
         if (metrics.containsKey(KernelMetrics.EFFECTIVE_RANK)) {
             line.append(String.format("; effective rank %.2f", metrics.get(KernelMetrics.EFFECTIVE_RANK)));
+        }
+        if (metrics.get(KernelMetrics.EIGENVALUES) instanceof double[] ev) {
+            line.append(String.format("; λ1 %.4g", ev[0]));
+            if (metrics.containsKey(KernelMetrics.EIGEN_RESIDUAL)) {
+                line.append(String.format(
+                        " (%d leading eigenpairs, residual ‖Tv−λv‖ ≤ %.1e·λ1 after %d passes%s)",
+                        ev.length,
+                        metrics.get(KernelMetrics.EIGEN_RESIDUAL),
+                        metrics.get(KernelMetrics.EIGEN_PASSES),
+                        Boolean.TRUE.equals(metrics.get(KernelMetrics.EIGEN_CONVERGED)) ? "" : ", not converged"));
+            } else {
+                line.append(" (exact spectrum)");
+            }
         }
         return line.toString();
     }

@@ -1,90 +1,96 @@
 package org.ntk4j.metrics;
 
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import org.ntk4j.UserException;
+
 /**
- * Kernel–target alignment (Cristianini et al. 2002; Seleznova, NTK thesis eq. (2.63)):
+ * Kernel–target alignment (Cristianini, Shawe-Taylor, Elisseeff &amp; Kandola, "On kernel-target alignment", NIPS
+ * 2001, published 2002; Seleznova, NTK thesis eq. (2.63)):
  * <pre>A(K, Y) = ⟨K, YYᵀ⟩_F / (‖K‖_F · ‖YYᵀ‖_F)</pre>
- * and its centred form (Cortes et al. 2012) A(HKH, HYYᵀH) with H = I − 11ᵀ/n, which removes the
- * constant mode that dominates kernels of networks with biases. Y is n × O (e.g. one-hot rows).
+ * and its centred form (Cortes, Mohri &amp; Rostamizadeh, "Algorithms for learning kernels based on centered
+ * alignment", JMLR 13, 2012) A(HKH, HYYᵀH) with H = I − 11ᵀ/n, which removes the constant mode
+ * that dominates kernels of networks with biases. Y is n × O (e.g. one-hot rows).
  *
  * <p>The centred form on a traced n×n kernel is the <b>traced-centred alignment</b>: it is not the layer
  * CKA of Lou, Mingard and Hayou (Eq. 5 of "The Equilibrium Hypothesis"), which is defined on the full
  * (n·O)×(n·O) kernel of training points with one global centring; that one is {@link LayerCka}.
+ *
+ * <p>Both come from one product of the kernel with the n × 2O matrix [Y, HY] on the engine
+ * ({@link TracedKernel#times}): ⟨K, YYᵀ⟩ = Σ Y ∘ (KY), and, as H is symmetric and idempotent,
+ * ⟨HKH, HYYᵀH⟩ = ⟨K, (HY)(HY)ᵀ⟩ = Σ HY ∘ (K HY); ‖YYᵀ‖_F = ‖YᵀY‖_F and ‖HYYᵀH‖_F = ‖(HY)ᵀHY‖_F are O × O;
+ * ‖K‖_F and ‖HKH‖_F come from the kernel's moments ({@link TracedKernel#centredSquaredNorm}).
  */
 public final class Alignment {
     private Alignment() {}
 
-    /** Uncentred alignment of the n×n kernel K with targets Y (n rows of O values, row-major). */
-    public static double alignment(double[][] k, float[] y, int outputs) {
-        // YYᵀ entry by entry, not as an n×n copy (issue #11: the kernel job's memory)
-        int n = k.length;
-        double ab = 0;
-        double aa = 0;
-        double bb = 0;
+    /**
+     * The two alignments of one kernel with one set of targets.
+     *
+     * @param plain A(K, Y)
+     * @param centred A(HKH, HYYᵀH)
+     */
+    public record Values(double plain, double centred) {}
+
+    /** A(K, Y) and A(HKH, HYYᵀH) of the traced kernel {@code k} with targets Y (n rows of O values, row-major). */
+    public static Values of(TracedKernel k, float[] y, int outputs) {
+        int n = k.size();
+        if (y.length != (long) n * outputs) {
+            throw new UserException(
+                    "targets have " + y.length + " values; expected " + n + " samples × " + outputs + " outputs");
+        }
+        double[] mean = new double[outputs];
         for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                double a = k[i][j];
-                double b = gramEntry(y, i, j, outputs);
-                ab += a * b;
-                aa += a * a;
-                bb += b * b;
+            for (int o = 0; o < outputs; o++) {
+                mean[o] += (double) y[i * outputs + o] / n;
             }
         }
-        return ab / Math.sqrt(aa * bb);
+        int w = 2 * outputs;
+        double[] r = new double[n * w]; // row i: y_i, then (HY)_i = y_i − ȳ
+        for (int i = 0; i < n; i++) {
+            for (int o = 0; o < outputs; o++) {
+                r[i * w + o] = y[i * outputs + o];
+                r[i * w + outputs + o] = y[i * outputs + o] - mean[o];
+            }
+        }
+        double[] z;
+        try (NDManager m = k.manager().newSubManager()) {
+            z = k.toHost(k.times(k.fromHost(m, r, new Shape(n, w)), true));
+        }
+        double kg = 0;
+        double kgCentred = 0;
+        for (int i = 0; i < n * w; i += w) {
+            for (int o = 0; o < outputs; o++) {
+                kg += r[i + o] * z[i + o];
+                kgCentred += r[i + outputs + o] * z[i + outputs + o];
+            }
+        }
+        double gg = 0;
+        double ggCentred = 0;
+        for (int a = 0; a < outputs; a++) {
+            for (int b = 0; b < outputs; b++) {
+                double g = 0;
+                double gc = 0;
+                for (int i = 0; i < n * w; i += w) {
+                    g += r[i + a] * r[i + b];
+                    gc += r[i + outputs + a] * r[i + outputs + b];
+                }
+                gg += g * g;
+                ggCentred += gc * gc;
+            }
+        }
+        double kk = k.moments().squaredNorm();
+        return new Values(kg / Math.sqrt(kk * gg), kgCentred / Math.sqrt(k.centredSquaredNorm() * ggCentred));
+    }
+
+    /** Uncentred alignment of the n×n kernel K with targets Y (n rows of O values, row-major). */
+    public static double alignment(double[][] k, float[] y, int outputs) {
+        return TracedKernel.onHost(k, t -> of(t, y, outputs).plain());
     }
 
     /** Centred alignment: both K and YYᵀ are centred by H = I − 11ᵀ/n first. */
     public static double centeredAlignment(double[][] k, float[] y, int outputs) {
-        // the same sums as align(center(k), center(gram(y))) without the three n×n copies
-        int n = k.length;
-        double[] rowK = new double[n];
-        double[] colK = new double[n];
-        double[] rowG = new double[n];
-        double[] colG = new double[n];
-        double allK = 0;
-        double allG = 0;
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                double kv = k[i][j];
-                double gv = gramEntry(y, i, j, outputs);
-                rowK[i] += kv / n;
-                colK[j] += kv / n;
-                allK += kv / ((double) n * n);
-                rowG[i] += gv / n;
-                colG[j] += gv / n;
-                allG += gv / ((double) n * n);
-            }
-        }
-        double ab = 0;
-        double aa = 0;
-        double bb = 0;
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                double a = k[i][j] - rowK[i] - colK[j] + allK;
-                double b = gramEntry(y, i, j, outputs) - rowG[i] - colG[j] + allG;
-                ab += a * b;
-                aa += a * a;
-                bb += b * b;
-            }
-        }
-        return ab / Math.sqrt(aa * bb);
-    }
-
-    private static double gramEntry(float[] y, int i, int j, int o) {
-        double s = 0;
-        for (int a = 0; a < o; a++) {
-            s += (double) y[i * o + a] * y[j * o + a];
-        }
-        return s;
-    }
-
-    static double[][] gram(float[] y, int n, int o) {
-        double[][] g = new double[n][n];
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                g[i][j] = gramEntry(y, i, j, o);
-            }
-        }
-        return g;
+        return TracedKernel.onHost(k, t -> of(t, y, outputs).centred());
     }
 
     /** HKH with H = I − 11ᵀ/n: subtract row and column means, add back the grand mean. */
@@ -107,19 +113,5 @@ public final class Alignment {
             }
         }
         return c;
-    }
-
-    static double align(double[][] a, double[][] b) {
-        double ab = 0;
-        double aa = 0;
-        double bb = 0;
-        for (int i = 0; i < a.length; i++) {
-            for (int j = 0; j < a.length; j++) {
-                ab += a[i][j] * b[i][j];
-                aa += a[i][j] * a[i][j];
-                bb += b[i][j] * b[i][j];
-            }
-        }
-        return ab / Math.sqrt(aa * bb);
     }
 }

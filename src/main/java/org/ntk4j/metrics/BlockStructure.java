@@ -35,6 +35,45 @@ import org.ntk4j.kernel.Mode;
 public record BlockStructure(double gammaD, double gammaC, double gammaN, double offDiagonal) {
 
     /**
+     * Estimates from the traced kernel of a FULL kernel ({@link TracedKernel#isFull()}) of the labelled samples with
+     * themselves and {@code labels} ([N], ≥ 2 classes in any order, each of ≥ 2 samples): with the class block sums
+     * S_kl = 1_kᵀ T 1_l of one engine product T E and d_k = Σ_{i∈𝒳_k} T_ii, the same-class sum is Σ_k (S_kk − d_k)
+     * over Σ_k n_k(n_k − 1) ordered pairs and the cross-class sum Σ_{k≠l} S_kl over N² − Σ_k n_k² pairs; the
+     * off-diagonal blocks were summed while tracing ({@link TracedKernel#offDiagonalAbsSum()}).
+     */
+    public static BlockStructure of(TracedKernel t, int[] labels) {
+        if (!t.isFull()) {
+            throw new UserException("kernel: not a full kernel; expected FULL (N x N x O x O), block structure"
+                    + " needs every output block");
+        }
+        int n = t.size();
+        int o = t.outputs();
+        ClassPartition classes = ClassPartition.of(labels, n);
+        classes.requirePairs("γ_c");
+        double[][] s = classes.blockSums(t);
+        double[] d = classes.classTotals(t.moments().diagonal());
+        double same = 0;
+        double other = 0;
+        double samePairs = 0;
+        double otherPairs = 0;
+        for (int k = 0; k < classes.classes(); k++) {
+            for (int l = 0; l < classes.classes(); l++) {
+                if (l == k) {
+                    same += s[k][k] - d[k];
+                } else {
+                    other += s[k][l];
+                }
+            }
+            double size = classes.size(k);
+            samePairs += size * (size - 1);
+            otherPairs += size * (n - size);
+        }
+        double offMean = o == 1 ? Double.NaN : t.offDiagonalAbsSum() / ((double) n * n * o * (o - 1));
+        return new BlockStructure(
+                t.moments().trace() / ((double) n * o), same / (samePairs * o), other / (otherPairs * o), offMean);
+    }
+
+    /**
      * Estimates from a FULL kernel of the labelled samples with themselves (N × N × O × O, entry
      * {@code get(i, j, k*O + s)}) and {@code labels} ([N], ≥ 2 classes in any order, each of ≥ 2 samples).
      */
@@ -47,8 +86,7 @@ public record BlockStructure(double gammaD, double gammaC, double gammaN, double
             throw new UserException("kernel: " + kernel.rows() + " x " + kernel.cols() + " samples; expected a"
                     + " square kernel of the labelled samples with themselves");
         }
-        int o = kernel.outputs();
-        return measure(kernel.rows(), o, (i, j, k, s) -> kernel.get(i, j, k * o + s), labels);
+        return TracedKernel.onHost(kernel, t -> of(t, labels));
     }
 
     /** As {@link #of(KernelMatrix, int[])} for a kernel held as {@code kernel[i][j][k][s]} (N × N × O × O). */
@@ -80,55 +118,14 @@ public record BlockStructure(double gammaD, double gammaC, double gammaN, double
                 }
             }
         }
-        return measure(n, o, (i, j, k, s) -> kernel[i][j][k][s], labels);
+        try (ai.djl.ndarray.NDManager m = ai.djl.ndarray.NDManager.newBaseManager(ai.djl.Device.cpu());
+                TracedKernel t = TracedKernel.of(m, kernel)) {
+            return of(t, labels);
+        }
     }
 
     /** offDiagonal/γ_d: how far the kernel is from Def. 3.1's zero off-diagonal output blocks (0 there). */
     public double offDiagonalRatio() {
         return offDiagonal / gammaD;
-    }
-
-    private interface Entries {
-        double get(int i, int j, int k, int s);
-    }
-
-    private static BlockStructure measure(int n, int o, Entries theta, int[] labels) {
-        ClassPartition classes = ClassPartition.of(labels, n);
-        classes.requirePairs("γ_c");
-        double diagonal = 0;
-        double same = 0;
-        double other = 0;
-        double off = 0;
-        long samePairs = 0;
-        long otherPairs = 0;
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) {
-                double trace = 0;
-                for (int k = 0; k < o; k++) {
-                    for (int s = 0; s < o; s++) {
-                        if (k == s) {
-                            trace += theta.get(i, j, k, k);
-                        } else {
-                            off += Math.abs(theta.get(i, j, k, s));
-                        }
-                    }
-                }
-                if (i == j) {
-                    diagonal += trace;
-                } else if (classes.classOf(i) == classes.classOf(j)) {
-                    same += trace;
-                    samePairs++;
-                } else {
-                    other += trace;
-                    otherPairs++;
-                }
-            }
-        }
-        double offMean = o == 1 ? Double.NaN : off / ((double) n * n * o * (o - 1));
-        return new BlockStructure(
-                diagonal / ((double) n * o),
-                same / ((double) samePairs * o),
-                other / ((double) otherPairs * o),
-                offMean);
     }
 }

@@ -1,5 +1,7 @@
 package org.ntk4j.metrics;
 
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import java.util.Arrays;
 import org.ntk4j.UserException;
 
@@ -82,6 +84,39 @@ final class ClassPartition {
     /** Indices of the samples in class k, ascending. */
     int[] members(int k) {
         return members[k];
+    }
+
+    /**
+     * The class block sums S_kl = Σ_{i∈𝒳_k, j∈𝒳_l} T_ij = (Eᵀ T E)_kl of a traced kernel over these N samples, from
+     * one product T E with the N × K class indicators E on the engine.
+     */
+    double[][] blockSums(TracedKernel t) {
+        int n = samples();
+        int k = classes();
+        double[] e = new double[n * k];
+        for (int i = 0; i < n; i++) {
+            e[i * k + classOf[i]] = 1;
+        }
+        double[] te;
+        try (NDManager m = t.manager().newSubManager()) {
+            te = t.toHost(t.times(t.fromHost(m, e, new Shape(n, k)), true));
+        }
+        double[][] s = new double[k][k];
+        for (int i = 0; i < n; i++) {
+            for (int l = 0; l < k; l++) {
+                s[classOf[i]][l] += te[i * k + l];
+            }
+        }
+        return s;
+    }
+
+    /** Σ_{i∈𝒳_k} d_i for each class k. */
+    double[] classTotals(double[] d) {
+        double[] s = new double[classes()];
+        for (int i = 0; i < classOf.length; i++) {
+            s[classOf[i]] += d[i];
+        }
+        return s;
     }
 
     /** Throws {@link UserException} if some class has fewer than two samples, which {@code quantity} needs. */

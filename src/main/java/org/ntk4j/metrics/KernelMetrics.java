@@ -1,5 +1,8 @@
 package org.ntk4j.metrics;
 
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,8 +16,8 @@ import org.ntk4j.kernel.Mode;
 /**
  * The metrics of an empirical NTK under their record keys, shared by the kernel job (the JSON
  * sidecar) and the NTK training probe (metrics.jsonl): each method puts its group of values into a
- * record, so both write the same keys from the same code. All take the traced kernel Σ_o Θ(x_i, x_j)_oo
- * as a Java N×N matrix.
+ * record, so both write the same keys from the same code. Each metric is a reduction on the engine over the traced
+ * kernel Σ_o Θ(x_i, x_j)_oo ({@link TracedKernel}); the methods taking a Java N×N matrix wrap it into one.
  */
 public final class KernelMetrics {
     public static final String ALIGNMENT = "alignment";
@@ -35,14 +38,38 @@ public final class KernelMetrics {
     public static final String EFFECTIVE_RANK = "effective_rank";
     public static final String TARGET_POWER = "target_power_top_classes";
     public static final String EIGENVALUES = "eigenvalues";
+    /** How the eigenvalues were found: {@link #SUBSPACE_ITERATION} or {@link #EXACT}. */
+    public static final String EIGEN_METHOD = "eigen_method";
+    /** The backward error max_i ‖T v_i − λ_i v_i‖ / λ_1 of the recorded eigenpairs ({@link LeadingSpectrum}). */
+    public static final String EIGEN_RESIDUAL = "eigen_residual";
+    /** Products T Q the subspace iteration took (passes over the kernel). */
+    public static final String EIGEN_PASSES = "eigen_passes";
+    /** Whether the subspace iteration met its tolerance ({@link LeadingSpectrum#TOLERANCE}). */
+    public static final String EIGEN_CONVERGED = "eigen_converged";
+
+    public static final String SUBSPACE_ITERATION = "randomized subspace iteration (Halko, Martinsson & Tropp 2011)";
+    public static final String EXACT = "exact (EJML symmetric eigen-decomposition)";
     public static final String THETA_C_OVER_D = "theta_c_over_d";
     public static final String THETA_N_OVER_D = "theta_n_over_d";
     /** Leading eigenvalues recorded. */
     public static final int MAX_EIGENVALUES = 64;
-    /** Largest N for the O(N²) metrics of {@link #of} (a double N×N copy of the traced kernel) and for the O(N³) spectrum. */
-    public static final int METRICS_MAX_N = 4096;
 
-    public static final int SPECTRUM_MAX_N = 2048;
+    /**
+     * What the kernel job's metrics compute beyond the reductions.
+     *
+     * @param eigenvalues leading eigenpairs by subspace iteration (0: none)
+     * @param exactSpectrum the whole spectrum by EJML's O(N³) eigen-decomposition on an N × N host copy instead
+     */
+    public record Options(int eigenvalues, boolean exactSpectrum) {
+        /** {@link #MAX_EIGENVALUES} leading eigenpairs by subspace iteration. */
+        public static final Options DEFAULT = new Options(MAX_EIGENVALUES, false);
+
+        public Options {
+            if (eigenvalues < 0) {
+                throw new UserException("--eigenvalues must be 0 or more (got " + eigenvalues + ")");
+            }
+        }
+    }
 
     private KernelMetrics() {}
 
@@ -59,10 +86,19 @@ public final class KernelMetrics {
         return data.isRegression() ? data.targetOutputs() : data.numClasses();
     }
 
-    /** Kernel–target alignment, plain and centred ({@link Alignment}). */
+    /** Kernel–target alignment, plain and centred ({@link Alignment}), from one engine pass. */
+    public static void alignment(Map<String, Object> r, TracedKernel traced, float[] y, int c) {
+        Alignment.Values a = Alignment.of(traced, y, c);
+        r.put(ALIGNMENT, a.plain());
+        r.put(CENTERED_ALIGNMENT, a.centred());
+    }
+
+    /** Kernel–target alignment, plain and centred ({@link Alignment}), of a host traced kernel. */
     public static void alignment(Map<String, Object> r, double[][] traced, float[] y, int c) {
-        r.put(ALIGNMENT, Alignment.alignment(traced, y, c));
-        r.put(CENTERED_ALIGNMENT, Alignment.centeredAlignment(traced, y, c));
+        TracedKernel.onHost(traced, t -> {
+            alignment(r, t, y, c);
+            return null;
+        });
     }
 
     /** The centred alignment of one layer's kernel Θ_l, under {@code centered_alignment.<layer>}. */
@@ -84,8 +120,10 @@ public final class KernelMetrics {
     }
 
     /**
-     * The spectrum ({@link KernelSpectrum}): effective rank, with targets {@code y} (else null) the
-     * fraction of Y's power in the top-c eigenvectors, and up to {@link #MAX_EIGENVALUES} leading eigenvalues.
+     * The exact spectrum ({@link KernelSpectrum}, EJML on the host): effective rank, with targets {@code y} (else
+     * null) the fraction of Y's power in the top-c eigenvectors, and up to {@link #MAX_EIGENVALUES} leading
+     * eigenvalues. For the small kernels of the training probes; the kernel job uses {@link #spectrum(Map,
+     * TracedKernel, float[], int, Options)}.
      */
     public static void spectrum(Map<String, Object> r, double[][] traced, float[] y, int c) {
         KernelSpectrum spectrum = KernelSpectrum.of(traced);
@@ -98,12 +136,55 @@ public final class KernelMetrics {
     }
 
     /**
+     * The spectrum of a traced kernel on the engine: the effective rank (tr T)²/‖T‖_F² from one pass
+     * ({@link KernelSpectrum#effectiveRank(TracedKernel)}, no eigen-decomposition); the leading
+     * {@code options.eigenvalues()} eigenvalues by subspace iteration ({@link LeadingSpectrum}) with their backward
+     * error and passes, or, with {@code options.exactSpectrum()}, by EJML on a host copy; with targets {@code y} (else
+     * null) the fraction of Y's power in the top-c eigenvectors (c ≤ the eigenvalues found).
+     */
+    public static void spectrum(Map<String, Object> r, TracedKernel traced, float[] y, int c, Options options) {
+        r.put(EFFECTIVE_RANK, KernelSpectrum.effectiveRank(traced));
+        if (options.exactSpectrum()) {
+            KernelSpectrum spectrum = KernelSpectrum.of(traced.toHostMatrix());
+            double[] ev = spectrum.eigenvalues();
+            int k = Math.min(Math.max(options.eigenvalues(), MAX_EIGENVALUES), ev.length);
+            r.put(EIGEN_METHOD, EXACT);
+            r.put(EIGENVALUES, Arrays.copyOf(ev, k));
+            if (y != null) {
+                r.put(TARGET_POWER, spectrum.cumulativeTargetPower(y, c)[Math.min(c, ev.length) - 1]);
+            }
+            return;
+        }
+        if (options.eigenvalues() == 0) {
+            return;
+        }
+        LeadingSpectrum lead = LeadingSpectrum.of(traced, options.eigenvalues());
+        double[] ev = lead.eigenvalues();
+        r.put(EIGEN_METHOD, SUBSPACE_ITERATION);
+        r.put(EIGENVALUES, ev);
+        r.put(EIGEN_RESIDUAL, lead.backwardError());
+        r.put(EIGEN_PASSES, lead.passes());
+        r.put(EIGEN_CONVERGED, lead.converged());
+        if (y != null && c <= ev.length) {
+            r.put(TARGET_POWER, lead.cumulativeTargetPower(y, c)[c - 1]);
+        }
+    }
+
+    /**
      * Label awareness Θ̄_c/Θ̄_d and Θ̄_n/Θ̄_d (Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23),
      * {@link LabelAwareness}); with {@code means} also Θ̄_d, Θ̄_c, Θ̄_n. Throws {@link UserException} where it is not
      * defined (a class with one sample).
      */
+    public static void labelAwareness(Map<String, Object> r, TracedKernel traced, int[] labels, boolean means) {
+        put(r, LabelAwareness.of(traced, labels), means);
+    }
+
+    /** As {@link #labelAwareness(Map, TracedKernel, int[], boolean)} for a host traced kernel. */
     public static void labelAwareness(Map<String, Object> r, double[][] traced, int[] labels, boolean means) {
-        LabelAwareness la = LabelAwareness.of(traced, labels);
+        put(r, LabelAwareness.of(traced, labels), means);
+    }
+
+    private static void put(Map<String, Object> r, LabelAwareness la, boolean means) {
         if (means) {
             r.put("theta_d", la.thetaD());
             r.put("theta_c", la.thetaC());
@@ -115,10 +196,18 @@ public final class KernelMetrics {
 
     /**
      * The block-structure parameters (γ_d, γ_c, γ_n) of a full kernel and its off-diagonal ratio (Seleznova et al.,
-     * Neural (Tangent Kernel) Collapse, Def. 3.1).
+     * Neural (Tangent Kernel) Collapse, Def. 3.1), from its traced kernel ({@link TracedKernel#isFull()}).
      */
+    public static void blockStructure(Map<String, Object> r, TracedKernel full, int[] labels) {
+        put(r, BlockStructure.of(full, labels));
+    }
+
+    /** As {@link #blockStructure(Map, TracedKernel, int[])} for a host full kernel. */
     public static void blockStructure(Map<String, Object> r, KernelMatrix full, int[] labels) {
-        BlockStructure bs = BlockStructure.of(full, labels);
+        put(r, BlockStructure.of(full, labels));
+    }
+
+    private static void put(Map<String, Object> r, BlockStructure bs) {
         r.put("gamma_d", bs.gammaD());
         r.put("gamma_c", bs.gammaC());
         r.put("gamma_n", bs.gammaN());
@@ -126,50 +215,83 @@ public final class KernelMetrics {
     }
 
     /**
-     * Heap bytes {@link #of} needs for an N-sample kernel: none above {@link #METRICS_MAX_N} (metrics are
-     * skipped), about six N×N float64 matrices up to {@link #SPECTRUM_MAX_N} (traced kernel, centred copy,
-     * the eigen-decomposition's work arrays), and three in between (traced kernel, centred copy, label means).
+     * Memory the kernel job's metrics need beyond the kernel itself, for N samples: the subspace iteration's N × l
+     * float64 arrays (about eight, l = 2k columns), the N × k eigenvectors on the host and three float64 row slabs
+     * ({@link TracedKernel#SLAB_ENTRIES}); with the exact spectrum also six N × N float64 matrices (host copy,
+     * eigen-decomposition). A kernel held on the host is copied to the engine only where the budget left by the
+     * kernel's tiles allows ({@link #of(NDManager, KernelResult, Dataset, int, Options, long)}).
      */
-    public static long workingBytes(int n) {
-        if (n > METRICS_MAX_N) {
-            return 0;
+    public static long workingBytes(int n, Options options) {
+        int k = Math.min(n, options.eigenvalues());
+        long l = Math.min(n, k + Math.max(k, 16));
+        long bytes = k == 0 ? 0 : (8 * l + k) * 8L * n;
+        bytes += 3 * TracedKernel.SLAB_ENTRIES * 8;
+        if (options.exactSpectrum()) {
+            bytes += 48L * n * n;
         }
-        return (n <= SPECTRUM_MAX_N ? 48L : 24L) * n * n;
+        return bytes;
+    }
+
+    /** {@link #workingBytes(int, Options)} with the default options. */
+    public static long workingBytes(int n) {
+        return workingBytes(n, Options.DEFAULT);
     }
 
     /**
-     * The metrics of a kernel job's train kernel Θ(X1, X1) on the first {@code n} samples of {@code data}:
-     * alignment, label awareness with its means (or why it is not defined), for a full kernel the block
-     * structure, and up to {@link #SPECTRUM_MAX_N} the effective rank and leading eigenvalues; nothing
-     * but a note above {@link #METRICS_MAX_N}.
+     * The metrics of a kernel job's train kernel Θ(X1, X1) held on the host, on the first {@code n} samples of
+     * {@code data}, on a CPU engine of their own with the default options.
      */
     public static Map<String, Object> of(KernelResult k, Dataset data, int n) {
-        Map<String, Object> r = new LinkedHashMap<>();
-        if (n > METRICS_MAX_N) {
-            r.put(
-                    "skipped",
-                    "metrics are computed up to N = " + METRICS_MAX_N + " (got " + n
-                            + "); load the NPZ to compute them");
-            return r;
+        try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
+            return of(m, k, data, n, Options.DEFAULT, Long.MAX_VALUE);
         }
-        double[][] traced = k.total().traced();
+    }
+
+    /**
+     * The metrics of a host train kernel on {@code m}'s device: its traced kernel is copied to the engine when that
+     * fits in {@code memory} bytes, else streamed from the host at every pass ({@link TracedKernel#streamed}).
+     */
+    public static Map<String, Object> of(
+            NDManager m, KernelResult k, Dataset data, int n, Options options, long memory) {
+        KernelMatrix total = k.total();
+        long copy = (long) n * n * (total.mode() == Mode.TRACE && !total.isFloat64() ? 4 : 8);
+        try (TracedKernel t = copy <= memory ? TracedKernel.of(m, total) : TracedKernel.streamed(m, total)) {
+            return of(t, data, n, options);
+        }
+    }
+
+    /** The metrics of an engine train kernel Θ(X1, X1) ((N, N), (N, N, O) or (N, N, O, O)) on its device. */
+    public static Map<String, Object> of(NDArray kernel, Dataset data, int n, Options options) {
+        try (TracedKernel t = TracedKernel.of(kernel)) {
+            return of(t, data, n, options);
+        }
+    }
+
+    /**
+     * The metrics of a kernel job's train kernel on the first {@code n} samples of {@code data}: alignment, label
+     * awareness with its means (or why it is not defined), for a full kernel the block structure, the effective rank,
+     * and the leading eigenvalues with the fraction of the targets in the top-c eigenvectors ({@link #spectrum(Map,
+     * TracedKernel, float[], int, Options)}); at every N, in O(N·k) memory beyond the kernel.
+     */
+    public static Map<String, Object> of(TracedKernel traced, Dataset data, int n, Options options) {
+        Map<String, Object> r = new LinkedHashMap<>();
         int[] y = Arrays.copyOf(data.labels(), n);
-        alignment(r, traced, targets(data, n), targetColumns(data));
+        float[] targets = targets(data, n);
+        int c = targetColumns(data);
+        alignment(r, traced, targets, c);
         try {
             labelAwareness(r, traced, y, true);
         } catch (UserException e) {
             r.put("label_awareness", "not defined: " + e.getMessage()); // e.g. a class with one sample
         }
-        if (k.total().mode() == Mode.FULL) {
+        if (traced.isFull()) {
             try {
-                blockStructure(r, k.total(), y);
+                blockStructure(r, traced, y);
             } catch (UserException e) {
                 r.put("block_structure", "not defined: " + e.getMessage());
             }
         }
-        if (n <= SPECTRUM_MAX_N) {
-            spectrum(r, traced, null, 0);
-        }
+        spectrum(r, traced, targets, c, options);
         return r;
     }
 }

@@ -7,9 +7,14 @@ import org.ntk4j.UserException;
 
 /**
  * Spectrum of a symmetric kernel K = V Λ Vᵀ (eigenvalues λ_1 ≥ … ≥ λ_n, orthonormal eigenvectors v_i,
- * by EJML's symmetric eigen-decomposition) and the statistics read from it:
+ * by EJML's symmetric eigen-decomposition: O(n³) on an n × n host copy, the exact spectrum that the kernel job
+ * computes only on request; its leading eigenpairs on the engine are {@link LeadingSpectrum}) and the statistics
+ * read from it:
  * <ul>
- *   <li>effective rank as participation ratio (Σλ)² / Σλ² — 1 for a rank-one kernel, n for K ∝ I;</li>
+ *   <li>effective rank as participation ratio (Σλ)² / Σλ² (Gao, Trautmann, Yu, Santhanam, Ryu, Shenoy &amp; Ganguli,
+ *   "A theory of multineuronal dimensionality, dynamics and measurement", bioRxiv 2017) — 1 for a rank-one kernel,
+ *   n for K ∝ I; as Σλ = tr K and Σλ² = ‖K‖_F² for a symmetric K it needs no eigenvalues
+ *   ({@link #effectiveRank(TracedKernel)});</li>
  *   <li>entropy effective rank exp(−Σ p_i log p_i), p_i = |λ_i| / Σ|λ_j| (Roy &amp; Vetterli 2007);</li>
  *   <li>cumulative target power C(k) = Σ_{i≤k} ‖v_iᵀ Y‖² / ‖Y‖_F² (Canatar, Bordelon &amp; Pehlevan
  *   2021): how much of the targets lies in the top-k eigenspace. A kernel that has learned the task
@@ -100,6 +105,16 @@ public final class KernelSpectrum {
             s2 += l * l;
         }
         return s2 == 0 ? 0 : s * s / s2;
+    }
+
+    /**
+     * The participation ratio (Σλ)² / Σλ² of a traced kernel without an eigen-decomposition: (tr T)² / ‖T‖_F², both
+     * from one pass over T on the engine ({@link TracedKernel#moments()}); equal to {@link #effectiveRank()} for a
+     * symmetric T.
+     */
+    public static double effectiveRank(TracedKernel t) {
+        TracedKernel.Moments m = t.moments();
+        return m.squaredNorm() == 0 ? 0 : m.trace() * m.trace() / m.squaredNorm();
     }
 
     /** exp(H(p)) with p_i = |λ_i| / Σ|λ_j| (Roy &amp; Vetterli 2007). */

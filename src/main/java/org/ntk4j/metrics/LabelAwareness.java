@@ -15,46 +15,39 @@ import org.ntk4j.kernel.KernelMatrix;
 public record LabelAwareness(double thetaD, double thetaC, double thetaN) {
 
     /**
-     * Eq. (23) on {@code kernel} ([N][N], traced over outputs) with {@code labels} ([N], K ≥ 2 classes in any
-     * order, each with at least 2 samples).
+     * Eq. (23) on the traced kernel {@code t} with {@code labels} ([N], K ≥ 2 classes in any order, each with at least
+     * 2 samples), from one product T E with the class indicators on the engine: with S_kl = 1_kᵀ T 1_l and
+     * d_k = Σ_{i∈𝒳_k} Θ(x_i, x_i), the within-class sum of class k is S_kk − d_k and its between-class sum
+     * Σ_{l≠k} S_kl.
      */
-    public static LabelAwareness of(double[][] kernel, int[] labels) {
-        if (kernel == null || kernel.length == 0) {
-            throw new UserException("kernel: no samples; expected a square N x N traced kernel");
-        }
-        int n = kernel.length;
-        for (int i = 0; i < n; i++) {
-            if (kernel[i] == null || kernel[i].length != n) {
-                throw new UserException("kernel: row " + i + " has " + (kernel[i] == null ? 0 : kernel[i].length)
-                        + " entries for " + n + " rows; expected a square N x N traced kernel");
-            }
-        }
+    public static LabelAwareness of(TracedKernel t, int[] labels) {
+        int n = t.size();
         ClassPartition classes = ClassPartition.of(labels, n);
         classes.requirePairs("Θ̄_c");
-        double diagonal = 0;
-        for (int i = 0; i < n; i++) {
-            diagonal += kernel[i][i];
-        }
+        double[][] s = classes.blockSums(t);
+        TracedKernel.Moments mo = t.moments();
+        double[] d = classes.classTotals(mo.diagonal());
         int count = classes.classes();
         double within = 0;
         double between = 0;
         for (int k = 0; k < count; k++) {
-            double same = 0;
-            double other = 0;
-            for (int i : classes.members(k)) {
-                for (int j = 0; j < n; j++) {
-                    if (classes.classOf(j) != k) {
-                        other += kernel[i][j];
-                    } else if (j != i) {
-                        same += kernel[i][j];
-                    }
-                }
+            double row = 0;
+            for (int l = 0; l < count; l++) {
+                row += l == k ? 0 : s[k][l];
             }
             double size = classes.size(k);
-            within += same / (size * (size - 1));
-            between += other / (size * (n - size));
+            within += (s[k][k] - d[k]) / (size * (size - 1));
+            between += row / (size * (n - size));
         }
-        return new LabelAwareness(diagonal / n, within / count, between / count);
+        return new LabelAwareness(mo.trace() / n, within / count, between / count);
+    }
+
+    /**
+     * Eq. (23) on {@code kernel} ([N][N], traced over outputs) with {@code labels} ([N], K ≥ 2 classes in any
+     * order, each with at least 2 samples).
+     */
+    public static LabelAwareness of(double[][] kernel, int[] labels) {
+        return TracedKernel.onHost(kernel, t -> of(t, labels));
     }
 
     /** Eq. (23) on the traced kernel Σ_o Θ_oo of a square {@code kernel} of any mode (N × N). */
@@ -63,7 +56,7 @@ public record LabelAwareness(double thetaD, double thetaC, double thetaN) {
             throw new UserException("kernel: " + kernel.rows() + " x " + kernel.cols() + " samples; expected a"
                     + " square kernel of the labelled samples with themselves");
         }
-        return of(kernel.traced(), labels);
+        return TracedKernel.onHost(kernel, t -> of(t, labels));
     }
 
     /**

@@ -1,19 +1,25 @@
 package org.ntk4j.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
 /**
- * The kernel job's memory preflight reserves what {@link KernelMetrics#of} allocates: nothing where metrics are
- * skipped (a 10,000-image traced kernel within 4 GiB was refused for 4.5 GiB of metrics it never computes).
+ * The kernel job's memory preflight reserves what the metrics allocate beyond the kernel: O(N·k) for the subspace
+ * iteration and three row slabs at every N (no N × N copy), and six N × N float64 matrices only for the exact
+ * spectrum on request.
  */
 class KernelMetricsBudgetTest {
     @Test
     void reservesOnlyWhatTheMetricsAllocate() {
-        assertEquals(48L * 2048 * 2048, KernelMetrics.workingBytes(KernelMetrics.SPECTRUM_MAX_N));
-        assertEquals(24L * 4096 * 4096, KernelMetrics.workingBytes(KernelMetrics.METRICS_MAX_N));
-        assertEquals(0, KernelMetrics.workingBytes(KernelMetrics.METRICS_MAX_N + 1));
-        assertEquals(0, KernelMetrics.workingBytes(10_000));
+        long slabs = 3 * TracedKernel.SLAB_ENTRIES * 8;
+        // k = 64, l = 128: eight N × l float64 arrays and the N × k eigenvectors
+        assertEquals(slabs + (8L * 128 + 64) * 8 * 10_000, KernelMetrics.workingBytes(10_000));
+        assertTrue(KernelMetrics.workingBytes(100_000) < 8L * 100_000 * 100_000 / 50, "far below one N × N copy");
+        assertEquals(slabs, KernelMetrics.workingBytes(10_000, new KernelMetrics.Options(0, false)));
+        assertEquals(
+                KernelMetrics.workingBytes(2048) + 48L * 2048 * 2048,
+                KernelMetrics.workingBytes(2048, new KernelMetrics.Options(64, true)));
     }
 }

@@ -1,0 +1,371 @@
+package org.ntk4j.metrics;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import java.util.Arrays;
+import java.util.Random;
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.dense.row.CommonOps_DDRM;
+import org.ejml.dense.row.NormOps_DDRM;
+import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
+import org.ejml.interfaces.decomposition.CholeskyDecomposition_F64;
+import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
+import org.ntk4j.UserException;
+
+/**
+ * The k leading eigenpairs T v_i = λ_i v_i (λ_1 ≥ … ≥ λ_k) of a positive semi-definite traced kernel T (every
+ * Θ(X, X) is one), by randomized subspace iteration (Halko, Martinsson &amp; Tropp, "Finding structure with
+ * randomness", SIAM Review 53(2), 2011: Algorithm 4.4, with the Rayleigh–Ritz step of Algorithm 5.3 at every
+ * iteration). With a Gaussian N × l start Ω, l = k + max(k, 16) columns,
+ * <pre>
+ *   Q₀ = orth(Ω),   Z_q = T Q_{q−1},   Q_{q−1}ᵀ Z_q = U Θ Uᵀ,   Q_q = orth(Z_q U)
+ * </pre>
+ * and the estimates are the Ritz pairs (θ_i, v_i = Q_{q−1} u_i) of the last step, whose residuals
+ * ‖T v_i − θ_i v_i‖ = ‖Z_q u_i − θ_i v_i‖ come from the same product. The products T Q run on the engine over T's
+ * slabs ({@link TracedKernel#times}); only l × l matrices (eigen-decomposed by EJML) and the N × k eigenvectors
+ * reach the host. orth is column-scaled Cholesky QR applied twice (Yamamoto, Nakatsukasa, Yanagisawa &amp; Fukaya,
+ * "Roundoff error analysis of the CholeskyQR2 algorithm", ETNA 44, 2015), with the shift of Fukaya et al.
+ * ("Shifted Cholesky QR for computing the QR factorization of ill-conditioned matrices", SISC 42, 2020) when the Gram
+ * matrix is numerically singular.
+ *
+ * <p>The iteration stops when the backward error max_{i≤k} ‖T v_i − θ_i v_i‖ / θ_1 is at most the tolerance: each
+ * (θ_i, v_i) is then an exact eigenpair of a kernel within tolerance·‖T‖₂ of T, and the Ritz values, which err by
+ * about the squared residual over the gap to the next eigenvalue, are much closer than that. A float32 kernel is
+ * iterated with float32 products until the backward error reaches the tolerance or stops falling (float32 rounding
+ * puts a floor near 1e-7); the last step is then repeated with float64 products, so the reported eigenvalues and
+ * residuals are float64 Rayleigh–Ritz values, and iteration continues in float64 while the tolerance is not met.
+ */
+public final class LeadingSpectrum {
+    /** Default backward-error tolerance max_i ‖T v_i − θ_i v_i‖ / θ_1. */
+    public static final double TOLERANCE = 2e-7;
+    /** Default cap on the products T Q (passes over the kernel). */
+    public static final int MAX_PASSES = 60;
+    /** A step whose backward error is above this fraction of the previous one has stalled. */
+    private static final double STALL = 0.9;
+
+    private final int n;
+    private final double[] values;
+    private final double[] vectors;
+    private final double[] residuals;
+    private final int passes;
+    private final int block;
+    private final boolean converged;
+
+    private LeadingSpectrum(
+            int n, double[] values, double[] vectors, double[] residuals, int passes, int block, boolean converged) {
+        this.n = n;
+        this.values = values;
+        this.vectors = vectors;
+        this.residuals = residuals;
+        this.passes = passes;
+        this.block = block;
+        this.converged = converged;
+    }
+
+    /** The {@code k} leading eigenpairs with the default tolerance, pass cap and seed 0. */
+    public static LeadingSpectrum of(TracedKernel t, int k) {
+        return of(t, k, TOLERANCE, MAX_PASSES, 0);
+    }
+
+    /**
+     * The {@code k} (at most N) leading eigenpairs of {@code t}, iterated until the backward error is at most
+     * {@code tolerance} or {@code maxPasses} products T Q were taken; {@code seed} draws the Gaussian start.
+     */
+    public static LeadingSpectrum of(TracedKernel t, int k, double tolerance, int maxPasses, long seed) {
+        if (k < 1) {
+            throw new UserException("eigenvalues: " + k + "; expected at least 1 leading eigenvalue");
+        }
+        if (!(tolerance > 0) || maxPasses < 1) {
+            throw new IllegalArgumentException("tolerance " + tolerance + " and passes " + maxPasses + " must be > 0");
+        }
+        int n = t.size();
+        k = Math.min(k, n);
+        int l = Math.min(n, k + Math.max(k, 16));
+        Random random = new Random(seed);
+        try (NDManager m = t.manager().newSubManager()) {
+            NDArray q = orthonormal(t, m, t.fromHost(m, gaussian(random, (long) n * l), new Shape(n, l)), random);
+            boolean float64 = !t.isFloat32();
+            double previous = Double.POSITIVE_INFINITY;
+            for (int products = 1; ; products++) {
+                try (NDScope scope = new NDScope()) {
+                    Step s = step(t, q, float64);
+                    double backward = s.estimatedBackwardError(k);
+                    boolean done = backward <= tolerance;
+                    if (float64 && (done || products >= maxPasses)) {
+                        LeadingSpectrum out = s.result(t, m, q, k, products, l, tolerance);
+                        if (out.converged() || products >= maxPasses) {
+                            return out;
+                        }
+                        // the estimate passed, the direct residual did not: go on
+                    } else if (!float64 && (done || products >= maxPasses)) {
+                        float64 = true; // the same Q once more, with float64 products
+                        continue;
+                    }
+                    // float32 rounding stops the fall near 1e-7: go on in float64
+                    float64 = float64 || backward > STALL * previous;
+                    previous = backward;
+                    NDArray next = s.nextBasis(t, m, random);
+                    q.close();
+                    q = next;
+                }
+            }
+        }
+    }
+
+    /** λ_1 ≥ … ≥ λ_k. */
+    public double[] eigenvalues() {
+        return values.clone();
+    }
+
+    /** v_i (i from 0), unit norm. */
+    public double[] eigenvector(int i) {
+        int k = values.length;
+        double[] v = new double[n];
+        for (int r = 0; r < n; r++) {
+            v[r] = vectors[r * k + i];
+        }
+        return v;
+    }
+
+    /** ‖T v_i − λ_i v_i‖₂ for each pair. */
+    public double[] residuals() {
+        return residuals.clone();
+    }
+
+    /** The backward error max_i ‖T v_i − λ_i v_i‖ / λ_1 (0 for a zero kernel). */
+    public double backwardError() {
+        double r = 0;
+        for (double v : residuals) {
+            r = Math.max(r, v);
+        }
+        return values[0] == 0 ? r == 0 ? 0 : Double.POSITIVE_INFINITY : r / Math.abs(values[0]);
+    }
+
+    /** Products T Q taken (passes over the kernel). */
+    public int passes() {
+        return passes;
+    }
+
+    /** Columns l of the iterated subspace. */
+    public int block() {
+        return block;
+    }
+
+    /** Whether the tolerance was met within the pass cap. */
+    public boolean converged() {
+        return converged;
+    }
+
+    /**
+     * C(i) for i = 1..k: the fraction of ‖Y‖_F² in the span of the leading i eigenvectors, Σ_{j≤i} ‖v_jᵀY‖² / ‖Y‖_F²
+     * (Canatar, Bordelon &amp; Pehlevan 2021, as {@link KernelSpectrum#cumulativeTargetPower}); Y is N × {@code outputs},
+     * row-major.
+     */
+    public double[] cumulativeTargetPower(float[] y, int outputs) {
+        if (y.length != (long) n * outputs) {
+            throw new UserException(
+                    "targets have " + y.length + " values; expected " + n + " samples × " + outputs + " outputs");
+        }
+        int k = values.length;
+        double total = 0;
+        for (float v : y) {
+            total += (double) v * v;
+        }
+        double[] proj = new double[k * outputs];
+        for (int r = 0; r < n; r++) {
+            for (int i = 0; i < k; i++) {
+                double vi = vectors[r * k + i];
+                for (int o = 0; o < outputs; o++) {
+                    proj[i * outputs + o] += vi * y[r * outputs + o];
+                }
+            }
+        }
+        double[] c = new double[k];
+        double acc = 0;
+        for (int i = 0; i < k; i++) {
+            for (int o = 0; o < outputs; o++) {
+                acc += proj[i * outputs + o] * proj[i * outputs + o];
+            }
+            c[i] = total == 0 ? 0 : acc / total;
+        }
+        return c;
+    }
+
+    /**
+     * One product Z = T Q and its Rayleigh–Ritz step: θ and U from QᵀZ = U Θ Uᵀ, the rotated product W = Z U (its
+     * column i is T v_i for the Ritz vector v_i = Q u_i) and its squared column norms ‖T v_i‖².
+     */
+    private record Step(NDArray z, NDArray w, double[] theta, double[] u, double[] norms2) {
+        /**
+         * max_{i≤k} ‖T v_i − θ_i v_i‖ / θ_1 from ‖T v_i − θ_i v_i‖² = ‖T v_i‖² − θ_i² (v_i ⟂ the residual): free of a
+         * pass, accurate while the residual is above ~1e-8 θ_1, which is all the stopping test needs; the reported
+         * residuals are recomputed directly ({@link #result}).
+         */
+        double estimatedBackwardError(int k) {
+            double r = 0;
+            for (int i = 0; i < k; i++) {
+                r = Math.max(r, Math.sqrt(Math.max(0, norms2[i] - theta[i] * theta[i])));
+            }
+            return theta[0] == 0 ? r == 0 ? 0 : Double.POSITIVE_INFINITY : r / Math.abs(theta[0]);
+        }
+
+        /** The k leading Ritz pairs with their residuals ‖T v_i − θ_i v_i‖ = ‖W_i − θ_i Q u_i‖ computed directly. */
+        LeadingSpectrum result(TracedKernel t, NDManager m, NDArray q, int k, int passes, int block, double tolerance) {
+            int l = theta.length;
+            NDIndex lead = new NDIndex(":, 0:{}", k);
+            NDArray ritz = q.matMul(t.fromHost(m, u, new Shape(l, l)).get(lead));
+            NDArray th = t.fromHost(m, Arrays.copyOf(theta, k), new Shape(1, k));
+            NDArray r = w.get(lead).sub(ritz.mul(th));
+            double[] residuals = t.toHost(r.mul(r).sum(new int[] {0}).sqrt());
+            double[] vectors = t.toHost(ritz);
+            int n = Math.toIntExact(q.getShape().get(0));
+            double worst = 0;
+            for (double r0 : residuals) {
+                worst = Math.max(worst, r0);
+            }
+            boolean converged = theta[0] == 0 ? worst == 0 : worst <= tolerance * Math.abs(theta[0]);
+            return new LeadingSpectrum(n, Arrays.copyOf(theta, k), vectors, residuals, passes, block, converged);
+        }
+
+        /** Q_next = orth(W): W's columns scaled to unit norm (a vanished one replaced), then Cholesky QR. */
+        NDArray nextBasis(TracedKernel t, NDManager m, Random random) {
+            return orthonormal(t, m, w, norms2, random);
+        }
+    }
+
+    private static Step step(TracedKernel t, NDArray q, boolean float64) {
+        int l = Math.toIntExact(q.getShape().get(1));
+        NDManager m = q.getManager();
+        NDArray z = t.times(q, float64);
+        double[] b = t.toHost(q.transpose().matMul(z));
+        DMatrixRMaj bm = new DMatrixRMaj(l, l);
+        for (int i = 0; i < l; i++) {
+            for (int j = 0; j < l; j++) {
+                bm.set(i, j, 0.5 * (b[i * l + j] + b[j * l + i]));
+            }
+        }
+        EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(l, true, true);
+        if (!eig.decompose(bm)) {
+            throw new IllegalStateException(
+                    "EJML symmetric eigen-decomposition of the " + l + "×" + l + " Rayleigh quotient did not converge");
+        }
+        Integer[] order = new Integer[l];
+        double[] raw = new double[l];
+        for (int i = 0; i < l; i++) {
+            order[i] = i;
+            raw[i] = eig.getEigenvalue(i).getReal();
+        }
+        Arrays.sort(order, (p, r) -> Double.compare(raw[r], raw[p]));
+        double[] theta = new double[l];
+        double[] u = new double[l * l];
+        for (int c = 0; c < l; c++) {
+            theta[c] = raw[order[c]];
+            DMatrixRMaj v = eig.getEigenVector(order[c]);
+            for (int r = 0; r < l; r++) {
+                u[r * l + c] = v.get(r, 0);
+            }
+        }
+        NDArray w = z.matMul(t.fromHost(m, u, new Shape(l, l)));
+        double[] norms2 = t.toHost(w.mul(w).sum(new int[] {0}));
+        return new Step(z, w, theta, u, norms2);
+    }
+
+    /** Orthonormal columns spanning those of W (N × l). */
+    static NDArray orthonormal(TracedKernel t, NDManager m, NDArray w, Random random) {
+        try (NDScope scope = new NDScope()) {
+            double[] norms2 = t.toHost(w.mul(w).sum(new int[] {0}));
+            NDArray q = orthonormal(t, m, w, norms2, random);
+            NDScope.unregister(q);
+            return q;
+        }
+    }
+
+    /**
+     * Orthonormal columns spanning those of W (N × l, squared column norms {@code norms2}): the columns scaled to
+     * unit norm (one that T annihilated, T having rank below l, replaced by a Gaussian one), then Cholesky QR,
+     * repeated while the Gram matrix's condition number κ leaves more than ~κ·2⁻⁵³ = 1e-13 of non-orthogonality, and
+     * shifted where the Gram matrix is numerically singular.
+     */
+    static NDArray orthonormal(TracedKernel t, NDManager m, NDArray w, double[] norms2, Random random) {
+        int n = Math.toIntExact(w.getShape().get(0));
+        int l = Math.toIntExact(w.getShape().get(1));
+        try (NDScope scope = new NDScope()) {
+            double max = Arrays.stream(norms2).max().orElse(0);
+            boolean[] dead = new boolean[l];
+            boolean any = false;
+            double[] scale = new double[l];
+            for (int j = 0; j < l; j++) {
+                dead[j] = !(norms2[j] > 1e-28 * max);
+                any |= dead[j];
+                scale[j] = dead[j] ? 0 : 1 / Math.sqrt(norms2[j]);
+            }
+            NDArray x = w.mul(t.fromHost(m, scale, new Shape(1, l)));
+            if (any) {
+                double[] fresh = new double[n * l];
+                for (int r = 0; r < n; r++) {
+                    for (int j = 0; j < l; j++) {
+                        fresh[r * l + j] = dead[j] ? random.nextGaussian() / Math.sqrt(n) : 0;
+                    }
+                }
+                x = x.add(t.fromHost(m, fresh, new Shape(n, l)));
+            }
+            for (int round = 0; ; round++) {
+                if (round == 4) {
+                    throw new IllegalStateException("Cholesky QR did not orthonormalise an N × " + l + " basis");
+                }
+                DMatrixRMaj g =
+                        new DMatrixRMaj(l, l, true, t.toHost(x.transpose().matMul(x)));
+                DMatrixRMaj lower = cholesky(g);
+                boolean again = lower == null || NormOps_DDRM.conditionP2(g) > 1e3;
+                if (lower == null) {
+                    // Fukaya et al. 2020, eq. (4.2): s = 11 (N l + l (l + 1)) u ‖X‖₂², with ‖X‖₂² ≤ tr G
+                    double s = 11.0 * ((double) n * l + (double) l * (l + 1)) * 0x1p-53 * CommonOps_DDRM.trace(g);
+                    for (int i = 0; i < l; i++) {
+                        g.add(i, i, s);
+                    }
+                    lower = cholesky(g);
+                    if (lower == null) {
+                        throw new IllegalStateException("shifted Cholesky QR failed on an N × " + l + " basis");
+                    }
+                }
+                DMatrixRMaj inv = new DMatrixRMaj(l, l);
+                if (!CommonOps_DDRM.invert(lower, inv)) {
+                    throw new IllegalStateException("Cholesky factor of the basis is singular");
+                }
+                x = x.matMul(t.fromHost(m, CommonOps_DDRM.transpose(inv, null).getData(), new Shape(l, l)));
+                if (!again) {
+                    break;
+                }
+            }
+            NDScope.unregister(x);
+            return x;
+        }
+    }
+
+    /** The lower Cholesky factor L of G = L Lᵀ, or null when G is not numerically positive definite. */
+    private static DMatrixRMaj cholesky(DMatrixRMaj g) {
+        CholeskyDecomposition_F64<DMatrixRMaj> chol = DecompositionFactory_DDRM.chol(g.numRows, true);
+        DMatrixRMaj copy = g.copy();
+        if (!chol.decompose(copy)) {
+            return null;
+        }
+        DMatrixRMaj lower = chol.getT(null);
+        for (int i = 0; i < lower.numRows; i++) {
+            if (!(lower.get(i, i) > 0)) {
+                return null;
+            }
+        }
+        return lower;
+    }
+
+    private static double[] gaussian(Random random, long count) {
+        double[] v = new double[Math.toIntExact(count)];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = random.nextGaussian();
+        }
+        return v;
+    }
+}

@@ -1,0 +1,607 @@
+package org.ntk4j.metrics;
+
+import ai.djl.Device;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.WritableByteChannel;
+import java.util.ArrayList;
+import java.util.List;
+import org.ntk4j.UserException;
+import org.ntk4j.kernel.KernelMatrix;
+
+/**
+ * The traced kernel T(x_i, x_j) = Σ_o Θ(x_i, x_j)_oo of a square kernel Θ(X, X) (N × N traced, N × N × O diagonal
+ * or N × N × O × O full), held by the engine on the kernel's device in row slabs, and the reductions the kernel
+ * metrics are built from: one pass over T gives its trace, diagonal, row and column sums and ‖T‖_F²; a pass with a
+ * thin N × k matrix R gives T R. Every slab is reduced in float64 (a float32 slab is widened one slab at a time), so
+ * a reduction needs O(N·k) memory beyond the kernel, never an N × N copy; only O(N·k) numbers reach the host.
+ *
+ * <p>A traced kernel that is already an engine array is used in place (its slabs are views); a diagonal or full one
+ * is traced once into float64 slabs (1/O or 1/O² of the kernel's entries), and the full kernel's off-diagonal output
+ * blocks Σ_{k≠s} |Θ_ks| are summed on the way for {@link BlockStructure}. A kernel held on the host
+ * ({@link KernelMatrix}, {@code double[][]}) is copied into engine slabs once, or, with {@link #streamed}, copied slab
+ * by slab at every pass so that it needs one slab of extra memory.
+ */
+public final class TracedKernel implements AutoCloseable {
+    /** Entries of one row slab of the kernel (32 MiB as float64): the working set of one reduction step. */
+    static final long SLAB_ENTRIES = 1L << 22;
+
+    private final NDManager manager;
+    private final int n;
+    private final int outputs;
+    private final int rank;
+    private Slabs slabs;
+    private final boolean float32;
+    private double offDiagonalAbs = Double.NaN;
+    private Moments moments;
+    private double centredSquaredNorm = Double.NaN;
+    private long passes;
+    private long hostBytes;
+
+    /** A row slab of T: rows {@code r0 .. r0 + rows} by N columns. */
+    @FunctionalInterface
+    interface SlabVisitor {
+        void visit(int r0, NDArray slab);
+    }
+
+    /** Where the slabs come from: held on the engine, or copied from the host at each pass. */
+    private interface Slabs extends AutoCloseable {
+        void forEach(SlabVisitor v);
+
+        @Override
+        void close();
+    }
+
+    /**
+     * The sums one pass over T gives (float64).
+     *
+     * @param trace tr T = Σ_i T_ii
+     * @param squaredNorm ‖T‖_F² = Σ_ij T_ij²
+     * @param diagonal T_ii
+     * @param rowSums (T 1)_i
+     * @param columnSums (Tᵀ 1)_j
+     */
+    public record Moments(double trace, double squaredNorm, double[] diagonal, double[] rowSums, double[] columnSums) {}
+
+    private TracedKernel(NDManager manager, int n, int outputs, int rank, boolean float32, Slabs slabs) {
+        this.manager = manager;
+        this.n = n;
+        this.outputs = outputs;
+        this.rank = rank;
+        this.float32 = float32;
+        this.slabs = slabs;
+    }
+
+    /**
+     * The traced kernel of an engine array Θ(X, X) of shape (N, N), (N, N, O) or (N, N, O, O), float32 or float64,
+     * on whatever device it is. A traced kernel is used in place: the caller keeps it open while this is used.
+     */
+    public static TracedKernel of(NDArray kernel) {
+        Shape s = kernel.getShape();
+        int rank = s.dimension();
+        if (rank < 2 || rank > 4 || s.get(0) != s.get(1) || rank == 4 && s.get(2) != s.get(3)) {
+            throw new UserException("kernel: shape " + s + "; expected a square kernel Θ(X, X) of shape (N, N),"
+                    + " (N, N, O) or (N, N, O, O)");
+        }
+        DataType type = kernel.getDataType();
+        if (type != DataType.FLOAT32 && type != DataType.FLOAT64) {
+            throw new UserException("kernel: data type " + type + "; expected float32 or float64");
+        }
+        int n = Math.toIntExact(s.get(0));
+        int outputs = rank == 2 ? 1 : Math.toIntExact(s.get(2));
+        int rows = rowsPerSlab(n, rank == 2 ? 1 : rank == 3 ? outputs : (long) outputs * outputs);
+        int[] start = new int[(n + rows - 1) / rows + 1];
+        for (int i = 0; i < start.length; i++) {
+            start[i] = Math.min(n, i * rows);
+        }
+        List<NDArray> held = new ArrayList<>();
+        TracedKernel t = new TracedKernel(
+                kernel.getManager().newSubManager(),
+                n,
+                outputs,
+                rank,
+                rank == 2 && type == DataType.FLOAT32,
+                new Held(held, start));
+        try {
+            double off = 0;
+            for (int i = 0; i < start.length - 1; i++) {
+                NDArray raw = kernel.get(t.manager, new NDIndex("{}:{}", start[i], start[i + 1]));
+                NDScope.unregister(raw);
+                if (rank == 2) {
+                    held.add(raw);
+                    continue;
+                }
+                try (NDScope scope = new NDScope()) {
+                    NDArray traced = t.trace(raw);
+                    off += rank == 4 ? t.offDiagonal(raw) : 0;
+                    NDScope.unregister(traced);
+                    held.add(traced);
+                } finally {
+                    raw.close();
+                }
+            }
+            t.offDiagonalAbs = rank == 4 ? off : Double.NaN;
+            return t;
+        } catch (RuntimeException e) {
+            t.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The traced kernel of a host kernel Θ(X, X) of any mode, copied into engine slabs on {@code manager}'s device
+     * (a traced kernel in its own precision, a diagonal or full one traced into float64).
+     */
+    public static TracedKernel of(NDManager manager, KernelMatrix kernel) {
+        try (TracedKernel stream = streamed(manager, kernel)) {
+            NDManager m = manager.newSubManager();
+            List<NDArray> held = new ArrayList<>();
+            List<Integer> starts = new ArrayList<>();
+            try {
+                stream.forEach((r0, slab) -> {
+                    NDArray kept = slab.duplicate();
+                    NDScope.unregister(kept);
+                    kept.attach(m);
+                    held.add(kept);
+                    starts.add(r0);
+                });
+            } catch (RuntimeException e) {
+                m.close();
+                throw e;
+            }
+            starts.add(stream.n);
+            Held slabs =
+                    new Held(held, starts.stream().mapToInt(Integer::intValue).toArray());
+            TracedKernel t = new TracedKernel(m, stream.n, stream.outputs, stream.rank, stream.float32, slabs);
+            t.offDiagonalAbs = stream.offDiagonalAbs;
+            t.hostBytes = stream.hostBytes;
+            return t;
+        }
+    }
+
+    /**
+     * The traced kernel of a host kernel that stays on the host: every pass copies it to the engine one slab at a
+     * time ({@link #SLAB_ENTRIES} entries), so it needs one slab of engine memory, at the price of a copy per pass.
+     */
+    public static TracedKernel streamed(NDManager manager, KernelMatrix kernel) {
+        if (kernel.rows() != kernel.cols()) {
+            throw new UserException("kernel: " + kernel.rows() + " x " + kernel.cols() + " samples; expected a"
+                    + " square kernel of the samples with themselves");
+        }
+        int rank = kernel.shape().length;
+        int outputs = rank == 2 ? 1 : kernel.outputs();
+        TracedKernel t = new TracedKernel(
+                manager.newSubManager(), kernel.rows(), outputs, rank, rank == 2 && !kernel.isFloat64(), null);
+        t.slabs = t.new HostStream(kernel);
+        return t;
+    }
+
+    /** The traced kernel of a host N × N matrix, copied into float64 slabs on {@code manager}'s device. */
+    public static TracedKernel of(NDManager manager, double[][] kernel) {
+        int n = checkSquare(kernel);
+        int rows = rowsPerSlab(n, 1);
+        int[] start = new int[(n + rows - 1) / rows + 1];
+        for (int i = 0; i < start.length; i++) {
+            start[i] = Math.min(n, i * rows);
+        }
+        List<NDArray> held = new ArrayList<>();
+        TracedKernel t = new TracedKernel(manager.newSubManager(), n, 1, 2, false, new Held(held, start));
+        try {
+            for (int i = 0; i < start.length - 1; i++) {
+                double[] flat = new double[(start[i + 1] - start[i]) * n];
+                for (int r = start[i]; r < start[i + 1]; r++) {
+                    System.arraycopy(kernel[r], 0, flat, (r - start[i]) * n, n);
+                }
+                held.add(t.fromHost(t.manager, flat, new Shape(start[i + 1] - start[i], n)));
+            }
+            return t;
+        } catch (RuntimeException e) {
+            t.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The traced kernel of a host full kernel {@code kernel[i][j][k][s]} (N × N × O × O, validated by the caller),
+     * copied to {@code manager}'s device and traced into float64 slabs, its off-diagonal blocks summed.
+     */
+    public static TracedKernel of(NDManager manager, double[][][][] kernel) {
+        int n = kernel.length;
+        int o = kernel[0][0].length;
+        double[] flat = new double[Math.multiplyExact(Math.multiplyExact(n, n), o * o)];
+        int p = 0;
+        for (double[][][] row : kernel) {
+            for (double[][] block : row) {
+                for (double[] line : block) {
+                    System.arraycopy(line, 0, flat, p, o);
+                    p += o;
+                }
+            }
+        }
+        try (NDArray full = owned(manager, flat, new Shape(n, n, o, o))) {
+            TracedKernel t = of(full); // its slabs are traced copies: the full array may close
+            t.hostBytes += 8L * flat.length;
+            return t;
+        }
+    }
+
+    /** Number of samples N. */
+    public int size() {
+        return n;
+    }
+
+    /** Outputs O of the kernel this was traced from (1 for a traced kernel). */
+    public int outputs() {
+        return outputs;
+    }
+
+    /** Whether T was traced from a full kernel (N × N × O × O), whose off-diagonal blocks are then known. */
+    public boolean isFull() {
+        return rank == 4;
+    }
+
+    /** Σ_{i,j} Σ_{k≠s} |Θ(x_i, x_j)_ks| of a full kernel; NaN for a traced or diagonal one. */
+    public double offDiagonalAbsSum() {
+        if (rank == 4 && Double.isNaN(offDiagonalAbs)) {
+            moments(); // a streamed full kernel sums them on its first pass
+        }
+        return offDiagonalAbs;
+    }
+
+    /** The device of the slabs. */
+    public Device device() {
+        return manager.getDevice();
+    }
+
+    /** Passes over T so far (each reads every entry once). */
+    public long passes() {
+        return passes;
+    }
+
+    /**
+     * Bytes copied between the host and the engine so far: the copy of a host kernel, and the O(N·k) inputs and
+     * results of the reductions (a kernel already on the engine adds none of its N² entries).
+     */
+    public long hostBytes() {
+        return hostBytes;
+    }
+
+    /** Trace, squared Frobenius norm, diagonal, row and column sums, from one pass (cached). */
+    public Moments moments() {
+        if (moments != null) {
+            return moments;
+        }
+        double[] diagonal = new double[n];
+        double[] rowSums = new double[n];
+        double[] sq = new double[1];
+        try (NDScope outer = new NDScope()) {
+            NDArray columns = manager.zeros(new Shape(n), DataType.FLOAT64);
+            forEach((r0, slab) -> {
+                try (NDScope scope = new NDScope()) {
+                    NDArray d = slab.toType(DataType.FLOAT64, false);
+                    int rows = Math.toIntExact(d.getShape().get(0));
+                    double[] dg =
+                            toHost(d.get(new NDIndex(":, {}:{}", r0, r0 + rows)).diagonal());
+                    double[] rs = toHost(d.sum(new int[] {1}));
+                    System.arraycopy(dg, 0, diagonal, r0, rows);
+                    System.arraycopy(rs, 0, rowSums, r0, rows);
+                    sq[0] += scalar(d.mul(d).sum());
+                    columns.addi(d.sum(new int[] {0}));
+                }
+            });
+            double[] columnSums = toHost(columns);
+            double trace = 0;
+            for (double v : diagonal) {
+                trace += v;
+            }
+            moments = new Moments(trace, sq[0], diagonal, rowSums, columnSums);
+        }
+        return moments;
+    }
+
+    /**
+     * ‖HTH‖_F² with H = I − 11ᵀ/N, from the moments: ‖T‖_F² − (‖T1‖² + ‖Tᵀ1‖²)/N + (1ᵀT1)²/N² (expand
+     * tr(HTHTᵀ) with H² = H); where that cancels to below 1e-8 of ‖T‖_F² (a nearly constant kernel), by a second pass
+     * that sums the centred entries T_ij − (T1)_i/N − (Tᵀ1)_j/N + 1ᵀT1/N² directly. Cached.
+     */
+    public double centredSquaredNorm() {
+        if (!Double.isNaN(centredSquaredNorm)) {
+            return centredSquaredNorm;
+        }
+        Moments mo = moments();
+        double rr = 0;
+        double cc = 0;
+        double all = 0;
+        for (int i = 0; i < n; i++) {
+            rr += mo.rowSums()[i] * mo.rowSums()[i];
+            cc += mo.columnSums()[i] * mo.columnSums()[i];
+            all += mo.rowSums()[i];
+        }
+        double v = mo.squaredNorm() - (rr + cc) / n + all * all / ((double) n * n);
+        if (v > 1e-8 * mo.squaredNorm()) {
+            centredSquaredNorm = v;
+            return v;
+        }
+        double grand = all / ((double) n * n);
+        double[] columnMeans = new double[n];
+        for (int j = 0; j < n; j++) {
+            columnMeans[j] = mo.columnSums()[j] / n;
+        }
+        double[] sum = {0};
+        try (NDManager m = manager.newSubManager()) {
+            NDArray columns = fromHost(m, columnMeans, new Shape(1, n));
+            forEach((r0, slab) -> {
+                try (NDScope scope = new NDScope()) {
+                    NDArray d = slab.toType(DataType.FLOAT64, false);
+                    int rows = Math.toIntExact(d.getShape().get(0));
+                    double[] rowTerms = new double[rows];
+                    for (int r = 0; r < rows; r++) {
+                        rowTerms[r] = mo.rowSums()[r0 + r] / n - grand;
+                    }
+                    NDArray c = d.sub(fromHost(m, rowTerms, new Shape(rows, 1))).sub(columns);
+                    sum[0] += scalar(c.mul(c).sum());
+                }
+            });
+        }
+        centredSquaredNorm = sum[0];
+        return sum[0];
+    }
+
+    /**
+     * T R for a thin matrix R (N × k, any floating type, on this kernel's device), as float64 owned by R's manager.
+     * With {@code float64} false a float32 kernel is multiplied in float32 (the float64 result then carries float32
+     * rounding, about 1e-7 of ‖T‖); otherwise every slab is widened to float64 first.
+     */
+    public NDArray times(NDArray r, boolean float64) {
+        if (r.getShape().dimension() != 2 || r.getShape().get(0) != n) {
+            throw new IllegalArgumentException("R has shape " + r.getShape() + "; expected (" + n + ", k)");
+        }
+        NDManager out = r.getManager();
+        boolean single = float32 && !float64;
+        List<NDArray> parts = new ArrayList<>();
+        try (NDScope outer = new NDScope()) {
+            NDArray rr = r.toType(single ? DataType.FLOAT32 : DataType.FLOAT64, false);
+            forEach((r0, slab) -> {
+                try (NDScope scope = new NDScope()) {
+                    NDArray a = single ? slab : slab.toType(DataType.FLOAT64, false);
+                    NDArray p = a.matMul(rr).toType(DataType.FLOAT64, false);
+                    NDScope.unregister(p);
+                    p.attach(out);
+                    parts.add(p);
+                }
+            });
+            NDArray result = parts.size() == 1 ? parts.get(0) : NDArrays.concat(new NDList(parts), 0);
+            NDScope.unregister(result);
+            result.attach(out);
+            if (parts.size() > 1) {
+                parts.forEach(NDArray::close);
+            }
+            return result;
+        }
+    }
+
+    /** Whether T's slabs are float32 (a traced float32 kernel; everything else is float64). */
+    public boolean isFloat32() {
+        return float32;
+    }
+
+    /** T as a host N × N matrix (O(N²) host memory: for the exact spectrum on request). */
+    public double[][] toHostMatrix() {
+        double[][] out = new double[n][];
+        forEach((r0, slab) -> {
+            try (NDScope scope = new NDScope()) {
+                double[] v = toHost(slab.toType(DataType.FLOAT64, false));
+                int rows = v.length / n;
+                for (int r = 0; r < rows; r++) {
+                    out[r0 + r] = java.util.Arrays.copyOfRange(v, r * n, (r + 1) * n);
+                }
+            }
+        });
+        return out;
+    }
+
+    /** A float64 array of {@code shape} with {@code values} (row-major) on this kernel's device, owned by {@code m}. */
+    NDArray fromHost(NDManager m, double[] values, Shape shape) {
+        hostBytes += 8L * values.length;
+        return owned(m, values, shape);
+    }
+
+    /** The values of an engine array as float64 on the host. */
+    double[] toHost(NDArray a) {
+        try (NDScope scope = new NDScope()) {
+            double[] v = a.toType(DataType.FLOAT64, false).toDoubleArray();
+            hostBytes += 8L * v.length;
+            return v;
+        }
+    }
+
+    double scalar(NDArray a) {
+        return toHost(a)[0];
+    }
+
+    /** The manager that owns the slabs (for the reductions' device arrays). */
+    NDManager manager() {
+        return manager;
+    }
+
+    void forEach(SlabVisitor v) {
+        passes++;
+        slabs.forEach(v);
+    }
+
+    @Override
+    public void close() {
+        slabs.close();
+        manager.close();
+    }
+
+    /** Rows per slab so that a slab of {@code inner} entries per pair holds at most {@link #SLAB_ENTRIES}. */
+    static int rowsPerSlab(int n, long inner) {
+        return (int) Math.max(1, Math.min(n, SLAB_ENTRIES / Math.max(1, (long) n * inner)));
+    }
+
+    /** The traced s × N slab of a raw slab (s, N[, O[, O]]): itself when traced, else Σ_o Θ_oo in float64. */
+    private NDArray trace(NDArray raw) {
+        return switch (rank) {
+            case 2 -> raw;
+            case 3 -> raw.toType(DataType.FLOAT64, false).sum(new int[] {2});
+            default -> raw.diagonal(0, 2, 3).toType(DataType.FLOAT64, false).sum(new int[] {2});
+        };
+    }
+
+    /** Σ |Θ_ks|, k ≠ s, over a full raw slab (s, N, O, O), in float64 (masked, so exact zeros stay zero). */
+    private double offDiagonal(NDArray raw) {
+        if (outputs == 1) {
+            return 0;
+        }
+        try (NDScope scope = new NDScope()) {
+            NDArray mask = manager.ones(new Shape(outputs, outputs), DataType.FLOAT64)
+                    .sub(manager.eye(outputs, outputs, 0, DataType.FLOAT64));
+            return scalar(raw.toType(DataType.FLOAT64, false).abs().mul(mask).sum());
+        }
+    }
+
+    private static int checkSquare(double[][] kernel) {
+        if (kernel == null || kernel.length == 0) {
+            throw new UserException("kernel: no samples; expected a square N x N traced kernel");
+        }
+        int n = kernel.length;
+        for (int i = 0; i < n; i++) {
+            if (kernel[i] == null || kernel[i].length != n) {
+                throw new UserException("kernel: row " + i + " has " + (kernel[i] == null ? 0 : kernel[i].length)
+                        + " entries for " + n + " rows; expected a square N x N traced kernel");
+            }
+        }
+        return n;
+    }
+
+    /** {@code f} applied to the traced kernel of a host N × N matrix, on a CPU manager of its own. */
+    static <R> R onHost(double[][] kernel, java.util.function.Function<TracedKernel, R> f) {
+        try (NDManager m = NDManager.newBaseManager(Device.cpu());
+                TracedKernel t = of(m, kernel)) {
+            return f.apply(t);
+        }
+    }
+
+    /** {@code f} applied to the traced kernel of a host kernel of any mode, on a CPU manager of its own. */
+    static <R> R onHost(KernelMatrix kernel, java.util.function.Function<TracedKernel, R> f) {
+        try (NDManager m = NDManager.newBaseManager(Device.cpu());
+                TracedKernel t = of(m, kernel)) {
+            return f.apply(t);
+        }
+    }
+
+    /** An engine array with its own native memory (not aliasing a Java buffer), owned by {@code m}. */
+    static NDArray owned(NDManager m, double[] values, Shape shape) {
+        try (NDArray tmp = m.create(values, shape)) {
+            return tmp.duplicate();
+        }
+    }
+
+    /**
+     * Slabs copied from a host kernel at every pass: its entries stream through one direct buffer of
+     * {@link #SLAB_ENTRIES} entries into engine arrays (on the CPU the array maps the buffer, on a GPU it is copied),
+     * are traced, visited and released. A full kernel's off-diagonal blocks are summed on the first pass.
+     */
+    private final class HostStream implements Slabs {
+        private final KernelMatrix kernel;
+
+        HostStream(KernelMatrix kernel) {
+            this.kernel = kernel;
+        }
+
+        @Override
+        public void forEach(SlabVisitor v) {
+            int bytes = kernel.isFloat64() ? 8 : 4;
+            long rowBytes = (long) n * kernel.inner() * bytes;
+            int rows = rowsPerSlab(n, kernel.inner());
+            ByteBuffer buf =
+                    ByteBuffer.allocateDirect(Math.toIntExact(rows * rowBytes)).order(ByteOrder.LITTLE_ENDIAN);
+            DataType type = kernel.isFloat64() ? DataType.FLOAT64 : DataType.FLOAT32;
+            boolean sumOff = rank == 4 && Double.isNaN(offDiagonalAbs);
+            double[] off = {0};
+            int[] row = {0};
+            Runnable flush = () -> {
+                int r = Math.toIntExact(buf.position() / rowBytes);
+                if (r == 0) {
+                    return;
+                }
+                buf.flip();
+                long[] shape = rank == 2
+                        ? new long[] {r, n}
+                        : rank == 3 ? new long[] {r, n, outputs} : new long[] {r, n, outputs, outputs};
+                try (NDManager tmp = manager.newSubManager();
+                        NDScope scope = new NDScope()) {
+                    NDArray raw = tmp.create(buf, new Shape(shape), type);
+                    hostBytes += buf.limit();
+                    off[0] += sumOff ? offDiagonal(raw) : 0;
+                    v.visit(row[0], trace(raw));
+                }
+                row[0] += r;
+                buf.clear();
+            };
+            WritableByteChannel channel = new WritableByteChannel() {
+                @Override
+                public int write(ByteBuffer src) {
+                    int written = src.remaining();
+                    while (src.hasRemaining()) {
+                        int take = Math.min(src.remaining(), buf.remaining());
+                        ByteBuffer part = src.slice();
+                        part.limit(take);
+                        buf.put(part);
+                        src.position(src.position() + take);
+                        if (!buf.hasRemaining()) {
+                            flush.run();
+                        }
+                    }
+                    return written;
+                }
+
+                @Override
+                public boolean isOpen() {
+                    return true;
+                }
+
+                @Override
+                public void close() {}
+            };
+            try {
+                kernel.writeTo(channel);
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading the kernel for its metrics", e);
+            }
+            flush.run();
+            if (sumOff) {
+                offDiagonalAbs = off[0];
+            }
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** Slabs held on the engine. */
+    private record Held(List<NDArray> slabs, int[] start) implements Slabs {
+        @Override
+        public void forEach(SlabVisitor v) {
+            for (int i = 0; i < slabs.size(); i++) {
+                v.visit(start[i], slabs.get(i));
+            }
+        }
+
+        @Override
+        public void close() {
+            slabs.forEach(NDArray::close);
+        }
+    }
+}
