@@ -154,7 +154,7 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(
             names = "--eigenvalues",
             paramLabel = "K",
-            defaultValue = "64",
+            defaultValue = "32",
             description = "leading eigenvalues of the traced train kernel in the sidecar, by randomized subspace"
                     + " iteration on the engine with their residual ‖Tv−λv‖ (0: none) (default ${DEFAULT-VALUE})")
     int eigenvalues;

@@ -58,6 +58,36 @@ public final class Datasets {
         return loadFrom(n, split, dir);
     }
 
+    /**
+     * The first {@code n} samples of a split ({@link #load} then {@link Dataset#head}, all of them when the split holds
+     * fewer), reading only those rows of MNIST's and Fashion-MNIST's IDX files instead of the whole split.
+     */
+    public static Dataset loadHead(String name, Split split, Path dataDir, int n) {
+        String key = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+        if (!key.equals(MNIST) && !key.equals(FASHION_MNIST)) {
+            return load(name, split, dataDir).head(n);
+        }
+        Path dir = DataPaths.datasetDir(dataDir, key);
+        String prefix = split == Split.TRAIN ? "train" : "t10k";
+        Path images = idxFile(key, dir, prefix + "-images-idx3-ubyte");
+        Path labels = idxFile(key, dir, prefix + "-labels-idx1-ubyte");
+        int[] all = IdxReader.readLabels(labels, MNIST_CLASSES);
+        int m = Math.min(n, all.length);
+        IdxReader.Images im;
+        try {
+            im = IdxReader.readImageRows(Files.newInputStream(images), images.toString(), 0, m);
+        } catch (java.io.IOException e) {
+            throw new UserException(images + ": cannot read (" + e.getMessage() + ")", e);
+        }
+        return IdxReader.combine(
+                key + "-" + split.name().toLowerCase(Locale.ROOT),
+                im,
+                images.toString(),
+                java.util.Arrays.copyOf(all, m),
+                labels.toString(),
+                MNIST_CLASSES);
+    }
+
     /** Loads a split of dataset {@code name} from the folder {@code dir} itself (no sub-folder added). */
     public static Dataset loadFrom(String name, Split split, Path dir) {
         String n = checkName(name);

@@ -43,7 +43,7 @@ public final class KernelJob {
         this.c = config;
     }
 
-    /** What the sidecar's metrics compute beyond the reductions (default: 64 leading eigenvalues, no exact spectrum). */
+    /** What the sidecar's metrics compute beyond the reductions (default: 32 leading eigenvalues, no exact spectrum). */
     public KernelJob metrics(KernelMetrics.Options options) {
         this.metricsOptions = options;
         return this;
@@ -67,15 +67,17 @@ public final class KernelJob {
      * every class ordered by class, zero-padded by {@code pad}; the rows and columns of Θ(X1, X1).
      */
     public Dataset trainSet() {
-        Dataset train = Datasets.load(c.dataset(), Split.TRAIN, c.dataDir());
+        Dataset train;
         if (c.perClass() != null) {
-            train = byClass(Preprocess.balancedSample(train, c.perClass(), c.seed()));
+            train = byClass(Preprocess.balancedSample(
+                    Datasets.load(c.dataset(), Split.TRAIN, c.dataDir()), c.perClass(), c.seed()));
         } else {
+            // only the first N samples are read (of MNIST's IDX files, not the whole split)
+            train = Datasets.loadHead(c.dataset(), Split.TRAIN, c.dataDir(), c.n());
             if (c.n() > train.size()) {
                 throw new UserException(
                         "--n " + c.n() + " exceeds the " + train.size() + " training images of " + c.dataset());
             }
-            train = train.head(c.n());
         }
         if (c.pad() != null) {
             train = Preprocess.pad(train, c.pad());
@@ -89,12 +91,11 @@ public final class KernelJob {
         if (test == 0) {
             return null;
         }
-        Dataset testSet = Datasets.load(c.dataset(), Split.TEST, c.dataDir());
+        Dataset testSet = Datasets.loadHead(c.dataset(), Split.TEST, c.dataDir(), test);
         if (test > testSet.size()) {
             throw new UserException(
                     "--test " + test + " exceeds the " + testSet.size() + " test images of " + c.dataset());
         }
-        testSet = testSet.head(test);
         if (c.pad() != null) {
             testSet = Preprocess.pad(testSet, c.pad());
         }

@@ -1,7 +1,5 @@
 package org.ntk4j.metrics;
 
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import org.ntk4j.UserException;
 
 /**
@@ -39,24 +37,9 @@ public final class Alignment {
             throw new UserException(
                     "targets have " + y.length + " values; expected " + n + " samples × " + outputs + " outputs");
         }
-        double[] mean = new double[outputs];
-        for (int i = 0; i < n; i++) {
-            for (int o = 0; o < outputs; o++) {
-                mean[o] += (double) y[i * outputs + o] / n;
-            }
-        }
+        double[] r = product(y, outputs, n);
         int w = 2 * outputs;
-        double[] r = new double[n * w]; // row i: y_i, then (HY)_i = y_i − ȳ
-        for (int i = 0; i < n; i++) {
-            for (int o = 0; o < outputs; o++) {
-                r[i * w + o] = y[i * outputs + o];
-                r[i * w + outputs + o] = y[i * outputs + o] - mean[o];
-            }
-        }
-        double[] z;
-        try (NDManager m = k.manager().newSubManager()) {
-            z = k.toHost(k.times(k.fromHost(m, r, new Shape(n, w)), true));
-        }
+        double[] z = k.timesHost(r, w);
         double kg = 0;
         double kgCentred = 0;
         for (int i = 0; i < n * w; i += w) {
@@ -81,6 +64,25 @@ public final class Alignment {
         }
         double kk = k.moments().squaredNorm();
         return new Values(kg / Math.sqrt(kk * gg), kgCentred / Math.sqrt(k.centredSquaredNorm() * ggCentred));
+    }
+
+    /** The n × 2O matrix [Y, HY] (row-major) whose product with the kernel gives both alignments. */
+    static double[] product(float[] y, int outputs, int n) {
+        double[] mean = new double[outputs];
+        for (int i = 0; i < n; i++) {
+            for (int o = 0; o < outputs; o++) {
+                mean[o] += (double) y[i * outputs + o] / n;
+            }
+        }
+        int w = 2 * outputs;
+        double[] r = new double[n * w]; // row i: y_i, then (HY)_i = y_i − ȳ
+        for (int i = 0; i < n; i++) {
+            for (int o = 0; o < outputs; o++) {
+                r[i * w + o] = y[i * outputs + o];
+                r[i * w + outputs + o] = y[i * outputs + o] - mean[o];
+            }
+        }
+        return r;
     }
 
     /** Uncentred alignment of the n×n kernel K with targets Y (n rows of O values, row-major). */

@@ -1,7 +1,5 @@
 package org.ntk4j.metrics;
 
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.Shape;
 import java.util.Arrays;
 import org.ntk4j.UserException;
 
@@ -93,14 +91,7 @@ final class ClassPartition {
     double[][] blockSums(TracedKernel t) {
         int n = samples();
         int k = classes();
-        double[] e = new double[n * k];
-        for (int i = 0; i < n; i++) {
-            e[i * k + classOf[i]] = 1;
-        }
-        double[] te;
-        try (NDManager m = t.manager().newSubManager()) {
-            te = t.toHost(t.times(t.fromHost(m, e, new Shape(n, k)), true));
-        }
+        double[] te = t.timesHost(indicators(), k);
         double[][] s = new double[k][k];
         for (int i = 0; i < n; i++) {
             for (int l = 0; l < k; l++) {
@@ -108,6 +99,16 @@ final class ClassPartition {
             }
         }
         return s;
+    }
+
+    /** The class indicators E (N × K, row-major): E_ik = 1 where sample i is in class k. */
+    double[] indicators() {
+        int k = classes();
+        double[] e = new double[samples() * k];
+        for (int i = 0; i < samples(); i++) {
+            e[i * k + classOf[i]] = 1;
+        }
+        return e;
     }
 
     /** Σ_{i∈𝒳_k} d_i for each class k. */

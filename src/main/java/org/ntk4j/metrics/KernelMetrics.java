@@ -51,8 +51,13 @@ public final class KernelMetrics {
     public static final String EXACT = "exact (EJML symmetric eigen-decomposition)";
     public static final String THETA_C_OVER_D = "theta_c_over_d";
     public static final String THETA_N_OVER_D = "theta_n_over_d";
-    /** Leading eigenvalues recorded. */
+    /** Leading eigenvalues the training probes record (exact spectrum of their small kernels). */
     public static final int MAX_EIGENVALUES = 64;
+    /**
+     * Leading eigenpairs the kernel job finds by subspace iteration unless told otherwise: each costs two columns of
+     * the N × N × l product of every pass, the metrics' main cost (docs/kernel-metrics.md).
+     */
+    public static final int LEADING_EIGENVALUES = 32;
 
     /**
      * What the kernel job's metrics compute beyond the reductions.
@@ -61,8 +66,8 @@ public final class KernelMetrics {
      * @param exactSpectrum the whole spectrum by EJML's O(N³) eigen-decomposition on an N × N host copy instead
      */
     public record Options(int eigenvalues, boolean exactSpectrum) {
-        /** {@link #MAX_EIGENVALUES} leading eigenpairs by subspace iteration. */
-        public static final Options DEFAULT = new Options(MAX_EIGENVALUES, false);
+        /** {@link #LEADING_EIGENVALUES} leading eigenpairs by subspace iteration. */
+        public static final Options DEFAULT = new Options(LEADING_EIGENVALUES, false);
 
         public Options {
             if (eigenvalues < 0) {
@@ -143,11 +148,11 @@ public final class KernelMetrics {
      * null) the fraction of Y's power in the top-c eigenvectors (c ≤ the eigenvalues found).
      */
     public static void spectrum(Map<String, Object> r, TracedKernel traced, float[] y, int c, Options options) {
-        r.put(EFFECTIVE_RANK, KernelSpectrum.effectiveRank(traced));
         if (options.exactSpectrum()) {
             KernelSpectrum spectrum = KernelSpectrum.of(traced.toHostMatrix());
             double[] ev = spectrum.eigenvalues();
             int k = Math.min(Math.max(options.eigenvalues(), MAX_EIGENVALUES), ev.length);
+            r.put(EFFECTIVE_RANK, KernelSpectrum.effectiveRank(traced));
             r.put(EIGEN_METHOD, EXACT);
             r.put(EIGENVALUES, Arrays.copyOf(ev, k));
             if (y != null) {
@@ -155,10 +160,12 @@ public final class KernelMetrics {
             }
             return;
         }
-        if (options.eigenvalues() == 0) {
+        // the eigen-solve first: its float64 pass also takes the moments the effective rank needs
+        LeadingSpectrum lead = options.eigenvalues() == 0 ? null : LeadingSpectrum.of(traced, options.eigenvalues());
+        r.put(EFFECTIVE_RANK, KernelSpectrum.effectiveRank(traced));
+        if (lead == null) {
             return;
         }
-        LeadingSpectrum lead = LeadingSpectrum.of(traced, options.eigenvalues());
         double[] ev = lead.eigenvalues();
         r.put(EIGEN_METHOD, SUBSPACE_ITERATION);
         r.put(EIGENVALUES, ev);
@@ -278,6 +285,16 @@ public final class KernelMetrics {
         int[] y = Arrays.copyOf(data.labels(), n);
         float[] targets = targets(data, n);
         int c = targetColumns(data);
+        // the products of alignment, label awareness and block structure ride on the first float64 pass
+        traced.prefetch(Alignment.product(targets, c, n), 2 * c);
+        try {
+            ClassPartition classes = ClassPartition.of(y, n);
+            traced.prefetch(classes.indicators(), classes.classes());
+        } catch (UserException e) {
+            // label awareness is not defined; it says why below
+        }
+        Map<String, Object> spectrum = new LinkedHashMap<>();
+        spectrum(spectrum, traced, targets, c, options);
         alignment(r, traced, targets, c);
         try {
             labelAwareness(r, traced, y, true);
@@ -291,7 +308,7 @@ public final class KernelMetrics {
                 r.put("block_structure", "not defined: " + e.getMessage());
             }
         }
-        spectrum(r, traced, targets, c, options);
+        r.putAll(spectrum);
         return r;
     }
 }

@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.Random;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
-import org.ejml.dense.row.NormOps_DDRM;
+import org.ejml.dense.row.decomposition.TriangularSolver_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.CholeskyDecomposition_F64;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
@@ -285,9 +285,9 @@ public final class LeadingSpectrum {
 
     /**
      * Orthonormal columns spanning those of W (N × l, squared column norms {@code norms2}): the columns scaled to
-     * unit norm (one that T annihilated, T having rank below l, replaced by a Gaussian one), then Cholesky QR,
-     * repeated while the Gram matrix's condition number κ leaves more than ~κ·2⁻⁵³ = 1e-13 of non-orthogonality, and
-     * shifted where the Gram matrix is numerically singular.
+     * unit norm (one that T annihilated, T having rank below l, replaced by a Gaussian one), then Cholesky QR, repeated
+     * while the Cholesky factor's diagonal shows a Gram matrix with κ ≥ 900 (which would leave more than ~1e-13 of
+     * non-orthogonality), and shifted where the Gram matrix is numerically singular.
      */
     static NDArray orthonormal(TracedKernel t, NDManager m, NDArray w, double[] norms2, Random random) {
         int n = Math.toIntExact(w.getShape().get(0));
@@ -319,7 +319,8 @@ public final class LeadingSpectrum {
                 DMatrixRMaj g =
                         new DMatrixRMaj(l, l, true, t.toHost(x.transpose().matMul(x)));
                 DMatrixRMaj lower = cholesky(g);
-                boolean again = lower == null || NormOps_DDRM.conditionP2(g) > 1e3;
+                // CholeskyQR leaves ~κ(G)·2⁻⁵³ of non-orthogonality; (max L_ii / min L_ii)² ≤ κ(G) flags a poor basis
+                boolean again = lower == null || diagonalRatio(lower) > 30;
                 if (lower == null) {
                     // Fukaya et al. 2020, eq. (4.2): s = 11 (N l + l (l + 1)) u ‖X‖₂², with ‖X‖₂² ≤ tr G
                     double s = 11.0 * ((double) n * l + (double) l * (l + 1)) * 0x1p-53 * CommonOps_DDRM.trace(g);
@@ -331,11 +332,8 @@ public final class LeadingSpectrum {
                         throw new IllegalStateException("shifted Cholesky QR failed on an N × " + l + " basis");
                     }
                 }
-                DMatrixRMaj inv = new DMatrixRMaj(l, l);
-                if (!CommonOps_DDRM.invert(lower, inv)) {
-                    throw new IllegalStateException("Cholesky factor of the basis is singular");
-                }
-                x = x.matMul(t.fromHost(m, CommonOps_DDRM.transpose(inv, null).getData(), new Shape(l, l)));
+                TriangularSolver_DDRM.invertLower(lower.data, l); // L⁻¹ in place; X L⁻ᵀ has orthonormal columns
+                x = x.matMul(t.fromHost(m, CommonOps_DDRM.transpose(lower, null).getData(), new Shape(l, l)));
                 if (!again) {
                     break;
                 }
@@ -343,6 +341,16 @@ public final class LeadingSpectrum {
             NDScope.unregister(x);
             return x;
         }
+    }
+
+    private static double diagonalRatio(DMatrixRMaj lower) {
+        double max = 0;
+        double min = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < lower.numRows; i++) {
+            max = Math.max(max, lower.get(i, i));
+            min = Math.min(min, lower.get(i, i));
+        }
+        return max / min;
     }
 
     /** The lower Cholesky factor L of G = L Lᵀ, or null when G is not numerically positive definite. */

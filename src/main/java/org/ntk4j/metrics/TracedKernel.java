@@ -45,6 +45,8 @@ public final class TracedKernel implements AutoCloseable {
     private double offDiagonalAbs = Double.NaN;
     private Moments moments;
     private double centredSquaredNorm = Double.NaN;
+    private final List<HostProduct> pending = new ArrayList<>();
+    private final List<HostProduct> products = new ArrayList<>();
     private long passes;
     private long hostBytes;
 
@@ -143,30 +145,22 @@ public final class TracedKernel implements AutoCloseable {
      * (a traced kernel in its own precision, a diagonal or full one traced into float64).
      */
     public static TracedKernel of(NDManager manager, KernelMatrix kernel) {
-        try (TracedKernel stream = streamed(manager, kernel)) {
-            NDManager m = manager.newSubManager();
-            List<NDArray> held = new ArrayList<>();
-            List<Integer> starts = new ArrayList<>();
-            try {
-                stream.forEach((r0, slab) -> {
-                    NDArray kept = slab.duplicate();
-                    NDScope.unregister(kept);
-                    kept.attach(m);
-                    held.add(kept);
-                    starts.add(r0);
-                });
-            } catch (RuntimeException e) {
-                m.close();
-                throw e;
-            }
-            starts.add(stream.n);
-            Held slabs =
-                    new Held(held, starts.stream().mapToInt(Integer::intValue).toArray());
-            TracedKernel t = new TracedKernel(m, stream.n, stream.outputs, stream.rank, stream.float32, slabs);
-            t.offDiagonalAbs = stream.offDiagonalAbs;
-            t.hostBytes = stream.hostBytes;
-            return t;
+        TracedKernel t = streamed(manager, kernel);
+        List<NDArray> held = new ArrayList<>();
+        List<Integer> starts = new ArrayList<>();
+        try {
+            ((HostStream) t.slabs).forEachKept((r0, slab) -> {
+                held.add(slab);
+                starts.add(r0);
+            });
+        } catch (RuntimeException e) {
+            held.forEach(NDArray::close);
+            t.close();
+            throw e;
         }
+        starts.add(t.n);
+        t.slabs = new Held(held, starts.stream().mapToInt(Integer::intValue).toArray());
+        return t;
     }
 
     /**
@@ -276,37 +270,44 @@ public final class TracedKernel implements AutoCloseable {
         return hostBytes;
     }
 
-    /** Trace, squared Frobenius norm, diagonal, row and column sums, from one pass (cached). */
+    /**
+     * Trace, squared Frobenius norm, diagonal, row and column sums, from one pass (cached; taken on the way by the
+     * first float64 pass, whichever reduction makes it).
+     */
     public Moments moments() {
-        if (moments != null) {
-            return moments;
+        if (moments == null) {
+            try (NDArray none = pass(null, true)) {
+                // the moments, and any prefetched products, from one float64 pass
+            }
         }
-        double[] diagonal = new double[n];
-        double[] rowSums = new double[n];
-        double[] sq = new double[1];
-        try (NDScope outer = new NDScope()) {
-            NDArray columns = manager.zeros(new Shape(n), DataType.FLOAT64);
-            forEach((r0, slab) -> {
-                try (NDScope scope = new NDScope()) {
-                    NDArray d = slab.toType(DataType.FLOAT64, false);
-                    int rows = Math.toIntExact(d.getShape().get(0));
-                    double[] dg =
-                            toHost(d.get(new NDIndex(":, {}:{}", r0, r0 + rows)).diagonal());
-                    double[] rs = toHost(d.sum(new int[] {1}));
-                    System.arraycopy(dg, 0, diagonal, r0, rows);
-                    System.arraycopy(rs, 0, rowSums, r0, rows);
-                    sq[0] += scalar(d.mul(d).sum());
-                    columns.addi(d.sum(new int[] {0}));
-                }
-            });
+        return moments;
+    }
+
+    /** The moment sums of T accumulated slab by slab, from float64 slabs. */
+    private final class MomentSums {
+        private final double[] diagonal = new double[n];
+        private final double[] rowSums = new double[n];
+        private final NDArray columns = manager.zeros(new Shape(n), DataType.FLOAT64);
+        private double squares;
+
+        void add(int r0, NDArray d) {
+            int rows = Math.toIntExact(d.getShape().get(0));
+            System.arraycopy(
+                    toHost(d.get(new NDIndex(":, {}:{}", r0, r0 + rows)).diagonal()), 0, diagonal, r0, rows);
+            System.arraycopy(toHost(d.sum(new int[] {1})), 0, rowSums, r0, rows);
+            NDArray flat = d.flatten();
+            squares += scalar(flat.dot(flat));
+            columns.addi(d.sum(new int[] {0}));
+        }
+
+        Moments done() {
             double[] columnSums = toHost(columns);
             double trace = 0;
             for (double v : diagonal) {
                 trace += v;
             }
-            moments = new Moments(trace, sq[0], diagonal, rowSums, columnSums);
+            return new Moments(trace, squares, diagonal, rowSums, columnSums);
         }
-        return moments;
     }
 
     /**
@@ -358,35 +359,128 @@ public final class TracedKernel implements AutoCloseable {
     }
 
     /**
+     * Asks for T R (R: N × {@code cols} float64, row-major, on the host) to be taken on the next float64 pass over T,
+     * whichever reduction makes it, so that several metrics share one pass; {@link #timesHost} then returns it
+     * without a pass of its own.
+     */
+    public void prefetch(double[] r, int cols) {
+        if (product(r, cols) == null && pending.stream().noneMatch(p -> p.matches(r, cols))) {
+            pending.add(new HostProduct(r, cols, null));
+        }
+    }
+
+    /** T R for a host R (N × {@code cols} float64, row-major) as a host array: prefetched, or from a float64 pass. */
+    public double[] timesHost(double[] r, int cols) {
+        double[] done = product(r, cols);
+        if (done == null) {
+            prefetch(r, cols);
+            try (NDArray none = pass(null, true)) {
+                done = product(r, cols);
+            }
+        }
+        return done;
+    }
+
+    /**
      * T R for a thin matrix R (N × k, any floating type, on this kernel's device), as float64 owned by R's manager.
      * With {@code float64} false a float32 kernel is multiplied in float32 (the float64 result then carries float32
-     * rounding, about 1e-7 of ‖T‖); otherwise every slab is widened to float64 first.
+     * rounding, about 1e-7 of ‖T‖); otherwise every slab is widened to float64 first, and the pass also takes the
+     * prefetched host products and, the first time, the moments.
      */
     public NDArray times(NDArray r, boolean float64) {
         if (r.getShape().dimension() != 2 || r.getShape().get(0) != n) {
             throw new IllegalArgumentException("R has shape " + r.getShape() + "; expected (" + n + ", k)");
         }
-        NDManager out = r.getManager();
+        return pass(r, float64);
+    }
+
+    /** One pass: T [R, prefetched] (R may be null), the prefetched part kept on the host. */
+    private NDArray pass(NDArray r, boolean float64) {
+        NDManager out = r == null ? manager : r.getManager();
         boolean single = float32 && !float64;
+        List<HostProduct> riders = single ? List.of() : new ArrayList<>(pending);
+        pending.removeAll(riders);
+        int own = r == null ? 0 : Math.toIntExact(r.getShape().get(1));
+        int extra = riders.stream().mapToInt(HostProduct::cols).sum();
         List<NDArray> parts = new ArrayList<>();
         try (NDScope outer = new NDScope()) {
-            NDArray rr = r.toType(single ? DataType.FLOAT32 : DataType.FLOAT64, false);
+            NDArray rr = r == null ? null : r.toType(single ? DataType.FLOAT32 : DataType.FLOAT64, false);
+            if (extra > 0) {
+                double[] joined = new double[n * extra];
+                int c0 = 0;
+                for (HostProduct p : riders) {
+                    for (int i = 0; i < n; i++) {
+                        System.arraycopy(p.r(), i * p.cols(), joined, i * extra + c0, p.cols());
+                    }
+                    c0 += p.cols();
+                }
+                NDArray more = fromHost(manager, joined, new Shape(n, extra));
+                rr = rr == null ? more : rr.concat(more, 1);
+            }
+            NDArray rhs = rr;
+            MomentSums sums = !single && moments == null ? new MomentSums() : null;
             forEach((r0, slab) -> {
                 try (NDScope scope = new NDScope()) {
                     NDArray a = single ? slab : slab.toType(DataType.FLOAT64, false);
-                    NDArray p = a.matMul(rr).toType(DataType.FLOAT64, false);
-                    NDScope.unregister(p);
-                    p.attach(out);
-                    parts.add(p);
+                    if (sums != null) {
+                        sums.add(r0, a);
+                    }
+                    if (rhs != null) {
+                        NDArray p = a.matMul(rhs).toType(DataType.FLOAT64, false);
+                        NDScope.unregister(p);
+                        p.attach(out);
+                        parts.add(p);
+                    }
                 }
             });
+            if (sums != null) {
+                moments = sums.done();
+            }
+            if (rhs == null) {
+                return null;
+            }
             NDArray result = parts.size() == 1 ? parts.get(0) : NDArrays.concat(new NDList(parts), 0);
-            NDScope.unregister(result);
-            result.attach(out);
             if (parts.size() > 1) {
                 parts.forEach(NDArray::close);
             }
+            if (extra > 0) {
+                double[] host = toHost(result.get(new NDIndex(":, {}:", own)));
+                int c0 = 0;
+                for (HostProduct p : riders) {
+                    double[] z = new double[n * p.cols()];
+                    for (int i = 0; i < n; i++) {
+                        System.arraycopy(host, i * extra + c0, z, i * p.cols(), p.cols());
+                    }
+                    products.add(new HostProduct(p.r(), p.cols(), z));
+                    c0 += p.cols();
+                }
+                NDArray mine = own == 0
+                        ? null
+                        : result.get(new NDIndex(":, 0:{}", own)).duplicate();
+                result.close();
+                result = mine;
+            }
+            if (result != null) {
+                NDScope.unregister(result);
+                result.attach(out);
+            }
             return result;
+        }
+    }
+
+    private double[] product(double[] r, int cols) {
+        for (HostProduct p : products) {
+            if (p.matches(r, cols)) {
+                return p.product();
+            }
+        }
+        return null;
+    }
+
+    /** A host R (N × cols, row-major) and, once taken, T R. */
+    private record HostProduct(double[] r, int cols, double[] product) {
+        boolean matches(double[] other, int c) {
+            return cols == c && java.util.Arrays.equals(r, other);
         }
     }
 
@@ -522,45 +616,66 @@ public final class TracedKernel implements AutoCloseable {
 
         @Override
         public void forEach(SlabVisitor v) {
+            stream(v, false);
+        }
+
+        /**
+         * One pass whose traced slabs the visitor keeps: each slab gets a buffer of its own (on the CPU the engine
+         * array maps it, so the host entries are copied once), owned by the kernel's manager.
+         */
+        void forEachKept(SlabVisitor v) {
+            stream(v, true);
+        }
+
+        private void stream(SlabVisitor v, boolean keep) {
             int bytes = kernel.isFloat64() ? 8 : 4;
             long rowBytes = (long) n * kernel.inner() * bytes;
             int rows = rowsPerSlab(n, kernel.inner());
-            ByteBuffer buf =
-                    ByteBuffer.allocateDirect(Math.toIntExact(rows * rowBytes)).order(ByteOrder.LITTLE_ENDIAN);
+            int capacity = Math.toIntExact(rows * rowBytes);
+            ByteBuffer[] buf = {ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN)};
             DataType type = kernel.isFloat64() ? DataType.FLOAT64 : DataType.FLOAT32;
             boolean sumOff = rank == 4 && Double.isNaN(offDiagonalAbs);
             double[] off = {0};
             int[] row = {0};
             Runnable flush = () -> {
-                int r = Math.toIntExact(buf.position() / rowBytes);
+                int r = Math.toIntExact(buf[0].position() / rowBytes);
                 if (r == 0) {
                     return;
                 }
-                buf.flip();
+                buf[0].flip();
                 long[] shape = rank == 2
                         ? new long[] {r, n}
                         : rank == 3 ? new long[] {r, n, outputs} : new long[] {r, n, outputs, outputs};
                 try (NDManager tmp = manager.newSubManager();
                         NDScope scope = new NDScope()) {
-                    NDArray raw = tmp.create(buf, new Shape(shape), type);
-                    hostBytes += buf.limit();
+                    NDArray raw = tmp.create(buf[0], new Shape(shape), type);
+                    hostBytes += buf[0].limit();
                     off[0] += sumOff ? offDiagonal(raw) : 0;
-                    v.visit(row[0], trace(raw));
+                    NDArray traced = trace(raw);
+                    if (keep) {
+                        NDScope.unregister(traced);
+                        traced.attach(manager);
+                        if (rank == 2) {
+                            // the array maps this buffer: the next slab gets a new one
+                            buf[0] = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
+                        }
+                    }
+                    v.visit(row[0], traced);
                 }
                 row[0] += r;
-                buf.clear();
+                buf[0].clear();
             };
             WritableByteChannel channel = new WritableByteChannel() {
                 @Override
                 public int write(ByteBuffer src) {
                     int written = src.remaining();
                     while (src.hasRemaining()) {
-                        int take = Math.min(src.remaining(), buf.remaining());
+                        int take = Math.min(src.remaining(), buf[0].remaining());
                         ByteBuffer part = src.slice();
                         part.limit(take);
-                        buf.put(part);
+                        buf[0].put(part);
                         src.position(src.position() + take);
-                        if (!buf.hasRemaining()) {
+                        if (!buf[0].hasRemaining()) {
                             flush.run();
                         }
                     }

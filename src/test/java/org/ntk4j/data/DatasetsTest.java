@@ -40,6 +40,28 @@ class DatasetsTest {
         assertEquals(0.3081, s.std(), 0.01);
     }
 
+    /** The head of an IDX split, read alone, equals the whole split's head (plain and gzip; past the end: all). */
+    @Test
+    void headReadsOnlyTheFirstRowsWithTheSameValues() throws Exception {
+        TestFiles.mnistLike(dir.resolve("mnist"), 30, 10, false);
+        TestFiles.mnistLike(dir.resolve("fashion-mnist"), 20, 10, true);
+        for (String name : new String[] {"mnist", "fashion-mnist"}) {
+            for (int n : new int[] {1, 7, 20, 45}) {
+                Dataset whole = Datasets.load(name, Split.TRAIN, dir).head(n);
+                Dataset head = Datasets.loadHead(name, Split.TRAIN, dir, n);
+                assertEquals(whole.name(), head.name());
+                assertEquals(whole.size(), head.size(), name + " " + n);
+                assertArrayEquals(whole.features(), head.features());
+                assertArrayEquals(whole.labels(), head.labels());
+                assertArrayEquals(whole.sampleShape(), head.sampleShape());
+            }
+        }
+        assertEquals(Datasets.load("mnist-subset", Split.TEST, dir).head(9).labels().length, 9);
+        assertArrayEquals(
+                Datasets.load("mnist-subset", Split.TEST, dir).head(9).features(),
+                Datasets.loadHead("mnist-subset", Split.TEST, dir, 9).features());
+    }
+
     @Test
     void loadsIdxFromDataDirPlainOrGz() throws Exception {
         TestFiles.mnistLike(dir.resolve("mnist"), 30, 10, false);

@@ -14,8 +14,11 @@ class KernelMetricsBudgetTest {
     @Test
     void reservesOnlyWhatTheMetricsAllocate() {
         long slabs = 3 * TracedKernel.SLAB_ENTRIES * 8;
-        // k = 64, l = 128: eight N × l float64 arrays and the N × k eigenvectors
-        assertEquals(slabs + (8L * 128 + 64) * 8 * 10_000, KernelMetrics.workingBytes(10_000));
+        // k = 32, l = 64: eight N × l float64 arrays and the N × k eigenvectors
+        assertEquals(slabs + (8L * 64 + 32) * 8 * 10_000, KernelMetrics.workingBytes(10_000));
+        assertEquals(
+                slabs + (8L * 128 + 64) * 8 * 10_000,
+                KernelMetrics.workingBytes(10_000, new KernelMetrics.Options(64, false)));
         assertTrue(KernelMetrics.workingBytes(100_000) < 8L * 100_000 * 100_000 / 50, "far below one N × N copy");
         assertEquals(slabs, KernelMetrics.workingBytes(10_000, new KernelMetrics.Options(0, false)));
         assertEquals(

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Wall time of `ntk4j kernel` against the compute time its sidecar records, for the traced MLP of issue #21
+# (mlp3-relu: 784-512-512-512-10 ReLU, MNIST, float32, --mode trace), metrics included.
+#
+# Usage: benchmarks/kernel_wall.sh [N ...]        (default: 1000 2000 4000 10000)
+# Environment: MODEL (default mlp3-relu), DATASET (default mnist), OUT (scratch folder, default a temp dir, removed),
+#              NTK4J_THREADS and JAVA_OPTS as for ./ntk4j, EXTRA (more `ntk4j kernel` options, e.g. "--eigenvalues 32").
+#
+# Per N it prints one markdown row: wall (the whole command, JVM start to exit), the train kernel's seconds
+# (seconds_train_kernel), the metrics' seconds (seconds_metrics), the rest (wall − kernel − metrics: JVM start, engine
+# start, data load, the NPZ write and hash), wall/kernel (the #21 target is ≤ 1.15) and the eigen-solve's passes.
+# A first line times `ntk4j kernel --help` (JVM and CLI start without the engine) and states the load.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+model="${MODEL:-mlp3-relu}"
+dataset="${DATASET:-mnist}"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000 2000 4000 10000)
+out="${OUT:-}"
+if [ -z "$out" ]; then
+  out="$(mktemp -d)"
+  trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+now() { date +%s.%N; }
+"$here/ntk4j" --version > /dev/null 2>&1 || true # builds the jar if the sources changed, outside the timings
+t0=$(now)
+"$here/ntk4j" kernel --help > /dev/null
+t1=$(now)
+echo "load: $(uptime | sed 's/.*load average: //'); $(nproc) cores; \`ntk4j kernel --help\`: $(echo "$t1 - $t0" | bc) s"
+echo
+echo "| N | wall | kernel | metrics | rest | wall / kernel | eigen passes |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for n in "${sizes[@]}"; do
+  k="$out/k$n.npz"
+  t0=$(now)
+  # shellcheck disable=SC2086
+  "$here/ntk4j" kernel --model "$model" --dataset "$dataset" --n "$n" --out "$k" --force ${EXTRA:-} > "$out/k$n.log" 2>&1 \
+    || { echo "| $n | failed: $(tail -1 "$out/k$n.log") |"; continue; }
+  t1=$(now)
+  /usr/bin/python3 - "$out/k$n.json" "$(echo "$t1 - $t0" | bc)" "$n" <<'EOF'
+import json, sys
+side = json.load(open(sys.argv[1]))
+wall, n = float(sys.argv[2]), sys.argv[3]
+kernel = side["seconds_train_kernel"]
+metrics = side.get("seconds_metrics", side["seconds_total"] - kernel)
+passes = side["metrics"].get("eigen_passes", "-")
+print(f"| {n} | {wall:.2f} s | {kernel:.2f} s | {metrics:.2f} s | {wall - kernel - metrics:.2f} s "
+      f"| {wall / kernel:.2f} | {passes} |")
+EOF
+  rm -f "$k"
+done
