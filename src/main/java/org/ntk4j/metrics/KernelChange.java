@@ -16,11 +16,14 @@ import org.ntk4j.UserException;
  * <ul>
  *   <li>relative change ‖K_t − K_0‖_F / ‖K_0‖_F (Seleznova, NTK thesis §2.4: "relative change of the NTK", §3.1
  *   Figs 3, 4, 8–11) — scale-sensitive;</li>
- *   <li>kernel distance S(K_1, K_2) = 1 − ⟨K_1, K_2⟩_F / (‖K_1‖_F ‖K_2‖_F) (Fort et al. 2020, eq. 4) —
+ *   <li>kernel distance S(K_1, K_2) = 1 − ⟨K_1, K_2⟩_F / (‖K_1‖_F ‖K_2‖_F) (Fort, Dziugaite, Paul, Kharaghani, Roy
+ *   &amp; Ganguli 2020, "Deep learning versus kernel learning: an empirical study of loss landscape geometry and the
+ *   time evolution of the Neural Tangent Kernel", eq. 4) —
  *   insensitive to the kernel's scale, 0 for proportional kernels;</li>
  *   <li>kernel velocity v = S(K_t, K_{t+dt}) / dt (Fort et al. 2020, §4.1), dt in optimisation steps
  *   (or Σ learning rate, for gradient-flow time).</li>
  * </ul>
+ * The sums run on the engine, in float64, one row slab at a time; the methods on Java arrays wrap them first.
  */
 public final class KernelChange {
     private KernelChange() {}

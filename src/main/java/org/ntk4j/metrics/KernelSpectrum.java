@@ -15,9 +15,11 @@ import org.ntk4j.UserException;
  *   "A theory of multineuronal dimensionality, dynamics and measurement", bioRxiv 2017) — 1 for a rank-one kernel,
  *   n for K ∝ I; as Σλ = tr K and Σλ² = ‖K‖_F² for a symmetric K it needs no eigenvalues
  *   ({@link #effectiveRank(TracedKernel)});</li>
- *   <li>entropy effective rank exp(−Σ p_i log p_i), p_i = |λ_i| / Σ|λ_j| (Roy &amp; Vetterli 2007);</li>
- *   <li>cumulative target power C(k) = Σ_{i≤k} ‖v_iᵀ Y‖² / ‖Y‖_F² (Canatar, Bordelon &amp; Pehlevan
- *   2021): how much of the targets lies in the top-k eigenspace. A kernel that has learned the task
+ *   <li>entropy effective rank exp(−Σ p_i log p_i), p_i = |λ_i| / Σ|λ_j| (Roy &amp; Vetterli, "The effective rank: a
+ *   measure of effective dimensionality", EUSIPCO 2007);</li>
+ *   <li>cumulative target power C(k) = Σ_{i≤k} ‖v_iᵀ Y‖² / ‖Y‖_F² (Canatar, Bordelon &amp; Pehlevan, "Spectral bias and
+ *   task-model alignment explain generalization in kernel regression and infinitely wide neural networks", Nature
+ *   Communications 12, 2021): how much of the targets lies in the top-k eigenspace. A kernel that has learned the task
  *   puts the targets in its top C eigenvectors, which is the spectral face of kernel–target
  *   alignment: A(K, Y) = Σ_i λ_i ‖v_iᵀY‖² / (‖Λ‖_F ‖YYᵀ‖_F).</li>
  * </ul>
