@@ -41,7 +41,7 @@ def main():
         if k in env:
             lines.append(f"- {k}: {env[k]}")
     lines.append("")
-    lines.append("| step | what | status | wall s | compute s | device, TF32, peak RSS |")
+    lines.append("| step | what | status | wall s | compute s | device, phases, TF32, peak RSS |")
     lines.append("| --- | --- | --- | --- | --- | --- |")
     results = {"env": env, "total_s": total, "steps": []}
     for s in steps:
@@ -51,7 +51,9 @@ def main():
         if side:
             sec = side.get("seconds_train_kernel")
             compute = f"{sec:.2f}" if isinstance(sec, (int, float)) else ""
-            note = ", ".join(x for x in (str(side.get("device", "")), str(side.get("tf32", "")),
+            ph = side.get("phases_train_kernel") or {}
+            phases = "/".join(ph) + " " + "/".join(f"{v:.2f}" for v in ph.values()) + " s" if ph else ""
+            note = ", ".join(x for x in (str(side.get("device", "")), phases, str(side.get("tf32", "")),
                                          gib(side.get("peak_rss_bytes"))) if x)
             s["sidecar_summary"] = {k: side.get(k) for k in ("n", "device", "tf32", "seconds_train_kernel",
                                                               "phases_train_kernel", "seconds_total",

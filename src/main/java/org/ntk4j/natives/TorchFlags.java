@@ -36,8 +36,13 @@ public final class TorchFlags {
             String p = System.getProperty(Natives.TORCH_FLAGS_PROPERTY);
             loaded = false;
             if (p != null && Files.isRegularFile(Path.of(p))) {
-                System.load(Path.of(p).toAbsolutePath().toString());
-                loaded = true;
+                try {
+                    System.load(Path.of(p).toAbsolutePath().toString());
+                    loaded = true;
+                } catch (UnsatisfiedLinkError e) { // built against another libtorch than the one loaded
+                    System.err.println("ntk4j: warning: cannot load " + p + " (" + e.getMessage()
+                            + "); TF32 stays at libtorch's default: rerun 'ntk4j native build'");
+                }
             }
         }
         return loaded;
