@@ -105,7 +105,14 @@ public final class Devices {
 
     private static void applyTf32(String mode, Device d) {
         boolean allow = mode.equals("on");
-        int bits = TorchFlags.set(allow);
+        int bits;
+        try {
+            bits = TorchFlags.set(allow);
+        } catch (IllegalStateException e) { // libtorch refused (a c10::Error from the flags library)
+            tf32State = "unknown: libtorch refused --tf32 " + mode + " (" + e.getMessage() + ")";
+            System.err.println("ntk4j: warning: TF32 " + tf32State);
+            return;
+        }
         if (!d.isGpu()) {
             tf32State = mode + " (no effect on the CPU)";
         } else if (bits < 0) {
