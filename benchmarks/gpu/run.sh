@@ -195,11 +195,11 @@ cat "$out/env.txt" >&2
 mkdir -p "$work/data/mnist" "$work/data-cifar-small/cifar10" "$work/data-cifar-large/cifar10"
 ln -sf "$B"/data/mnist/* "$work/data/mnist/"
 if [ "$mode" = gpu ]; then
-  mlp_small=10000; mlp_large=30000; rn_small=8192; rn_large=50000; tf32_n=128
+  mlp_small=10000; mlp_large=30000; rn_small=8192; rn_large=50000; tf32_n=128; qs_epochs=5
   ln -sf "$B/data/cifar10/data_batch.bin" "$work/data-cifar-small/cifar10/data_batch.bin"
   heap_s=24g; heap_l=96g; mem_s=16g; mem_l=64g
 else
-  mlp_small=256; mlp_large=512; rn_small=64; rn_large=128; tf32_n=16
+  mlp_small=256; mlp_large=512; rn_small=64; rn_large=128; tf32_n=16; qs_epochs=1
   head -c $(( 64 * 3073 )) "$B/data/cifar10/data_batch.bin" > "$work/data-cifar-small/cifar10/data_batch.bin"
   heap_s=2g; heap_l=3g; mem_s=1g; mem_l=2g
 fi
@@ -220,8 +220,8 @@ run_step native-build 300 "ntk4j native build against $py's torch $torch_version
 run_step native-status 60 "ntk4j native status (the recorded build, GPUs seen by PyTorch and by DJL, TF32)" -- \
   "$ntk4j" native status
 # 2. the quickstart on the device (training, probes, PNG plots through the bundle's AWT libraries and fonts)
-run_step quickstart 120 "ntk4j quickstart --device $dev" -- \
-  "$ntk4j" --vm -Xmx8g -- quickstart --device "$dev" --threads "$cores" --out "$work/quickstart" --force
+run_step quickstart 120 "ntk4j quickstart --device $dev --epochs $qs_epochs" -- \
+  "$ntk4j" --vm -Xmx8g -- quickstart --device "$dev" --epochs "$qs_epochs" --threads "$cores" --out "$work/quickstart" --force
 # 3. TF32: a float32 ResNet-20 kernel on the device with --tf32 off and on against the CPU's
 run_step tf32 180 "ResNet-20 trace kernel, $tf32_n CIFAR-10 images, float32: $dev --tf32 off / on vs cpu" -- \
   bash -c "set -e
