@@ -243,7 +243,7 @@ EOF
 jmh() { # name cap what class [extra JMH options...]
   local name="$1" cap="$2" what="$3" cls="$4"; shift 4
   run_step "$name" "$cap" "$what" -- env LD_LIBRARY_PATH="$B/awt" "$JAVA" -Xmx2g -cp "$cp_bench" org.openjdk.jmh.Main "$cls" \
-    -p device="$dev" -f 1 -rf json -rff "$out/$name.json" \
+    -p device="$dev" -f 1 -foe true -rf json -rff "$out/$name.json" \
     -jvmArgsAppend "-Dai.djl.offline=true -Dai.djl.pytorch.num_threads=$cores -Dai.djl.pytorch.num_interop_threads=1 -Xmx${heap_s} -Djava.awt.headless=true" \
     "$@"
 }
