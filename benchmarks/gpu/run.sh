@@ -248,14 +248,14 @@ jmh() { # name cap what class [extra JMH options...]
     "$@"
 }
 if [ "$mode" = gpu ]; then
-  jmh jmh-ntk 150 "JMH NtkBenchmark, all cases, -p device=gpu" NtkBenchmark -wi 1 -i 3 -w 1s -r 1s
-  jmh jmh-contraction 60 "JMH ContractionBenchmark, -p device=gpu" ContractionBenchmark -wi 2 -i 5 -w 1s -r 1s
+  jmh jmh-ntk 150 "JMH NtkBenchmark, all cases, -p device=gpu" 'org\.ntk4j\.bench\.NtkBenchmark\.' -wi 1 -i 3 -w 1s -r 1s
+  jmh jmh-contraction 60 "JMH ContractionBenchmark, -p device=gpu" 'org\.ntk4j\.bench\.ContractionBenchmark\.' -wi 2 -i 5 -w 1s -r 1s
   run_step peer 150 "benchmarks/peer/ntk_peer.py on CUDA, all cases" -- \
     bash -c "'$py' '$S/ntk_peer.py' --devices cuda --threads $cores > '$out/peer.json'"
 else
-  jmh jmh-ntk 120 "JMH NtkBenchmark b-mlp512-trace structured, -p device=cpu" NtkBenchmark \
+  jmh jmh-ntk 120 "JMH NtkBenchmark b-mlp512-trace structured, -p device=cpu" 'org\.ntk4j\.bench\.NtkBenchmark\.' \
     -p useCase=b-mlp512-trace -p method=structured -wi 0 -i 1 -r 1s
-  jmh jmh-contraction 60 "JMH ContractionBenchmark denseContraction, -p device=cpu" 'ContractionBenchmark.denseContraction' -wi 0 -i 1 -r 1s
+  jmh jmh-contraction 60 "JMH ContractionBenchmark denseContraction, -p device=cpu"   'org\.ntk4j\.bench\.ContractionBenchmark\.denseContraction' -wi 0 -i 1 -r 1s
   run_step peer 120 "benchmarks/peer/ntk_peer.py on the CPU, b-mlp512-trace" -- \
     bash -c "OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE '$py' '$S/ntk_peer.py' --devices cpu --cases b-mlp512-trace --threads 1 --warmup 1 --reps 2 > '$out/peer.json'"
 fi
@@ -265,9 +265,9 @@ kernel_step mlp-large 150 "MLP 784-512x3-10 trace kernel, $mlp_large MNIST image
 kernel_step resnet-small-default 150 "ResNet-20 trace kernel, $rn_small CIFAR-10 images (real)" "$heap_s" "$mem_s" resnet20 cifar10 "$work/data-cifar-small" "$rn_small"
 kernel_step resnet-small-replicated 150 "same, -Dntk4j.backward=replicated" "$heap_s" "$mem_s" resnet20 cifar10 "$work/data-cifar-small" "$rn_small" -Dntk4j.backward=replicated
 if [ "$mode" = gpu ]; then
-  jmh jmh-conv 180 "JMH ConvNtkBenchmark, all cases, -p device=gpu" ConvNtkBenchmark -wi 1 -i 2
+  jmh jmh-conv 180 "JMH ConvNtkBenchmark, all cases, -p device=gpu" 'org\.ntk4j\.bench\.ConvNtkBenchmark\.' -wi 1 -i 2
 else
-  jmh jmh-conv 120 "JMH ConvNtkBenchmark resnet20 structured, -p device=cpu" ConvNtkBenchmark -p model=resnet20 -p method=structured -wi 0 -i 1
+  jmh jmh-conv 120 "JMH ConvNtkBenchmark resnet20 structured, -p device=cpu" 'org\.ntk4j\.bench\.ConvNtkBenchmark\.' -p model=resnet20 -p method=structured -wi 0 -i 1
 fi
 kernel_step resnet-large-default 480 "ResNet-20 trace kernel, $rn_large CIFAR-10 images ($cifar_n real + augmented)" "$heap_l" "$mem_l" resnet20 cifar10 "$work/data-cifar-large" "$rn_large"
 kernel_step resnet-large-replicated 480 "same, -Dntk4j.backward=replicated" "$heap_l" "$mem_l" resnet20 cifar10 "$work/data-cifar-large" "$rn_large" -Dntk4j.backward=replicated
