@@ -16,7 +16,7 @@
 #   --budget    seconds for all steps (default 540 in gpu mode, 1800 in cpu mode); each step has its own
 #               cap, is given at most what is left, and is recorded as skipped when too little is left
 #   --work      scratch folder for the unpacked bundle, native build and kernels (default a fresh /tmp dir)
-#   --steps     run only these steps, in this order (names as in the table; default all)
+#   --steps     run only these steps (names as in the table, run in its order; default all)
 #   --python    the python with torch (default: python3 if it imports torch, else /usr/bin/python3)
 #   --hide-jdk  put stubs for java, javac, jar and jlink first on PATH, proving the bundle needs no JDK
 set -uo pipefail
