@@ -180,7 +180,14 @@ public final class NativeBuild {
                 link.addAll(List.of("-ltorch_cuda", "-lc10_cuda"));
             }
             exec(link, build.resolve("link.log"), "linking libdjl_torch.so");
-            Path flagsSo = torchFlagsLibrary(t, useCuda, flags, build);
+            Path flagsSo;
+            try {
+                flagsSo = torchFlagsLibrary(t, flags, build);
+            } catch (UserException e) { // DJL's binding is built: the TF32 switches are an extra
+                log.accept("warning: ntk4j's TF32 library was not built (" + e.getMessage()
+                        + "); --tf32 will leave libtorch's default");
+                flagsSo = null;
+            }
             secs = (System.nanoTime() - t0) / 1e9;
             log.accept(String.format(
                     Locale.ROOT,
@@ -201,15 +208,21 @@ public final class NativeBuild {
             Files.move(tmp, dest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             log.accept("installed " + dest);
             Path flagsDest = dest.resolveSibling("ntk4j-" + DJL_VERSION + "-libntk4j_torch.so");
-            Path ftmp = Files.createTempFile(dest.getParent(), ".libntk4j_torch", ".tmp");
-            Files.copy(flagsSo, ftmp, StandardCopyOption.REPLACE_EXISTING);
-            Files.move(ftmp, flagsDest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            if (flagsSo != null) {
+                Path ftmp = Files.createTempFile(dest.getParent(), ".libntk4j_torch", ".tmp");
+                Files.copy(flagsSo, ftmp, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(ftmp, flagsDest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                Files.deleteIfExists(flagsDest);
+            }
             Properties env = new Properties();
             env.setProperty("PYTORCH_LIBRARY_PATH", libPath.toString());
             env.setProperty("PYTORCH_VERSION", t.version());
             env.setProperty("PYTORCH_FLAVOR", flavor);
             env.setProperty("ENGINE_CACHE_DIR", cacheRoot.toString());
-            env.setProperty(Natives.TORCH_FLAGS, flagsDest.toString());
+            if (flagsSo != null) {
+                env.setProperty(Natives.TORCH_FLAGS, flagsDest.toString());
+            }
             if (useCuda) {
                 Path cudart = t.cudaRuntimeLibrary();
                 if (cudart == null) {
@@ -267,7 +280,7 @@ public final class NativeBuild {
      * Compiles and links ntk4j's own small JNI library ({@link TorchFlags}: libtorch's TF32 switches)
      * with the same flags as DJL's sources.
      */
-    private Path torchFlagsLibrary(Torch t, boolean useCuda, List<String> flags, Path build) throws IOException {
+    private Path torchFlagsLibrary(Torch t, List<String> flags, Path build) throws IOException {
         Path cc = build.resolve("ntk4j_torch_flags.cc");
         try (InputStream in = NativeBuild.class.getResourceAsStream("ntk4j_torch_flags.cc")) {
             if (in == null) {
