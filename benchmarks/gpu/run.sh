@@ -203,7 +203,7 @@ else
   head -c $(( 64 * 3073 )) "$B/data/cifar10/data_batch.bin" > "$work/data-cifar-small/cifar10/data_batch.bin"
   heap_s=2g; heap_l=3g; mem_s=1g; mem_l=2g
 fi
-cifar_n=$(( $(stat -c %s "$work/data-cifar-small/cifar10/data_batch.bin") / 3073 ))
+cifar_n=$(( $(stat -L -c %s "$work/data-cifar-small/cifar10/data_batch.bin") / 3073 ))
 [ "$rn_small" -le "$cifar_n" ] || rn_small=$cifar_n
 if want resnet-large-default || want resnet-large-replicated; then
   python3 "$S/augment_cifar.py" "$work/data-cifar-small/cifar10/data_batch.bin" "$rn_large" \

@@ -221,9 +221,12 @@ public record Torch(
 
     /**
      * The CUDA headers that torch's CUDA context header includes when DJL's sources are compiled with
-     * {@code -DUSE_CUDA}: the runtime's, cuBLAS's, cuSPARSE's and cuSOLVER's.
+     * {@code -DUSE_CUDA}: the runtime's (with the {@code crt/} folder its headers include, which the
+     * CUDA 13 wheel {@code nvidia/cu13} lacks: seen on 2026-11-26 with torch 2.11.0+cu130, where the
+     * image's /usr/local/cuda-13.0 held them), cuBLAS's, cuSPARSE's and cuSOLVER's.
      */
-    static final List<String> CUDA_HEADERS = List.of("cuda_runtime_api.h", "cublas_v2.h", "cusparse.h", "cusolverDn.h");
+    static final List<String> CUDA_HEADERS =
+            List.of("cuda_runtime_api.h", "crt/host_defines.h", "cublas_v2.h", "cusparse.h", "cusolverDn.h");
 
     /** The folder holding cuda_runtime_api.h for a CUDA build, or null if none is found. */
     public Path cudaInclude() {
@@ -312,7 +315,11 @@ public record Torch(
             }
         }
         c.add(Path.of("/usr/local/cuda/include"));
+        c.add(Path.of("/usr/local/cuda/targets/x86_64-linux/include"));
         c.add(Path.of("/usr/include"));
+        if (site != null) { // triton's copy of the CUDA runtime headers (crt/ included), a last resort
+            c.add(site.resolve("triton/backends/nvidia/include"));
+        }
         return c.stream().filter(Files::isDirectory).distinct().toList();
     }
 

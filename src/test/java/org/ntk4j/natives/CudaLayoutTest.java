@@ -33,6 +33,7 @@ class CudaLayoutTest {
             Path inc = site.resolve("nvidia").resolve(e.getKey()).resolve("include");
             Files.createDirectories(inc);
             for (String h : e.getValue()) {
+                Files.createDirectories(inc.resolve(h).getParent());
                 Files.writeString(inc.resolve(h), "");
             }
         }
@@ -44,7 +45,7 @@ class CudaLayoutTest {
         Torch t = wheel(
                 dir,
                 Map.of(
-                        "cuda_runtime", List.of("cuda_runtime_api.h"),
+                        "cuda_runtime", List.of("cuda_runtime_api.h", "crt/host_defines.h"),
                         "cublas", List.of("cublas_v2.h"),
                         "cusparse", List.of("cusparse.h"),
                         "cusolver", List.of("cusolverDn.h"),
@@ -73,16 +74,40 @@ class CudaLayoutTest {
         Torch t = wheel(
                 dir,
                 Map.of(
-                        "cu13", List.of("cuda_runtime_api.h", "cublas_v2.h", "cusparse.h", "cusolverDn.h"),
-                        "cudnn", List.of("cudnn.h")));
+                        "cu13",
+                        List.of(
+                                "cuda_runtime_api.h",
+                                "crt/host_defines.h",
+                                "cublas_v2.h",
+                                "cusparse.h",
+                                "cusolverDn.h"),
+                        "cudnn",
+                        List.of("cudnn.h")));
         Files.createDirectories(dir.resolve("nvidia/cu13/include/cccl"));
         assertEquals(
                 List.of(dir.resolve("nvidia/cu13/include"), dir.resolve("nvidia/cu13/include/cccl")), t.cudaIncludes());
     }
 
     @Test
+    void aCuda13WheelWithoutCrtTakesTheRuntimeHeadersFromElsewhere(@TempDir Path dir) throws Exception {
+        // torch 2.11.0+cu130's nvidia/cu13/include has cuda_runtime_api.h but no crt/ (2026-11-26, H200 image)
+        Torch t = wheel(
+                dir,
+                Map.of(
+                        "cu13", List.of("cuda_runtime_api.h", "cublas_v2.h", "cusparse.h", "cusolverDn.h"),
+                        "cuda_crt", List.of("crt/host_defines.h")));
+        List<Path> inc = t.cudaIncludes();
+        assertEquals(dir.resolve("nvidia/cu13/include"), inc.get(0), inc.toString());
+        assertTrue(inc.contains(dir.resolve("nvidia/cuda_crt/include")), inc.toString());
+    }
+
+    @Test
     void missingHeadersAreNamedInOneLine(@TempDir Path dir) throws Exception {
-        Torch t = wheel(dir, Map.of("cuda_runtime", List.of("cuda_runtime_api.h"), "cublas", List.of("cublas_v2.h")));
+        Torch t = wheel(
+                dir,
+                Map.of(
+                        "cuda_runtime", List.of("cuda_runtime_api.h", "crt/host_defines.h"),
+                        "cublas", List.of("cublas_v2.h")));
         Assumptions.assumeTrue(
                 !Files.exists(Path.of("/usr/local/cuda/include/cusparse.h"))
                         && !Files.exists(Path.of("/usr/include/cusparse.h"))
