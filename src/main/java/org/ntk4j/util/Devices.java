@@ -18,7 +18,7 @@ public final class Devices {
             if (n < 1) {
                 throw new UserException("--threads must be >= 1 (got " + n + ")");
             }
-            System.setProperty("ai.djl.pytorch.num_threads", String.valueOf(n));
+            System.setProperty(Machine.THREADS_PROPERTY, String.valueOf(n));
         }
     }
 

@@ -53,6 +53,7 @@ class SparkArgsTest {
                 .config();
         assertEquals("mlp-quickstart", c.model());
         assertEquals("hdfs:///w.npz", c.weights());
+        assertNull(c.request().weights());
         assertEquals(7, c.seed());
         assertEquals("mnist", c.dataset());
         assertEquals(60000, c.n());
@@ -68,7 +69,6 @@ class SparkArgsTest {
         assertEquals(4096, c.shardSize());
         assertTrue(c.dryRun());
         assertEquals(32, c.executors());
-        assertNull(c.failShard());
         SparkKernelConfig d = SparkArgs.parse(new String[] {"--model", "m.json", "--out", "o"})
                 .config();
         assertEquals(Mode.TRACE, d.mode());
