@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -47,8 +46,8 @@ public final class KernelJob {
         this.r = config.request();
     }
 
-    /** What a run produced: the sidecar's metrics and the kernels' seconds. */
-    public record Result(Map<String, Object> metrics, Map<String, Object> sidecar) {}
+    /** What a run produced: the kernel's metrics and the sidecar written. */
+    public record Result(Map<String, Object> metrics, KernelSidecar sidecar) {}
 
     /** Runs the job on a manager the caller owns; {@code print} receives the summary (and --explain) lines. */
     public Result run(NDManager m, Consumer<String> print) {
@@ -129,54 +128,55 @@ public final class KernelJob {
             }
             Mode md = r.options().mode();
             String mode = md.name().toLowerCase(Locale.ROOT);
-            Map<String, Object> side = new LinkedHashMap<>();
-            side.put("format", KernelFiles.FORMAT);
-            side.put("model", spec);
-            side.put("seed", r.seed());
-            side.put("kernel", r.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk");
-            side.put("weights", r.weights() == null ? null : r.weights().toString());
-            side.put("dataset", r.samples().dataset());
-            side.put("n", n);
-            side.put("test", test);
-            side.put("mode", mode);
-            // what was applied: --normalisation mean divides by O in trace mode only (as neural-tangents does)
-            side.put("normalisation", r.normalisation());
-            if (r.options().meanNormalised() && md != Mode.TRACE) {
-                side.put(
-                        "normalisation_note",
-                        "mean applies to traced kernels only; this " + mode + " kernel is not divided by O");
-            }
-            side.put("dtype", dt.toString());
-            side.put("device", m.getDevice().toString());
-            side.put("parameters", net.parameterCount());
-            side.put("memory_budget_bytes", r.options().memoryBytes());
-            side.put("methods", k.methods());
-            side.put("seconds_train_kernel", k.seconds());
-            side.put("phases_train_kernel", k.timings());
-            side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
             Map<String, Object> metrics = KernelMetrics.of(k, train, n);
-            side.put("metrics", metrics);
-            side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
-            side.put("peak_heap_bytes", Machine.peakHeapBytes());
-            side.put("peak_rss_bytes", Machine.peakRssBytes());
+            // what was applied: mean normalisation divides by O in trace mode only (as neural-tangents does)
+            KernelSidecar side = new KernelSidecar(
+                    KernelFiles.FORMAT,
+                    spec,
+                    r.seed(),
+                    r.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk",
+                    r.weights() == null ? null : r.weights().toString(),
+                    r.samples().dataset(),
+                    n,
+                    test,
+                    mode,
+                    r.normalisation(),
+                    r.options().meanNormalised() && md != Mode.TRACE
+                            ? "mean applies to traced kernels only; this " + mode + " kernel is not divided by O"
+                            : null,
+                    dt.toString(),
+                    m.getDevice().toString(),
+                    net.parameterCount(),
+                    r.options().memoryBytes(),
+                    k.methods(),
+                    k.seconds(),
+                    k.timings(),
+                    kt == null ? null : kt.seconds(),
+                    metrics,
+                    (System.nanoTime() - t0) / 1e9,
+                    Machine.peakHeapBytes(),
+                    Machine.peakRssBytes(),
+                    null,
+                    null,
+                    null,
+                    null);
             // the sidecar inside the NPZ too (entry meta.json, UTF-8 bytes as uint8), so the NPZ alone says what it
             // holds
             byte[] meta = (Specs.toJson(side) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            KernelSidecar[] written = {side};
             try (NDManager mm = m.newSubManager()) {
                 npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
                 if (c.format() == Npz.Format.NPY) {
                     files.publishDirectory(() -> npz.write(out), () -> {
-                        side.put("npy_dir", out.getFileName().toString());
-                        side.put("npy_sha256", KernelFiles.sha256Dir(out));
-                        return Specs.toJson(side) + "\n";
+                        written[0] = side.withNpy(out.getFileName().toString(), KernelFiles.sha256Dir(out));
+                        return Specs.toJson(written[0]) + "\n";
                     });
                 } else {
                     Path npzTmp = files.npzTemp();
                     npz.write(npzTmp);
-                    side.put("npz", out.getFileName().toString());
-                    side.put("npz_sha256", KernelFiles.sha256(npzTmp));
+                    written[0] = side.withNpz(out.getFileName().toString(), KernelFiles.sha256(npzTmp));
                     Path jsonTmp = files.sidecarTemp();
-                    Files2.writeString(jsonTmp, Specs.toJson(side) + "\n");
+                    Files2.writeString(jsonTmp, Specs.toJson(written[0]) + "\n");
                     files.publish(npzTmp, jsonTmp);
                 }
             } finally {
@@ -189,7 +189,7 @@ public final class KernelJob {
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {
                 print.accept(summary(metrics));
             }
-            return new Result(metrics, side);
+            return new Result(metrics, written[0]);
         }
     }
 

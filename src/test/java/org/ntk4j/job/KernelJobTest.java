@@ -44,6 +44,6 @@ class KernelJobTest {
         assertTrue(lines.get(0).startsWith("NTK trace of 20 mnist-subset images"), lines.get(0));
         double a = (Double) r.metrics().get(KernelMetrics.CENTERED_ALIGNMENT);
         assertTrue(a > 0 && a < 1, "centred alignment " + a);
-        assertEquals(r.metrics(), r.sidecar().get("metrics"));
+        assertEquals(r.metrics(), r.sidecar().metrics());
     }
 }
