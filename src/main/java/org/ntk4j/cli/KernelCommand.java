@@ -17,6 +17,7 @@ import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardPlanner;
 import org.ntk4j.shard.TileRange;
+import org.ntk4j.util.Numbers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -370,23 +371,10 @@ public final class KernelCommand implements Callable<Integer> {
 
     /** "512m", "4g", "1000000" → bytes. */
     static long parseBytes(String s) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (t.endsWith("k")) {
-            mult = 1L << 10;
-        } else if (t.endsWith("m")) {
-            mult = 1L << 20;
-        } else if (t.endsWith("g")) {
-            mult = 1L << 30;
-        }
-        try {
-            long v = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
-            if (v <= 0) {
-                throw new NumberFormatException();
-            }
-            return Math.multiplyExact(v, mult);
-        } catch (NumberFormatException | ArithmeticException e) {
+        long b = Numbers.parseSize(s);
+        if (b < 0) {
             throw new UserException("--memory must be a size like 512m or 4g (got " + s + ")");
         }
+        return b;
     }
 }

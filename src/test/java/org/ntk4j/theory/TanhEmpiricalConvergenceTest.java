@@ -3,6 +3,7 @@ package org.ntk4j.theory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Issue #15: the mean empirical NTK of finite tanh networks (plain-Java float64 {@link MonteCarloNtk}) converges

@@ -12,6 +12,7 @@ import org.ntk4j.UserException;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.request.KernelRequest;
+import org.ntk4j.util.Numbers;
 
 /**
  * The command line of {@link SparkKernel#main}: the options of {@code ntk4j kernel} that a sharded kernel
@@ -178,23 +179,10 @@ final class SparkArgs {
 
     /** "512m", "4g", "1000000" → bytes. */
     static long bytes(String s, String option) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (t.endsWith("k")) {
-            mult = 1L << 10;
-        } else if (t.endsWith("m")) {
-            mult = 1L << 20;
-        } else if (t.endsWith("g")) {
-            mult = 1L << 30;
-        }
-        try {
-            long x = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
-            if (x <= 0) {
-                throw new NumberFormatException();
-            }
-            return Math.multiplyExact(x, mult);
-        } catch (NumberFormatException | ArithmeticException e) {
+        long b = Numbers.parseSize(s);
+        if (b < 0) {
             throw new UserException(option + " must be a size like 512m or 4g (got " + s + ")");
         }
+        return b;
     }
 }

@@ -88,17 +88,24 @@ class SparkKernelTest {
 
     /** {@code ntk4j kernel} on one machine with the same tile, written as a folder of .npy files. */
     private static Path singleMachine(Path model, Path out, Mode mode, int n, int test, boolean perLayer) {
-        KernelJobConfig c = KernelJobConfig.builder(KernelRequest.builder()
+        return singleMachine(
+                KernelRequest.builder()
                         .model(model.toString())
-                        .dataset("mnist")
                         .n(n)
                         .test(test)
                         .mode(mode)
-                        .method(Method.AUTO)
-                        .dtype(DataType.FLOAT64)
-                        .perLayer(perLayer)
-                        .tile(TILE)
-                        .build())
+                        .perLayer(perLayer),
+                out);
+    }
+
+    /** The single-machine job of {@code request} on mnist in float64 with the same tile, as .npy files. */
+    private static Path singleMachine(KernelRequest.Builder request, Path out) {
+        KernelRequest r = request.dataset("mnist")
+                .method(Method.AUTO)
+                .dtype(DataType.FLOAT64)
+                .tile(TILE)
+                .build();
+        KernelJobConfig c = KernelJobConfig.builder(r)
                 .out(out)
                 .dataDir(data)
                 .format(Npz.Format.NPY)
@@ -218,25 +225,14 @@ class SparkKernelTest {
         SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
         assertEquals(2, r.plan().source().pad());
         assertEquals(2, r.plan().shards().size());
-        KernelJobConfig one = KernelJobConfig.builder(KernelRequest.builder()
+        singleMachine(
+                KernelRequest.builder()
                         .model(model.toString())
-                        .dataset("mnist")
                         .n(8)
                         .test(4)
                         .pad(2)
-                        .mode(Mode.FULL)
-                        .method(Method.AUTO)
-                        .dtype(DataType.FLOAT64)
-                        .perLayer(false)
-                        .tile(TILE)
-                        .build())
-                .out(dir.resolve("ref"))
-                .dataDir(data)
-                .format(Npz.Format.NPY)
-                .build();
-        try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(one).run(m, s -> {});
-        }
+                        .mode(Mode.FULL),
+                dir.resolve("ref"));
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
     }
 
@@ -378,24 +374,9 @@ class SparkKernelTest {
         assertEquals(uri, r.plan().source().weights());
         assertEquals(3, r.shards(ShardTask.Action.COMPUTED).size());
         // the weights (seed 5), not a fresh initialisation (seed 0): equal to the single-machine job with them
-        KernelJobConfig one = KernelJobConfig.builder(KernelRequest.builder()
-                        .model(mlp.toString())
-                        .dataset("mnist")
-                        .n(16)
-                        .test(0)
-                        .mode(Mode.TRACE)
-                        .method(Method.AUTO)
-                        .dtype(DataType.FLOAT64)
-                        .perLayer(false)
-                        .tile(TILE)
-                        .build())
-                .out(dir.resolve("ref"))
-                .dataDir(data)
-                .format(Npz.Format.NPY)
-                .build();
-        try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(one).run(m, s -> {});
-        }
+        singleMachine(
+                KernelRequest.builder().model(mlp.toString()).weights(w).n(16).mode(Mode.TRACE),
+                dir.resolve("ref"));
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
         assertEquals(
                 3,
