@@ -107,6 +107,17 @@ public final class RegressJob {
         return new DMatrixRMaj(n, y.cols(), true, y.data());
     }
 
+    /** The classes of labels y1 (and y2, if any): one more than the largest label. */
+    private static int classes(NpzReader.Array y1, NpzReader.Array y2) {
+        int classes = 0;
+        for (NpzReader.Array y : y2 == null ? java.util.List.of(y1) : java.util.List.of(y1, y2)) {
+            for (double v : y.data()) {
+                classes = Math.max(classes, (int) v + 1);
+            }
+        }
+        return classes;
+    }
+
     static DMatrixRMaj square(NpzReader.Array k, String name, Path file) {
         if (k.shape().length != 2) {
             throw new OptionException(
@@ -142,17 +153,7 @@ public final class RegressJob {
         }
         boolean labels = y1.shape().length == 1;
         NpzReader.Array y2 = r.has("y2") ? r.read("y2") : null;
-        int classes = 0;
-        if (labels) {
-            for (double v : y1.data()) {
-                classes = Math.max(classes, (int) v + 1);
-            }
-            if (y2 != null) {
-                for (double v : y2.data()) {
-                    classes = Math.max(classes, (int) v + 1);
-                }
-            }
-        }
+        int classes = labels ? classes(y1, y2) : 0;
         DMatrixRMaj y = targets(y1, classes);
         DMatrixRMaj kr = k.copy();
         for (int i = 0; i < n; i++) {

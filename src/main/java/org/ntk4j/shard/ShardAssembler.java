@@ -104,32 +104,7 @@ public final class ShardAssembler {
         long t0 = System.nanoTime();
         ShardStore store = ShardStore.open(dir);
         ShardPlan plan = store.plan();
-        List<String> strays = store.strays();
-        if (!strays.isEmpty()) {
-            String s = strays.get(0);
-            throw new UserException(dir.resolve("shards").resolve(s) + " is not a shard of plan " + plan.id()
-                    + (strays.size() > 1 ? " (and " + (strays.size() - 1) + " more)" : "")
-                    + ": remove it, or assemble its own store");
-        }
-        List<TileRange> missing = new ArrayList<>();
-        Map<TileRange, Map<String, String>> sums = new LinkedHashMap<>();
-        for (TileRange r : plan.shards()) {
-            if (!Files.isRegularFile(store.sidecar(r))) {
-                missing.add(r);
-                continue;
-            }
-            sums.put(r, store.verify(r));
-        }
-        if (!missing.isEmpty()) {
-            throw new OptionException(
-                    missing.size() + " of " + plan.shards().size() + " shards are missing, e.g. ",
-                    missing.get(0).options(),
-                    " ('ntk4j kernel ... ",
-                    KernelOption.OUT,
-                    " " + dir + " ",
-                    missing.get(0).options(),
-                    "' computes it)");
-        }
+        Map<TileRange, Map<String, String>> sums = verified(store, dir);
         Path output = null;
         String outputSha = null;
         Map<String, String> outputFiles = null;
@@ -196,6 +171,41 @@ public final class ShardAssembler {
             store.deleteShards();
         }
         return new Result(manifest, output, sums.size(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    /**
+     * Every shard of the store's plan checked ({@link ShardStore#verify}): its files' SHA-256 by shard; a stray shard
+     * of another plan or a missing shard is a one-line {@link UserException}.
+     */
+    private static Map<TileRange, Map<String, String>> verified(ShardStore store, Path dir) {
+        ShardPlan plan = store.plan();
+        List<String> strays = store.strays();
+        if (!strays.isEmpty()) {
+            String s = strays.get(0);
+            throw new UserException(dir.resolve("shards").resolve(s) + " is not a shard of plan " + plan.id()
+                    + (strays.size() > 1 ? " (and " + (strays.size() - 1) + " more)" : "")
+                    + ": remove it, or assemble its own store");
+        }
+        List<TileRange> missing = new ArrayList<>();
+        Map<TileRange, Map<String, String>> sums = new LinkedHashMap<>();
+        for (TileRange r : plan.shards()) {
+            if (!Files.isRegularFile(store.sidecar(r))) {
+                missing.add(r);
+                continue;
+            }
+            sums.put(r, store.verify(r));
+        }
+        if (!missing.isEmpty()) {
+            throw new OptionException(
+                    missing.size() + " of " + plan.shards().size() + " shards are missing, e.g. ",
+                    missing.get(0).options(),
+                    " ('ntk4j kernel ... ",
+                    KernelOption.OUT,
+                    " " + dir + " ",
+                    missing.get(0).options(),
+                    "' computes it)");
+        }
+        return sums;
     }
 
     /** One array of one kernel, whole, from its shards (and their transposes below the diagonal). */

@@ -161,43 +161,7 @@ public final class ShardPlanner {
      */
     public static DryRun dryRun(ShardPlan plan, TileTiming t, int workers, Function<String, String> name) {
         Estimate e = estimate(plan, t, workers);
-        List<String> out = new ArrayList<>();
-        ShardPlan.Source s = plan.source();
-        out.add(String.format(
-                Locale.ROOT,
-                "plan %s: %s of %s on %s, N %d%s, mode %s, %s%s",
-                plan.id(),
-                s.features() ? "features kernel" : "NTK",
-                s.model(),
-                s.dataset(),
-                plan.n(),
-                plan.test() > 0 ? ", test M " + plan.test() : "",
-                ShardPlan.name(plan.mode()),
-                ShardPlan.name(plan.dtype()),
-                plan.arrays().size() > 1 ? ", " + plan.arrays().size() + " arrays per shard" : ""));
-        long tilesN = (plan.n() + plan.tile() - 1) / plan.tile();
-        out.add(String.format(
-                Locale.ROOT,
-                "tiles: %d samples, %d per side of Θ(X1,X1)%s; shards: %d×%d samples, %d (%d tile pairs)",
-                plan.tile(),
-                tilesN,
-                plan.test() > 0
-                        ? String.format(
-                                Locale.ROOT,
-                                ", %d×%d of Θ(X2,X1)",
-                                (plan.test() + plan.tile() - 1) / plan.tile(),
-                                tilesN)
-                        : "",
-                plan.shardSize(),
-                plan.shardSize(),
-                e.shards(),
-                e.tilePairs()));
-        out.add(String.format(
-                Locale.ROOT,
-                "bytes: %s per shard (largest), %s in all shards, %s assembled (Θ(X1,X1) whole)",
-                Ntk.bytes(e.maxShardBytes()),
-                Ntk.bytes(e.totalBytes()),
-                Ntk.bytes(e.assembledBytes())));
+        List<String> out = planLines(plan, e);
         out.add(String.format(
                 Locale.ROOT,
                 "timed on this machine (%s, %d cores, %d thread%s, load average %.2f%s): one tile pair %d×%d:"
@@ -242,6 +206,48 @@ public final class ShardPlanner {
             shards.add("  ... " + (plan.shards().size() - shown) + " more");
         }
         return new DryRun(plan, out, shards);
+    }
+
+    /** The plan's lines of a dry run: what is computed, its tiles and shards, their bytes. */
+    private static List<String> planLines(ShardPlan plan, Estimate e) {
+        List<String> out = new ArrayList<>();
+        ShardPlan.Source s = plan.source();
+        out.add(String.format(
+                Locale.ROOT,
+                "plan %s: %s of %s on %s, N %d%s, mode %s, %s%s",
+                plan.id(),
+                s.features() ? "features kernel" : "NTK",
+                s.model(),
+                s.dataset(),
+                plan.n(),
+                plan.test() > 0 ? ", test M " + plan.test() : "",
+                ShardPlan.name(plan.mode()),
+                ShardPlan.name(plan.dtype()),
+                plan.arrays().size() > 1 ? ", " + plan.arrays().size() + " arrays per shard" : ""));
+        long tilesN = (plan.n() + plan.tile() - 1) / plan.tile();
+        out.add(String.format(
+                Locale.ROOT,
+                "tiles: %d samples, %d per side of Θ(X1,X1)%s; shards: %d×%d samples, %d (%d tile pairs)",
+                plan.tile(),
+                tilesN,
+                plan.test() > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                ", %d×%d of Θ(X2,X1)",
+                                (plan.test() + plan.tile() - 1) / plan.tile(),
+                                tilesN)
+                        : "",
+                plan.shardSize(),
+                plan.shardSize(),
+                e.shards(),
+                e.tilePairs()));
+        out.add(String.format(
+                Locale.ROOT,
+                "bytes: %s per shard (largest), %s in all shards, %s assembled (Θ(X1,X1) whole)",
+                Ntk.bytes(e.maxShardBytes()),
+                Ntk.bytes(e.totalBytes()),
+                Ntk.bytes(e.assembledBytes())));
+        return out;
     }
 
     /** 42 s, 3.5 min, 2.1 h, 3.2 days. */

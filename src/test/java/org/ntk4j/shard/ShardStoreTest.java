@@ -39,7 +39,7 @@ import org.ntk4j.spec.ModelSpec;
  * overlapping, off the grid or below the diagonal.
  */
 class ShardStoreTest {
-    static NDManager manager;
+    private static NDManager manager;
 
     @BeforeAll
     static void setUp() {
@@ -54,11 +54,10 @@ class ShardStoreTest {
     static final String CNN = "{\"name\":\"cnn-tiny\",\"arch\":\"cnn\",\"input\":[1,28,28],\"channels\":[2,3],"
             + "\"pool\":\"avg\",\"head\":[4],\"outputs\":10,\"activation\":\"relu\"}";
 
-    static KernelRequest request(
-            String model, Path weights, int n, int test, Mode mode, DataType dt, boolean perLayer, Integer tile) {
+    static KernelRequest.Builder request(
+            String model, int n, int test, Mode mode, DataType dt, boolean perLayer, Integer tile) {
         return KernelRequest.builder()
                 .model(model)
-                .weights(weights)
                 .dataset("mnist-subset")
                 .n(n)
                 .test(test)
@@ -66,8 +65,7 @@ class ShardStoreTest {
                 .method(Method.AUTO)
                 .dtype(dt)
                 .perLayer(perLayer)
-                .tile(tile)
-                .build();
+                .tile(tile);
     }
 
     /** The single-machine job of {@code request}, written as a directory of .npy files. */
@@ -97,7 +95,7 @@ class ShardStoreTest {
         }
         int n = 30;
         Path whole = dir.resolve("whole");
-        KernelRequest c = request(spec, null, n, test, mode, dt, true, 8);
+        KernelRequest c = request(spec, n, test, mode, dt, true, 8).build();
         new KernelJob(whole(c, whole)).run(manager, line -> {});
 
         Path store = dir.resolve("store");
@@ -154,7 +152,9 @@ class ShardStoreTest {
         }
         int n = 20;
         Path a = dir.resolve("a");
-        KernelRequest ca = request("mlp-quickstart", w1, n, 0, Mode.TRACE, DataType.FLOAT32, false, 8);
+        KernelRequest ca = request("mlp-quickstart", n, 0, Mode.TRACE, DataType.FLOAT32, false, 8)
+                .weights(w1)
+                .build();
         ShardPlan plan = ShardStore.planFor(a, ca, 8, 1, null, manager);
         ShardStore store = ShardStore.create(a, plan);
         assertEquals(6, plan.shards().size()); // blocks 0:8, 8:16, 16:20: 3 + 2 + 1
@@ -169,7 +169,9 @@ class ShardStoreTest {
         oneLine(() -> TileRange.parse("ntk", "0:8", "x"), "cols must be a range A:B");
 
         // other weights: the store's plan names the difference; the computer checks the file's hash
-        KernelRequest cb = request("mlp-quickstart", w2, n, 0, Mode.TRACE, DataType.FLOAT32, false, null);
+        KernelRequest cb = request("mlp-quickstart", n, 0, Mode.TRACE, DataType.FLOAT32, false, null)
+                .weights(w2)
+                .build();
         ShardPlan other = ShardStore.planFor(a, cb, null, 1, null, manager);
         assertEquals(8, other.tile()); // kept from the store
         oneLine(() -> ShardStore.create(a, other), "weights sha256 is");
