@@ -19,8 +19,8 @@ import java.util.Random;
  * kernels are always computed in eval mode.
  *
  * <p>Tangent-aware in eval mode: the probe receives the normalised input x̂ = (x − μ_run)/√(σ²_run + ε)
- * (y = γ·x̂ + β), from which ∂f/∂γ_c = Σ_p δ[c,p]·x̂[c,p] and ∂f/∂β_c = Σ_p δ[c,p] (DESIGN.md,
- * "batch-norm (eval)").
+ * (y = γ·x̂ + β), from which ∂f/∂γ_c = Σ_p δ[c,p]·x̂[c,p] and ∂f/∂β_c = Σ_p δ[c,p] ({@link AffineNorm};
+ * {@code org.ntk4j.kernel.rule.BatchNorm2dRule}).
  */
 public final class BatchNorm2d extends AffineNorm {
     /** PyTorch's default momentum (weight of the new batch statistic). */

@@ -17,7 +17,7 @@ import org.ntk4j.spec.ActivationKind;
  * b = covariance form), identity. Any other φ (tanh included) uses error-controlled adaptive Gauss–Kronrod quadrature
  * on the conditional form of the bivariate Gaussian ({@link GaussianExpectation}; absolute error ≲ 1e-12). A fixed
  * Gauss–Hermite rule is still available as {@link #gaussHermite} for comparisons, but it is not accurate for tanh at
- * large variance (issue #15: a 64-point rule put the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
+ * large variance (a 64-point rule puts the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
  */
 public abstract class Activation {
     private final String name;

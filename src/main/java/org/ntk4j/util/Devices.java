@@ -6,7 +6,7 @@ import java.util.Locale;
 import org.ntk4j.UserException;
 
 /**
- * The one place that chooses where arrays live (DESIGN.md "GPU"): {@code auto} takes the first GPU
+ * The one place that chooses where arrays live (README "On a GPU", native-notes/): {@code auto} takes the first GPU
  * when the PyTorch engine sees one (CUDA natives loaded, see native-notes/), else the CPU.
  */
 public final class Devices {
