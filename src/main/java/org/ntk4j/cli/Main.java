@@ -2,6 +2,7 @@ package org.ntk4j.cli;
 
 import java.io.IOException;
 import java.util.concurrent.Callable;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
 import org.ntk4j.report.BuildInfo;
 import picocli.CommandLine;
@@ -93,7 +94,7 @@ public final class Main implements Callable<Integer> {
     static String errorLine(Throwable ex) {
         UserException u = findUserException(ex);
         if (u != null) {
-            return oneLine(u.getMessage());
+            return oneLine(u instanceof OptionException o ? Flags.message(o) : u.getMessage());
         }
         for (Throwable t = ex; t != null; t = t.getCause()) {
             String m = t.getMessage();

@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import java.nio.file.Path;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.util.Devices;
+import org.ntk4j.util.Machine;
 import picocli.CommandLine.Option;
 
 /** Options every compute command shares: device, TF32, threads, data directory. */
@@ -65,7 +66,7 @@ public final class RuntimeOptions {
         if (threads != null) {
             return threads;
         }
-        String p = System.getProperty("ai.djl.pytorch.num_threads");
+        String p = System.getProperty(Machine.THREADS_PROPERTY);
         if (p != null) {
             try {
                 return Integer.parseInt(p.trim());
@@ -73,10 +74,7 @@ public final class RuntimeOptions {
                 // fall through to the default
             }
         }
-        return defaultThreads(
-                Runtime.getRuntime().availableProcessors(),
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                        .getSystemLoadAverage());
+        return defaultThreads(Machine.cores(), Machine.loadAverage());
     }
 
     Path dataDir() {

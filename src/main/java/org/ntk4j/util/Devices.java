@@ -9,7 +9,7 @@ import org.ntk4j.natives.Natives;
 import org.ntk4j.natives.TorchFlags;
 
 /**
- * The one place that chooses where arrays live (DESIGN.md "GPU"): {@code auto} takes the first GPU
+ * The one place that chooses where arrays live (README "On a GPU", docs/gpu.md): {@code auto} takes the first GPU
  * when the PyTorch engine sees one (CUDA natives loaded, see native-notes/), else the CPU. It also
  * applies the TF32 switch ({@code -Dntk4j.tf32=on|off}, the CLI's {@code --tf32}; default off), which
  * decides whether float32 convolutions and matrix products on an Ampere or newer GPU may round their
@@ -31,7 +31,7 @@ public final class Devices {
             if (n < 1) {
                 throw new UserException("--threads must be >= 1 (got " + n + ")");
             }
-            System.setProperty("ai.djl.pytorch.num_threads", String.valueOf(n));
+            System.setProperty(Machine.THREADS_PROPERTY, String.valueOf(n));
         }
     }
 
