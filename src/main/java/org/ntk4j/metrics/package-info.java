@@ -1,5 +1,6 @@
 /**
- * What is measured on kernels, features and networks, each with its formula and source in its Javadoc.
+ * Floor 5 of 12: what is measured on kernels, features and networks, each with its formula and source in its Javadoc.
+ * The floors are written once in the test source {@code org.ntk4j.arch.Floors} and checked by {@code LayersTest}.
  *
  * <p>Kernel metrics are reductions on the engine over the traced kernel T = Σ_o Θ_oo held where the kernel is
  * ({@link org.ntk4j.metrics.TracedKernel}, in row slabs, float64 sums): kernel–target alignment and its centred form
