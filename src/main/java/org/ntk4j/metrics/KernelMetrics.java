@@ -224,19 +224,19 @@ public final class KernelMetrics {
     /**
      * Memory the kernel job's metrics need beyond the kernel itself, for N samples: the subspace iteration's N × l
      * float64 arrays (about eight, l = 2k columns), the N × k eigenvectors on the host and three float64 row slabs
-     * ({@link TracedKernel#SLAB_ENTRIES}); with the exact spectrum also six N × N float64 matrices (host copy,
+     * ({@link TracedKernel#SLAB_ENTRIES}); with the exact spectrum instead of the subspace iteration six N × N float64 matrices (host copy,
      * eigen-decomposition). A kernel held on the host is copied to the engine only where the budget left by the
      * kernel's tiles allows ({@link #of(NDManager, KernelResult, Dataset, int, Options, long)}).
      */
     public static long workingBytes(int n, Options options) {
+        long bytes = 3 * TracedKernel.SLAB_ENTRIES * 8;
+        if (options.exactSpectrum()) {
+            // the exact spectrum replaces the subspace iteration
+            return bytes + 48L * n * n;
+        }
         int k = Math.min(n, options.eigenvalues());
         long l = Math.min(n, k + Math.max(k, 16));
-        long bytes = k == 0 ? 0 : (8 * l + k) * 8L * n;
-        bytes += 3 * TracedKernel.SLAB_ENTRIES * 8;
-        if (options.exactSpectrum()) {
-            bytes += 48L * n * n;
-        }
-        return bytes;
+        return bytes + (k == 0 ? 0 : (8 * l + k) * 8L * n);
     }
 
     /** {@link #workingBytes(int, Options)} with the default options. */
