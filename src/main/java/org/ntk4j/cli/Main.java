@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
             DataCommand.class,
             TheoryCommand.class,
             ReproduceCommand.class,
+            ReportCommand.class,
             ModelsCommand.class,
             DatasetsCommand.class,
             NativeCommand.class

@@ -64,7 +64,7 @@ public final class ProbeListener implements TrainListener {
         for (Probe p : probes) {
             if (p.due(step, epochEnd)) {
                 long t0 = System.nanoTime();
-                Map<String, Object> r = p.run(tp.net(), step, epoch);
+                Map<String, Object> r = ProbeRecords.readable(p.run(tp.net(), step, epoch));
                 JsonObject rec = Specs.GSON.toJsonTree(r).getAsJsonObject();
                 rec.addProperty("kind", "probe");
                 rec.addProperty("probe", p.name());
