@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
             TheoryCommand.class,
             ReproduceCommand.class,
             ReportCommand.class,
+            ExportCommand.class,
             ModelsCommand.class,
             DatasetsCommand.class,
             NativeCommand.class

@@ -8,6 +8,7 @@ import org.ntk4j.UserException;
 import org.ntk4j.job.TrainJob;
 import org.ntk4j.job.TrainJobConfig;
 import org.ntk4j.probe.NtkProbe;
+import org.ntk4j.probe.ProbeReports;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -20,7 +21,6 @@ import picocli.CommandLine.Option;
 @Command(
         name = "train",
         mixinStandardHelpOptions = true,
-        showDefaultValues = true,
         description = {
             "Train a network on a dataset; writes a run folder (model.json, train.json, metrics.jsonl,"
                     + " checkpoint/, weights.npz, PNG plots, report.html).",
@@ -291,6 +291,7 @@ public final class TrainCommand implements Callable<Integer> {
                 throw e;
             }
         }
+        ProbeReports.summary(new RunFolder(dir)).forEach(System.out::println);
         System.out.println("run folder: " + dir.toAbsolutePath());
         return 0;
     }

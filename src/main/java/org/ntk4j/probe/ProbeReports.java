@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.ntk4j.metrics.KernelMetrics;
 import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -33,6 +34,71 @@ public final class ProbeReports {
     public static Path write(RunFolder run) {
         RunReport.write(run, title(run.dir()), sections());
         return run.file("report.html");
+    }
+
+    /**
+     * What the run's probes found, first against last measurement, one line per probe (as the quickstart prints
+     * them): the NTK–target alignment and how far the kernel moved, neural collapse NC1 and NC4, the NFC of each
+     * dense layer. Empty when no probe ran.
+     */
+    public static java.util.List<String> summary(RunFolder run) {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        Map<String, java.util.List<JsonObject>> by = new LinkedHashMap<>();
+        for (JsonObject r : run.records("probe")) {
+            by.computeIfAbsent(r.get("probe").getAsString(), k -> new java.util.ArrayList<>())
+                    .add(r);
+        }
+        java.util.List<JsonObject> ntk = by.get("ntk");
+        if (ntk != null) {
+            JsonObject a = ntk.get(0);
+            JsonObject b = ntk.get(ntk.size() - 1);
+            String centred = a.has(KernelMetrics.TRACED_CENTRED_ALIGNMENT)
+                    ? KernelMetrics.TRACED_CENTRED_ALIGNMENT
+                    : KernelMetrics.CENTERED_ALIGNMENT;
+            StringBuilder l = new StringBuilder(String.format(
+                    java.util.Locale.ROOT,
+                    "NTK probe (steps %d..%d): NTK–target alignment %s -> %s (centred %s -> %s)",
+                    a.get("step").getAsLong(),
+                    b.get("step").getAsLong(),
+                    num(a, "alignment"),
+                    num(b, "alignment"),
+                    num(a, centred),
+                    num(b, centred)));
+            if (b.has("kernel_distance_from_init")) {
+                l.append("; kernel distance from init ").append(num(b, "kernel_distance_from_init"));
+            }
+            if (b.has("layer_cka")) {
+                l.append("; layer CKA (Eq. 4) ")
+                        .append(num(a, "layer_cka"))
+                        .append(" -> ")
+                        .append(num(b, "layer_cka"));
+            }
+            lines.add(l.toString());
+        }
+        java.util.List<JsonObject> nc = by.get("nc");
+        if (nc != null) {
+            JsonObject a = nc.get(0);
+            JsonObject b = nc.get(nc.size() - 1);
+            lines.add("neural collapse probe: NC1 " + num(a, "nc1_papyan") + " -> " + num(b, "nc1_papyan") + ", NC4 "
+                    + num(a, "nc4") + " -> " + num(b, "nc4"));
+        }
+        java.util.List<JsonObject> nfa = by.get("nfa");
+        if (nfa != null) {
+            JsonObject a = nfa.get(0);
+            JsonObject b = nfa.get(nfa.size() - 1);
+            java.util.List<String> parts = new java.util.ArrayList<>();
+            for (String k : b.keySet()) {
+                if (k.startsWith("nfc.")) {
+                    parts.add(k.substring(4) + " " + num(a, k) + " -> " + num(b, k));
+                }
+            }
+            lines.add("feature ansatz probe: NFC " + String.join(", ", parts));
+        }
+        return lines;
+    }
+
+    private static String num(JsonObject r, String key) {
+        return r.has(key) ? org.ntk4j.report.Numbers.value(key, r.get(key)) : "–";
     }
 
     static String title(Path dir) {
