@@ -46,7 +46,9 @@ import org.ntk4j.train.Arrays2;
  * ({@code LabelAwareness}, Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23)).</li>
  * </ul>
  * Keeps each traced kernel as {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest
- * kernels back from there, so the change and velocity series continue unbroken.
+ * kernels back from there, so the change and velocity series continue unbroken, and the report draws the first and
+ * the last as heatmaps sorted by class. Layer CKA (Eq. 5, a second FULL kernel) is off unless asked for
+ * ({@link Builder#layerCka}); the CLI's {@code train --probe ntk} asks for it up to {@code --layer-cka-max}.
  *
  * <p>So that every kernel can be recomputed outside ntk4j, the run folder also holds
  * <ul>
