@@ -1,6 +1,7 @@
 package org.ntk4j.report;
 
 import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -19,6 +20,8 @@ import java.util.Map;
  */
 final class HtmlPage {
     private static volatile String assets;
+    /** Figures with more data than this (as JSON text) are shown as their PNG instead of being inlined. */
+    static final int MAX_FIGURE_CHARS = 8_000_000;
 
     private final String title;
     private final StringBuilder body = new StringBuilder();
@@ -87,9 +90,15 @@ final class HtmlPage {
             return this;
         }
         body.append("<div class=\"figs\">\n");
+        List<String> pngs = new ArrayList<>(images);
         for (Figure f : figs) {
+            JsonObject json = f.toJson();
+            if (json.toString().length() > MAX_FIGURE_CHARS) { // a huge figure is shown as its PNG, not inlined
+                pngs.add(f.file());
+                continue;
+            }
             int i = figures.size();
-            figures.add(f.toJson());
+            figures.add(json);
             body.append("<figure class=\"fig\" data-fig=\"")
                     .append(i)
                     .append("\"><div class=\"chart\"></div><figcaption>");
@@ -106,7 +115,7 @@ final class HtmlPage {
             }
             body.append("</figcaption></figure>\n");
         }
-        for (String p : images) {
+        for (String p : pngs) {
             body.append("<figure class=\"fig\"><img src=\"")
                     .append(esc(p))
                     .append("\" alt=\"")

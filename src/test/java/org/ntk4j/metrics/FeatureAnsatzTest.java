@@ -11,7 +11,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.SequentialBlock;
-import ai.djl.nn.core.Linear;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -66,8 +66,6 @@ class HtmlReportTest {
         assertEquals("NaN", Numbers.format(Double.NaN));
         assertEquals("8.44 s", Numbers.seconds(8.44316213));
         assertEquals("2 min 05 s", Numbers.seconds(125.2));
-        assertEquals(
-                "8.44 s",
-                Numbers.value("seconds", new com.google.gson.JsonPrimitive(8.44316213)));
+        assertEquals("8.44 s", Numbers.value("seconds", new com.google.gson.JsonPrimitive(8.44316213)));
     }
 }
