@@ -30,9 +30,10 @@ import picocli.CommandLine.Option;
         subcommands = KernelAssembleCommand.class,
         // --model and --out are required, but not picocli-required ('kernel assemble DIR' parses without them)
         customSynopsis = {
-            "Usage: ntk4j kernel --model=SPEC|NAME --out=K.npz [OPTIONS]",
-            "       ntk4j kernel --model=SPEC|NAME --out=DIR (--rows=A:B | --test-rows=A:B) --cols=C:D [OPTIONS]",
-            "       ntk4j kernel --model=SPEC|NAME --out=DIR --dry-run [--workers=K] [OPTIONS]",
+            "ntk4j kernel --model=SPEC|NAME --out=K.npz [OPTIONS]",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --rows=A:B --cols=C:D [OPTIONS]",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --test-rows=A:B --cols=C:D ...",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --dry-run [OPTIONS]",
             "       ntk4j kernel assemble DIR [OPTIONS]"
         },
         description = {
