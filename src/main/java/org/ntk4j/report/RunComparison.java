@@ -273,7 +273,9 @@ public final class RunComparison {
         }
         probeKeys.forEach((probe, keys) -> {
             for (String k : keys) {
-                figs.add(chart(out, rs, "probe", probe, "step", k, probe + " probe: " + k, false));
+                if (!k.endsWith("_seconds")) { // the probes' own timings stay in the table of final values
+                    figs.add(chart(out, rs, "probe", probe, "step", k, probe + " probe: " + k, false));
+                }
             }
         });
         return figs;
