@@ -161,7 +161,7 @@ public final class DjlProbeListener extends TrainingListenerAdapter {
             JsonObject rec = new JsonObject();
             rec.addProperty("kind", RunReport.STEP);
             rec.addProperty("step", step);
-            rec.addProperty("epoch", epochs);
+            rec.addProperty("epoch", epochs + 1); // the epoch the step belongs to, 1-based (as ntk4j's trainer logs it)
             rec.addProperty("loss", sum / parts);
             run.log(rec);
         }
