@@ -49,8 +49,13 @@ public final class Main implements Callable<Integer> {
         return 2;
     }
 
-    /** Builds the command line; user mistakes become one-line errors with exit status 2. */
+    /**
+     * Builds the command line, after applying the recorded native build; user mistakes become one-line
+     * errors with exit status 2.
+     */
     public static CommandLine commandLine() {
+        // the recorded native build, also when the launcher did not export it (java -cp ... Main)
+        org.ntk4j.natives.Natives.configure();
         return configure(new CommandLine(new Main()));
     }
 

@@ -7,7 +7,7 @@ import org.ntk4j.data.DataPaths;
 import org.ntk4j.util.Devices;
 import picocli.CommandLine.Option;
 
-/** Options every compute command shares: device, threads, data directory. */
+/** Options every compute command shares: device, TF32, threads, data directory. */
 public final class RuntimeOptions {
     @Option(
             names = "--device",
@@ -15,6 +15,15 @@ public final class RuntimeOptions {
             defaultValue = "auto",
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
+
+    @Option(
+            names = "--tf32",
+            paramLabel = "on|off",
+            defaultValue = "off",
+            description = "let float32 convolutions and matrix products on an Ampere or newer GPU use TF32"
+                    + " (faster, ~1e-3 relative error; default ${DEFAULT-VALUE}: float32 kernels match the CPU's;"
+                    + " no effect on the CPU; recorded in the kernel sidecar)")
+    String tf32;
 
     @Option(
             names = "--threads",
@@ -46,6 +55,7 @@ public final class RuntimeOptions {
     NDManager manager() {
         threads = effectiveThreads();
         Devices.threads(threads);
+        Devices.tf32(tf32);
         Device d = Devices.select(device);
         return NDManager.newBaseManager(d);
     }

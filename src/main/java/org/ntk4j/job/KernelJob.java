@@ -232,6 +232,7 @@ public final class KernelJob {
             }
             side.put("dtype", dt.toString());
             side.put("device", m.getDevice().toString());
+            side.put("tf32", org.ntk4j.util.Devices.tf32State());
             side.put("parameters", net.parameterCount());
             side.put("memory_budget_bytes", c.memory());
             side.put("methods", k.methods());
