@@ -10,8 +10,8 @@ import org.ntk4j.UserException;
 import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.report.Npz;
 import org.ntk4j.shard.ShardComputer;
 import org.ntk4j.shard.ShardData;
@@ -132,6 +132,14 @@ public final class KernelCommand implements Callable<Integer> {
                     "memory budget of the kernel job: output kernels held in"
                             + " memory, tiles, inputs and parameters, e.g. 512m, 4g; checked before any work (default ${DEFAULT-VALUE})")
     String memory;
+
+    @Option(
+            names = "--device-memory",
+            paramLabel = "SIZE",
+            description = "bytes the compute device may hold (tiles and, when they fit, the output kernels), e.g."
+                    + " 40g; decides where the kernel lives (--explain says: device, device row slabs, host or disk)"
+                    + " (default: the GPU's free memory less a margin; on the CPU half the physical memory)")
+    String deviceMemory;
 
     @Option(
             names = "--spill-dir",
@@ -282,8 +290,16 @@ public final class KernelCommand implements Callable<Integer> {
                 Npz.Format.parse(format),
                 compress,
                 tile);
+        Long deviceBytes = null;
+        if (deviceMemory != null) {
+            try {
+                deviceBytes = parseBytes(deviceMemory);
+            } catch (UserException e) {
+                throw new UserException("--device-memory must be a size like 512m or 40g (got " + deviceMemory + ")");
+            }
+        }
         try (NDManager m = runtime.manager()) {
-            new KernelJob(config).run(m, System.out::println);
+            new KernelJob(config).deviceMemory(deviceBytes).run(m, System.out::println);
         }
         return 0;
     }

@@ -37,9 +37,19 @@ import org.ntk4j.train.Arrays2;
  */
 public final class KernelJob {
     private final KernelJobConfig c;
+    private Long deviceMemory;
 
     public KernelJob(KernelJobConfig config) {
         this.c = config;
+    }
+
+    /**
+     * Bytes the compute device may hold (null: the device's free memory less a margin on a GPU, half the physical
+     * memory on the CPU): where the kernel lives follows from it ({@link org.ntk4j.kernel.KernelPlacement}).
+     */
+    public KernelJob deviceMemory(Long bytes) {
+        this.deviceMemory = bytes;
+        return this;
     }
 
     /** What a run produced: the sidecar's metrics and the kernels' seconds. */
@@ -136,6 +146,9 @@ public final class KernelJob {
         if (c.tile() != null) {
             ntk.tile(c.tile());
         }
+        if (deviceMemory != null) {
+            ntk.deviceMemory(deviceMemory);
+        }
         return ntk;
     }
 
@@ -180,8 +193,11 @@ public final class KernelJob {
             }
             long[] tileBudgets = preflight(ntk, n, test, extras);
             ntk.memory(tileBudgets[0]);
+            Ntk.MemoryEstimate placed = ntk.estimate(n, n, m.getDevice());
+            placed.check();
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
+                print.accept(placed.explain());
             }
             ProgressBar bar = new ProgressBar("ntk " + n + "x" + n, 1000);
             KernelResult k =
@@ -195,6 +211,9 @@ public final class KernelJob {
                 kt = ntk.memory(tileBudgets[1])
                         .onProgress(f -> bar2.update(Math.round(f * 1000)))
                         .compute(x2, x1);
+            }
+            if (c.explain()) {
+                print.accept(k.stats().explain());
             }
             Npz npz = new Npz().format(c.format()).compress(c.compress()).put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
@@ -224,8 +243,10 @@ public final class KernelJob {
             side.put("test", test);
             side.put("mode", mode);
             // what was applied: --normalisation mean divides by O in trace mode only (as neural-tangents does)
-            side.put("normalisation", c.meanNormalised() && c.mode() == org.ntk4j.kernel.Mode.TRACE ? "mean" : "sum");
-            if (c.meanNormalised() && c.mode() != org.ntk4j.kernel.Mode.TRACE) {
+            side.put(
+                    "normalisation",
+                    c.meanNormalised() && c.mode() == org.ntk4j.kernel.factor.Mode.TRACE ? "mean" : "sum");
+            if (c.meanNormalised() && c.mode() != org.ntk4j.kernel.factor.Mode.TRACE) {
                 side.put(
                         "normalisation_note",
                         "mean applies to traced kernels only; this " + mode + " kernel is not divided by O");
@@ -238,6 +259,9 @@ public final class KernelJob {
             side.put("seconds_train_kernel", k.seconds());
             side.put("phases_train_kernel", k.timings());
             side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
+            side.put("kernel_plan", placed.toMap());
+            side.put("tile_loop_train_kernel", k.stats().toMap());
+            side.put("tile_loop_test_kernel", kt == null ? null : kt.stats().toMap());
             Map<String, Object> metrics = KernelMetrics.of(k, train, n);
             side.put("metrics", metrics);
             side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
@@ -249,16 +273,17 @@ public final class KernelJob {
             try (NDManager mm = m.newSubManager()) {
                 npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
                 if (c.format() == Npz.Format.NPY) {
-                    files.publishDirectory(() -> npz.write(out), () -> {
+                    java.util.SortedMap<String, String> hashes = new java.util.TreeMap<>();
+                    files.publishDirectory(() -> hashes.putAll(npz.writeHashed(out)), () -> {
                         side.put("npy_dir", out.getFileName().toString());
-                        side.put("npy_sha256", KernelFiles.sha256Dir(out));
+                        side.put("npy_sha256", hashes);
                         return Specs.toJson(side) + "\n";
                     });
                 } else {
                     Path npzTmp = files.npzTemp();
-                    npz.write(npzTmp);
+                    String sha = npz.writeHashed(npzTmp).values().iterator().next();
                     side.put("npz", out.getFileName().toString());
-                    side.put("npz_sha256", KernelFiles.sha256(npzTmp));
+                    side.put("npz_sha256", sha);
                     Path jsonTmp = files.sidecarTemp();
                     Files2.writeString(jsonTmp, Specs.toJson(side) + "\n");
                     files.publish(npzTmp, jsonTmp);
@@ -317,12 +342,9 @@ public final class KernelJob {
     }
 
     private static void release(KernelResult r) {
-        if (r == null) {
-            return;
+        if (r != null) {
+            r.release();
         }
-        r.total().release();
-        r.layers().values().forEach(org.ntk4j.kernel.KernelMatrix::release);
-        r.factorKernels().values().forEach(org.ntk4j.kernel.KernelMatrix::release);
     }
 
     /** The one-line metrics summary printed after the kernel. */

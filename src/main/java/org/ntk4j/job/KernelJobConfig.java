@@ -4,7 +4,7 @@ import ai.djl.ndarray.types.DataType;
 import java.nio.file.Path;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.report.Npz;
 
 /**

@@ -19,8 +19,8 @@ import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.train.Arrays2;
 
@@ -264,7 +264,7 @@ public final class ShardComputer implements AutoCloseable {
                 run[0] = r.timings().get("factors") / (two ? 2 : 1);
                 run[1] = r.timings().get("contraction") + r.timings().get("host");
                 run[2] = r.seconds();
-                r.total().release();
+                r.release();
             }
             long cpu = processCpuNanos() - cpu0;
             run[3] = cpu0 < 0 ? 1 : cpu / ((System.nanoTime() - wall0) * (double) threads());

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.metrics.KernelMetrics;
 
 /** The kernel job from Java: NPZ and sidecar written, summary lines to the callback, metrics under the shared keys. */

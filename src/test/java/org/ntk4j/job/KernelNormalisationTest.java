@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * {@code --normalisation mean} divides by the number of outputs O in trace mode only (neural-tangents'

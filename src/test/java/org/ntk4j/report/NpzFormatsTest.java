@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * STORED and deflated NPZ and the .npy directory: read back by java.util.zip, by DJL's decoder and —

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.UserException;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * The command line of {@link SparkKernel#main}: the options of {@code ntk4j kernel} that a sharded kernel

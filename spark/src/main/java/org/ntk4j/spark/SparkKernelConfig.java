@@ -3,7 +3,7 @@ package org.ntk4j.spark;
 import ai.djl.ndarray.types.DataType;
 import java.io.Serializable;
 import org.ntk4j.UserException;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * What a {@link SparkKernel} job computes: the empirical NTK of {@code ntk4j kernel} (the same model,

@@ -11,7 +11,7 @@ import java.util.Map;
 import org.apache.spark.resource.ResourceInformation;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.UserException;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /** The command line of the Spark driver, and the device a task takes from Spark's resources. */
 class SparkArgsTest {
