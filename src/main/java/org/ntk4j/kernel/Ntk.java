@@ -193,20 +193,22 @@ public final class Ntk {
         NtkPlan plan = plan(n1, n2);
         MemoryEstimate est = estimate(plan, n1, n2, true, x1.getDevice());
         est.check();
-        Outputs out = outputs(n1, n2, est.tile(), est.placement(), x1.getDevice());
+        boolean cacheAll = cacheBytes(plan, n2) > 0;
+        int tile = symmetric && cacheAll && opts.tile() == null ? symmetricTile(est.tile(), n1) : est.tile();
+        Outputs out = outputs(n1, n2, tile, est.placement(), x1.getDevice());
         return new TileLoop(net, opts, plan, progress)
-                .run(
-                        x1,
-                        symmetric ? x1 : x2,
-                        0,
-                        0,
-                        n1,
-                        n2,
-                        symmetric,
-                        est.tile(),
-                        cacheBytes(plan, n2) > 0,
-                        out,
-                        est.outputBytes());
+                .run(x1, symmetric ? x1 : x2, 0, 0, n1, n2, symmetric, tile, cacheAll, out, est.outputBytes());
+    }
+
+    /**
+     * The tile of a symmetric kernel whose factors are all cached: at most the budget's {@code tile}, and at most a
+     * quarter of N (a power of two, at least 512). Only pairs on and above the diagonal are computed, so T tiles per
+     * side cost (T + 1) / 2T of the whole kernel's products: 3/4 with two tiles, 9/16 with eight; each tile's
+     * factors are computed once however many there are. Below 512 samples the products lose more to their size.
+     */
+    static int symmetricTile(int tile, int n) {
+        int quarter = Integer.highestOneBit(Math.max(1, n / 4));
+        return Math.min(tile, Math.max(512, quarter));
     }
 
     private Outputs outputs(int rows, int cols, int tile, KernelPlacement placement, ai.djl.Device device) {
@@ -574,8 +576,8 @@ public final class Ntk {
     /**
      * Returns the native heap's free pages to the OS (glibc {@code malloc_trim} through the JVM's
      * {@code System.trim_native_heap} diagnostic command, JDK 17.0.9+ on Linux; nothing elsewhere). libtorch frees a
-     * tile pair's blocks into glibc's arenas, which keep them: without this the resident set grows by the freed
-     * blocks of earlier pairs (issue #11, full mode: n 500 at --memory 192m 400 → 374 MiB, n 1000 at 1g 1283 → 1092 MiB).
+     * tile pair's blocks into glibc's arenas, which keep them for the next pair; the tile loop returns them once,
+     * when its last pair is done (trimming after each pair made every pair fault its pages in again).
      */
     static void trimNativeHeap() {
         Runnable r = trim;

@@ -21,11 +21,11 @@ import org.ntk4j.model.Param;
 /**
  * Runs a {@link TileSchedule}: per row tile the factors of its samples, per tile pair the contraction (each layer's
  * rule, summed into Θ) and the placement of the blocks into the {@link KernelSink}s of the {@link Outputs}. The
- * factors of every column tile are cached when they fit half the memory budget. Each pair runs in an {@link OpScope}
+ * factors of every column tile are cached when they fit half the memory budget; in a symmetric kernel a row tile
+ * whose samples were a column tile takes those factors (the same inputs, so the same factors bit for bit). Each pair runs in an {@link OpScope}
  * that frees its intermediates and counts its engine operations; the phases are timed by a {@link PhaseClock}.
  */
 final class TileLoop {
-    private static final String TRIM = System.getProperty("ntk4j.trim", "row");
     private final Network net;
     private final NtkOptions opts;
     private final NtkPlan plan;
@@ -74,9 +74,14 @@ final class TileLoop {
                 int r0 = i * tile;
                 int r1 = Math.min(n1, r0 + tile);
                 try (NDManager mi = root.newSubManager()) {
-                    long tf = clock.now();
-                    Map<String, LayerFactor> fi = factors(xr, r0 - rowStart, r1 - rowStart, mi);
-                    nanos[0] += clock.now() - tf;
+                    Map<String, LayerFactor> fi;
+                    if (symmetric && cache.containsKey(i)) {
+                        fi = cache.get(i); // the same samples' factors, computed when they were a column tile
+                    } else {
+                        long tf = clock.now();
+                        fi = factors(xr, r0 - rowStart, r1 - rowStart, mi);
+                        nanos[0] += clock.now() - tf;
+                    }
                     for (TileSchedule.Pair p : schedule.row(k)) {
                         NDManager mj = null;
                         Map<String, LayerFactor> fj;
@@ -102,17 +107,15 @@ final class TileLoop {
                                 mj.close();
                             }
                         }
-                        if (TRIM.equals("pair")) {
-                            Ntk.trimNativeHeap();
-                        }
                         progress.accept((double) ++pairsDone / schedule.pairs());
                     }
                 }
                 out.rowsDone(r0 - rowStart, r1 - rowStart);
-                if (TRIM.equals("row")) {
-                    Ntk.trimNativeHeap();
-                }
             }
+            // the freed intermediates go back to the OS once, at the end: each pair reuses what the previous one
+            // freed, and trimming after every pair made the next one fault its pages in again
+            // (benchmarks/RESULTS.md, "The kernel on the device")
+            Ntk.trimNativeHeap();
             long th = clock.now();
             KernelMatrix total = out.finishTotal();
             Map<String, KernelMatrix> layers = ordered(out.finishLayers());

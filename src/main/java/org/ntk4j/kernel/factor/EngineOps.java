@@ -56,15 +56,18 @@ public final class EngineOps {
     public static NDArray scalar(NDArray like, double value) {
         NDArray s;
         try (NDArray host = like.getManager().create(value)) {
+            NDScope.unregister(host); // made once per factor, not a tile pair's work
             s = host.duplicate();
         }
         if (s.getDataType() != like.getDataType()) {
             NDArray t = s.toType(like.getDataType(), false);
+            NDScope.unregister(s);
             s.close();
             s = t;
         }
         if (!s.getDevice().equals(like.getDevice())) {
             NDArray d = s.toDevice(like.getDevice(), false);
+            NDScope.unregister(s);
             s.close();
             s = d;
         }
