@@ -29,18 +29,12 @@ final class EngineSink implements KernelSink {
      * @param copyEachBlock whether blocks are copied to {@code device} as they come (counted then) rather than
      *     placed where they are and counted once at {@link #finish()}
      */
-    EngineSink(
-            int rows,
-            int cols,
-            Mode mode,
-            int outputs,
-            DataType type,
-            Device device,
-            boolean copyEachBlock,
-            HostBytes host) {
-        this.mode = mode;
-        this.outputs = outputs;
-        this.type = type;
+    EngineSink(SinkShape shape, Device device, boolean copyEachBlock, HostBytes host) {
+        int rows = shape.rows();
+        int cols = shape.cols();
+        this.mode = shape.mode();
+        this.outputs = shape.outputs();
+        this.type = shape.type();
         this.device = device;
         this.copyEachBlock = copyEachBlock;
         this.host = host;

@@ -197,7 +197,14 @@ public final class Ntk {
         int tile = symmetric && cacheAll && opts.tile() == null ? symmetricTile(est.tile(), n1) : est.tile();
         Outputs out = outputs(n1, n2, tile, est.placement(), x1.getDevice());
         return new TileLoop(net, opts, plan, progress)
-                .run(x1, symmetric ? x1 : x2, 0, 0, n1, n2, symmetric, tile, cacheAll, out, est.outputBytes());
+                .run(
+                        new TileSchedule.Block(0, n1, 0, n2, n1, n2, symmetric),
+                        x1,
+                        symmetric ? x1 : x2,
+                        tile,
+                        cacheAll,
+                        out,
+                        est.outputBytes());
     }
 
     /**
@@ -214,12 +221,8 @@ public final class Ntk {
     private Outputs outputs(int rows, int cols, int tile, KernelPlacement placement, ai.djl.Device device) {
         DataType type = opts.float64() ? DataType.FLOAT64 : DataType.FLOAT32;
         return new Outputs(
-                rows,
-                cols,
+                new SinkShape(rows, cols, opts.mode(), net.outputs(), type),
                 tile,
-                opts.mode(),
-                net.outputs(),
-                type,
                 placement,
                 device,
                 placement == KernelPlacement.DISK ? spillDirOrTemp() : null);
@@ -259,7 +262,14 @@ public final class Ntk {
         long bytes = KernelMatrix.bytes(br, bc, opts.mode(), net.outputs(), opts.float64()) * (1 + layerKernels())
                 + KernelMatrix.bytes(br, bc, Mode.TRACE, net.outputs(), opts.float64()) * denseFactorKernels(plan);
         return new TileLoop(net, opts, plan, progress)
-                .run(rows, cols, rowStart, colStart, n1, n2, symmetric, tile, cacheBytes(plan, bc) > 0, out, bytes);
+                .run(
+                        new TileSchedule.Block(rowStart, br, colStart, bc, n1, n2, symmetric),
+                        rows,
+                        cols,
+                        tile,
+                        cacheBytes(plan, bc) > 0,
+                        out,
+                        bytes);
     }
 
     private static void checkOnGrid(String what, int start, int len, int n, int tile) {

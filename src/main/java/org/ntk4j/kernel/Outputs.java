@@ -1,7 +1,6 @@
 package org.ntk4j.kernel;
 
 import ai.djl.Device;
-import ai.djl.ndarray.types.DataType;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,11 +11,8 @@ import org.ntk4j.kernel.factor.Mode;
  * factor kernels, all of one placement.
  */
 final class Outputs {
-    private final int rows;
-    private final int cols;
+    private final SinkShape shape;
     private final int tile;
-    private final int outputs;
-    private final DataType type;
     private final KernelPlacement placement;
     private final Device device;
     private final Path spill;
@@ -24,45 +20,32 @@ final class Outputs {
     private final Map<String, KernelSink> layers = new LinkedHashMap<>();
     private final Map<String, KernelSink> factors = new LinkedHashMap<>();
     private final KernelSink total;
-    private final Mode mode;
 
     /**
-     * @param type float32, or float64 for float64 accumulation (DISK is float32)
+     * @param shape the total kernel's shape and type (float64 for float64 accumulation; DISK is float32)
      * @param device the compute device
      * @param spill the spill directory (DISK only)
      */
-    Outputs(
-            int rows,
-            int cols,
-            int tile,
-            Mode mode,
-            int outputs,
-            DataType type,
-            KernelPlacement placement,
-            Device device,
-            Path spill) {
-        this.rows = rows;
-        this.cols = cols;
+    Outputs(SinkShape shape, int tile, KernelPlacement placement, Device device, Path spill) {
+        this.shape = shape;
         this.tile = tile;
-        this.mode = mode;
-        this.outputs = outputs;
-        this.type = type;
         this.placement = placement;
         this.device = device;
         this.spill = spill;
-        this.total = sink(mode);
+        this.total = sink(shape.mode());
     }
 
     private KernelSink sink(Mode m) {
+        SinkShape s = shape.withMode(m);
         switch (placement) {
             case DEVICE:
-                return new EngineSink(rows, cols, m, outputs, type, device, false, host);
+                return new EngineSink(s, device, false, host);
             case HOST:
-                return new EngineSink(rows, cols, m, outputs, type, Device.cpu(), true, host);
+                return new EngineSink(s, Device.cpu(), true, host);
             case DEVICE_SLABS:
-                return new SlabSink(rows, cols, tile, m, outputs, type, device, host);
+                return new SlabSink(s, tile, device, host);
             default:
-                return new MappedSink(rows, cols, m, outputs, spill, host);
+                return new MappedSink(s.rows(), s.cols(), m, s.outputs(), spill, host);
         }
     }
 
@@ -71,7 +54,7 @@ final class Outputs {
     }
 
     KernelSink layer(String name) {
-        return layers.computeIfAbsent(name, k -> sink(mode));
+        return layers.computeIfAbsent(name, k -> sink(shape.mode()));
     }
 
     KernelSink factor(String name) {

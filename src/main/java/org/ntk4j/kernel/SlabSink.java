@@ -35,10 +35,12 @@ final class SlabSink implements KernelSink {
      * @param tile rows of the slab (samples per tile)
      * @param compute the device the blocks are computed (and the slab held) on
      */
-    SlabSink(int rows, int cols, int tile, Mode mode, int outputs, DataType type, Device compute, HostBytes host) {
-        this.mode = mode;
-        this.outputs = outputs;
-        this.type = type;
+    SlabSink(SinkShape shape, int tile, Device compute, HostBytes host) {
+        int rows = shape.rows();
+        int cols = shape.cols();
+        this.mode = shape.mode();
+        this.outputs = shape.outputs();
+        this.type = shape.type();
         this.host = host;
         this.hostOwner = NDManager.newBaseManager(Device.cpu());
         this.slabOwner = NDManager.newBaseManager(compute);

@@ -43,25 +43,17 @@ final class TileLoop {
     }
 
     /**
-     * The block of rows {@code [rowStart, rowStart + |xr|)} × columns {@code [colStart, colStart + |xc|)} of the N1 ×
-     * N2 kernel into {@code out}.
+     * The block {@code b} of the kernel into {@code out}, from the inputs of its rows {@code xr} and columns {@code
+     * xc}, on the grid of tiles of {@code tile} samples; {@code cacheAll}: keep every column tile's factors.
      */
     KernelResult run(
-            NDArray xr,
-            NDArray xc,
-            int rowStart,
-            int colStart,
-            int n1,
-            int n2,
-            boolean symmetric,
-            int tile,
-            boolean cacheAll,
-            Outputs out,
-            long outputBytes) {
+            TileSchedule.Block b, NDArray xr, NDArray xc, int tile, boolean cacheAll, Outputs out, long outputBytes) {
         long start = System.nanoTime();
-        int br = (int) xr.getShape().get(0);
-        int bc = (int) xc.getShape().get(0);
-        TileSchedule schedule = TileSchedule.of(rowStart, br, colStart, bc, n1, n2, symmetric, tile);
+        int rowStart = b.rowStart();
+        int colStart = b.colStart();
+        int n1 = b.n1();
+        boolean symmetric = b.symmetric();
+        TileSchedule schedule = TileSchedule.of(b, tile);
         Map<Integer, NDManager> cacheManagers = new HashMap<>();
         Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
         boolean done = false;
@@ -116,33 +108,46 @@ final class TileLoop {
             // freed, and trimming after every pair made the next one fault its pages in again
             // (benchmarks/RESULTS.md, "The kernel on the device")
             Ntk.trimNativeHeap();
-            long th = clock.now();
-            KernelMatrix total = out.finishTotal();
-            Map<String, KernelMatrix> layers = ordered(out.finishLayers());
-            Map<String, KernelMatrix> factorKernels = out.finishFactors();
-            nanos[2] += clock.now() - th;
+            KernelResult r = finish(out, clock, xr, schedule, outputBytes, start, symmetric);
             done = true;
-            Map<String, Double> timings = new LinkedHashMap<>();
-            timings.put("factors", nanos[0] / 1e9);
-            timings.put("contraction", nanos[1] / 1e9);
-            timings.put("host", nanos[2] / 1e9);
-            TileStats stats = new TileStats(
-                    out.placement(),
-                    xr.getDevice().toString(),
-                    tile,
-                    schedule.pairs(),
-                    opsMax,
-                    pairsCounted == 0 ? 0 : (double) opsSum / pairsCounted,
-                    out.host().bytes(),
-                    outputBytes);
-            return new KernelResult(
-                    total, layers, plan, (System.nanoTime() - start) / 1e9, symmetric, timings, factorKernels, stats);
+            return r;
         } finally {
             cacheManagers.values().forEach(NDManager::close);
             if (!done) {
                 out.abandon();
             }
         }
+    }
+
+    /** The kernels of {@code out} taken from their sinks (the host phase), with the timings and the loop's counters. */
+    private KernelResult finish(
+            Outputs out,
+            PhaseClock clock,
+            NDArray xr,
+            TileSchedule schedule,
+            long outputBytes,
+            long start,
+            boolean symmetric) {
+        long th = clock.now();
+        KernelMatrix total = out.finishTotal();
+        Map<String, KernelMatrix> layers = ordered(out.finishLayers());
+        Map<String, KernelMatrix> factorKernels = out.finishFactors();
+        nanos[2] += clock.now() - th;
+        Map<String, Double> timings = new LinkedHashMap<>();
+        timings.put("factors", nanos[0] / 1e9);
+        timings.put("contraction", nanos[1] / 1e9);
+        timings.put("host", nanos[2] / 1e9);
+        TileStats stats = new TileStats(
+                out.placement(),
+                xr.getDevice().toString(),
+                schedule.tile(),
+                schedule.pairs(),
+                opsMax,
+                pairsCounted == 0 ? 0 : (double) opsSum / pairsCounted,
+                out.host().bytes(),
+                outputBytes);
+        return new KernelResult(
+                total, layers, plan, (System.nanoTime() - start) / 1e9, symmetric, timings, factorKernels, stats);
     }
 
     /**

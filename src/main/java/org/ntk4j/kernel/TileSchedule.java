@@ -31,6 +31,20 @@ public final class TileSchedule {
      */
     public record Pair(int row, int col, int r0, int r1, int c0, int c1, boolean below, Placement at) {}
 
+    /**
+     * The block of a kernel a schedule covers: rows {@code [rowStart, rowStart + rows)} × columns {@code [colStart,
+     * colStart + cols)} of the {@code n1} × {@code n2} kernel, symmetric when X2 = X1.
+     *
+     * @param rowStart first row of the block
+     * @param rows R, rows of the block
+     * @param colStart first column of the block
+     * @param cols C, columns of the block
+     * @param n1 rows of the kernel
+     * @param n2 columns of the kernel
+     * @param symmetric whether the kernel is Θ(X1, X1)
+     */
+    public record Block(int rowStart, int rows, int colStart, int cols, int n1, int n2, boolean symmetric) {}
+
     private final List<List<Pair>> rows;
     private final int firstRow;
     private final int tile;
@@ -43,9 +57,15 @@ public final class TileSchedule {
         this.pairs = rows.stream().mapToLong(List::size).sum();
     }
 
-    /** The schedule of the block (see the class comment); {@code rowCount} and {@code colCount} are R and C. */
-    public static TileSchedule of(
-            int rowStart, int rowCount, int colStart, int colCount, int n1, int n2, boolean symmetric, int tile) {
+    /** The schedule of the block {@code b} on the grid of tiles of {@code tile} samples (see the class comment). */
+    public static TileSchedule of(Block b, int tile) {
+        int rowStart = b.rowStart();
+        int colStart = b.colStart();
+        int n1 = b.n1();
+        int n2 = b.n2();
+        boolean symmetric = b.symmetric();
+        int rowCount = b.rows();
+        int colCount = b.cols();
         int i0 = rowStart / tile;
         int i1 = (rowStart + rowCount + tile - 1) / tile;
         int j0 = colStart / tile;

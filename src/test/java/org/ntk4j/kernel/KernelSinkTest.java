@@ -30,10 +30,10 @@ import org.ntk4j.spec.ModelSpec;
  * cannot fit, naming the smallest budget that works. On the CPU the device sinks run the code a GPU runs.
  */
 class KernelSinkTest {
-    static NDManager manager;
-    static Network net;
-    static NDArray x1;
-    static NDArray x2;
+    private static NDManager manager;
+    private static Network net;
+    private static NDArray x1;
+    private static NDArray x2;
 
     /**
      * Engine operations per tile pair of a 3-layer dense net, total kernel only, tiles of 4 of 11 samples: per layer

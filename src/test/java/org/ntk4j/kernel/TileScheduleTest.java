@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.aggregator.ArgumentsAccessor;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
@@ -24,9 +25,17 @@ class TileScheduleTest {
         "3, 3, 3, 3, 10, 10, true, 3",
         "9, 1, 0, 10, 10, 10, true, 3"
     })
-    void everyEntryOfTheBlockIsWrittenOnce(
-            int rowStart, int rows, int colStart, int cols, int n1, int n2, boolean symmetric, int tile) {
-        TileSchedule s = TileSchedule.of(rowStart, rows, colStart, cols, n1, n2, symmetric, tile);
+    void everyEntryOfTheBlockIsWrittenOnce(ArgumentsAccessor args) {
+        int rowStart = args.getInteger(0);
+        int rows = args.getInteger(1);
+        int colStart = args.getInteger(2);
+        int cols = args.getInteger(3);
+        int n1 = args.getInteger(4);
+        int n2 = args.getInteger(5);
+        boolean symmetric = args.getBoolean(6);
+        int tile = args.getInteger(7);
+        TileSchedule s =
+                TileSchedule.of(new TileSchedule.Block(rowStart, rows, colStart, cols, n1, n2, symmetric), tile);
         int[][] writes = new int[rows][cols];
         long pairs = 0;
         for (int k = 0; k < s.rowTiles(); k++) {
