@@ -336,9 +336,12 @@ public final class Ntk {
         /** Throws a one-line {@link UserException} when even one-sample tiles exceed the budget, or nothing fits. */
         public void check() {
             if (tile == 0) {
-                throw new UserException(
-                        "memory budget " + bytes(budget) + " is too small for the tiles: it needs at least "
-                                + bytes(minWorkingBytes) + " (one-sample tiles); raise --memory");
+                boolean device = deviceBudget < budget; // the device budget bounds the tiles
+                throw new UserException((device
+                                ? "device budget " + bytes(deviceBudget) + " (--device-memory)"
+                                : "memory budget " + bytes(budget))
+                        + " is too small for the tiles: it needs at least " + bytes(minWorkingBytes)
+                        + " (one-sample tiles); raise " + (device ? "--device-memory" : "--memory"));
             }
             if (refusal != null) {
                 throw new UserException(refusal);
