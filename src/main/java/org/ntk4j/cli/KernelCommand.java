@@ -30,6 +30,14 @@ import picocli.CommandLine.Option;
         name = "kernel",
         mixinStandardHelpOptions = true,
         subcommands = KernelAssembleCommand.class,
+        // --model and --out are required, but not picocli-required ('kernel assemble DIR' parses without them)
+        customSynopsis = {
+            "ntk4j kernel --model=SPEC|NAME --out=K.npz [OPTIONS]",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --rows=A:B --cols=C:D [OPTIONS]",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --test-rows=A:B --cols=C:D ...",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --dry-run [OPTIONS]",
+            "       ntk4j kernel assemble DIR [OPTIONS]"
+        },
         description = {
             "Compute the empirical NTK Θ(X1, X1) of N training images (and Θ(X2, X1) of M test images) and"
                     + " write it as NPZ with a JSON sidecar (K.json: spec, seed, method per layer, timings, peak memory).",

@@ -25,6 +25,8 @@ import picocli.CommandLine.Spec;
             DataCommand.class,
             TheoryCommand.class,
             ReproduceCommand.class,
+            ReportCommand.class,
+            ExportCommand.class,
             ModelsCommand.class,
             DatasetsCommand.class,
             NativeCommand.class

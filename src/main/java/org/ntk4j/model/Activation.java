@@ -26,6 +26,11 @@ public final class Activation extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        return in;
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         switch (kind) {
             case RELU:

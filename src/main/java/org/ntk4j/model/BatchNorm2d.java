@@ -52,6 +52,15 @@ public final class BatchNorm2d extends AffineNorm {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 3) {
+            throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
+        }
+        count.add(2 * in.get(0)); // γ and β (the running statistics are buffers)
+        return in;
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         if (ctx.probe() != null) {
             if (ctx.training()) {

@@ -105,6 +105,20 @@ public final class Conv2d extends Module implements TangentLayer {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 3) {
+            throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
+        }
+        count.add((long) outChannels * in.get(0) * kernel * kernel + (bias != null ? outChannels : 0));
+        long h = outSize(in.get(1));
+        long w = outSize(in.get(2));
+        if (h <= 0 || w <= 0) {
+            throw new IllegalArgumentException(name() + ": input " + in + " too small for kernel " + kernel);
+        }
+        return new Shape(outChannels, h, w);
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         boolean ntk = parameterization == Parameterization.NTK;
         NDArray b = bias == null ? null : bias.value();

@@ -68,6 +68,15 @@ public final class Dense extends Module implements TangentLayer {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 1) {
+            throw new IllegalArgumentException(name() + ": expects flat input, got " + in);
+        }
+        count.add((long) units * in.get(0) + (bias != null ? units : 0));
+        return new Shape(units);
+    }
+
+    @Override
     public NDArray forward(NDArray a, Forward ctx) {
         NDArray y = a.matMul(weight.value().transpose());
         if (parameterization == Parameterization.NTK) {

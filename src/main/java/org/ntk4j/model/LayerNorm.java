@@ -38,6 +38,15 @@ public final class LayerNorm extends AffineNorm {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() < 1) {
+            throw new IllegalArgumentException(name() + ": expects at least one axis, got " + in);
+        }
+        count.add(2 * in.get(in.dimension() - 1)); // γ and β
+        return in;
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         int[] last = {x.getShape().dimension() - 1};
         NDArray centred = x.sub(x.mean(last, true));
