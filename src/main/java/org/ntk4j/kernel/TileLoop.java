@@ -106,7 +106,6 @@ final class TileLoop {
             }
             // the freed intermediates go back to the OS once, at the end: each pair reuses what the previous one
             // freed, and trimming after every pair made the next one fault its pages in again
-            // (benchmarks/RESULTS.md, "The kernel on the device")
             Ntk.trimNativeHeap();
             KernelResult r = finish(out, clock, xr, schedule, outputBytes, start, symmetric);
             done = true;
