@@ -114,6 +114,14 @@ final class DenseFactor implements HadamardFactor {
             put(d, o, g);
         }
 
+        /** Keeps all outputs' gradients (n, O, out) as they are: they are the factor D, no copy. */
+        @Override
+        public void acceptAll(NDArray all) {
+            all.attach(keep);
+            ai.djl.ndarray.NDScope.unregister(all);
+            d = all;
+        }
+
         @Override
         public void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
             double cw = layer.weightScale();
