@@ -2,6 +2,7 @@ import ai.djl.ndarray.*;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
 import org.ntk4j.kernel.*;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 import java.lang.management.ManagementFactory;

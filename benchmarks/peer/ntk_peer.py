@@ -3,7 +3,8 @@
 
 Cases (as in benchmarks/src/main/java/org/ntk4j/bench): (a) FCN 3072-2048x3-8 ReLU, N=16, full;
 (b) MLP 784-512-512-10 ReLU, N=256, trace and full; (c) ResNet-20 (projection shortcuts,
-batch-norm in eval mode, 272,474 parameters), N=64, trace. Standard parameterisation, biases
+batch-norm in eval mode, 272,474 parameters), N=64, trace; (d) d-mlp3-trace-<N>: MLP 784-512x3-10
+ReLU traced on N inputs (any N, e.g. d-mlp3-trace-4000). Standard parameterisation, biases
 included, float32 unless --float64. The traced kernel is the sum over outputs (ntk4j's default), the
 full kernel is (N1, N2, O, O).
 
@@ -16,7 +17,9 @@ Methods:
               explicit backprop of the O one-hot cotangents for the whole batch at once.
 
 Prints one JSON object: environment, then per case/method/device the times in ms
-(min and median of --reps warm runs after --warmup runs).
+(min and median of --reps warm runs after --warmup runs); the factorised method also reports its
+split, factors (forward and the explicit backprop of the deltas) and contraction (the Grams and
+their sum), of the median run.
 
 Give it its best setting (threads = the cores you gave ntk4j):
   OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE python3 benchmarks/peer/ntk_peer.py --threads 2
@@ -130,8 +133,10 @@ def dense_layers(net):
     return [m for m in net if isinstance(m, nn.Linear)]
 
 
-def ntk_factorised(net, x1, x2, mode):
-    """Per dense layer (A A^T + 1) * (delta delta^T); delta by explicit backprop of O one-hot cotangents."""
+def ntk_factorised(net, x1, x2, mode, phases=None):
+    """Per dense layer (A A^T + 1) * (delta delta^T); delta by explicit backprop of O one-hot cotangents.
+
+    phases, when a dict, receives the seconds of the factors and of the contraction (device synchronised)."""
 
     def factors(x):
         lin = dense_layers(net)
@@ -151,8 +156,12 @@ def ntk_factorised(net, x1, x2, mode):
         return acts, deltas
 
     with torch.no_grad():
+        sync(x1.device.type)
+        t0 = time.perf_counter()
         a1, d1 = factors(x1)
         a2, d2 = (a1, d1) if x2 is None else factors(x2)
+        sync(x1.device.type)
+        t1 = time.perf_counter()
         out = None
         for k in range(len(a1)):
             ga = a1[k] @ a2[k].T + 1.0
@@ -164,6 +173,10 @@ def ntk_factorised(net, x1, x2, mode):
                 gd = torch.einsum("iow,jqw->ijoq", d1[k], d2[k])
                 t = ga[:, :, None, None] * gd
             out = t if out is None else out + t
+        sync(x1.device.type)
+        if phases is not None:
+            phases["factors"] = t1 - t0
+            phases["contraction"] = time.perf_counter() - t1
     return out
 
 
@@ -175,8 +188,16 @@ def sync(device):
         torch.cuda.synchronize()
 
 
+def case_of(name):
+    """The (model maker, input shape, mode) of a case: one of CASES, or d-mlp3-trace-<N>."""
+    if name.startswith("d-mlp3-trace-"):
+        n = int(name.rsplit("-", 1)[1])
+        return (lambda: mlp([784, 512, 512, 512, 10]), (n, 1, 28, 28), "trace")
+    return CASES[name]
+
+
 def time_case(case, method, device, dtype, warmup, reps):
-    make, shape, mode = CASES[case]
+    make, shape, mode = case_of(case)
     torch.manual_seed(0)
     net = make().to(device=device, dtype=dtype).eval()
     if method == "factorised" and not isinstance(net, nn.Sequential):
@@ -185,14 +206,23 @@ def time_case(case, method, device, dtype, warmup, reps):
     fn = METHODS[method]
     times = []
     for r in range(warmup + reps):
+        phases = {}
         sync(device)
+        c0 = time.process_time()
         t0 = time.perf_counter()
-        k = fn(net, x, None, mode)
+        k = fn(net, x, None, mode, phases) if method == "factorised" else fn(net, x, None, mode)
         sync(device)
         if r >= warmup:
-            times.append((time.perf_counter() - t0) * 1e3)
+            phases["cpu"] = time.process_time() - c0
+            times.append(((time.perf_counter() - t0) * 1e3, phases))
         del k
-    times.sort()
+    times.sort(key=lambda t: t[0])
+    med = times[len(times) // 2]
+    cpu = sorted(t[1]["cpu"] for t in times)[len(times) // 2]
+    split = {"cpu_ms_median": round(cpu * 1e3, 3)}
+    if "factors" in med[1]:
+        split.update(factors_ms=round(med[1]["factors"] * 1e3, 3), contraction_ms=round(med[1]["contraction"] * 1e3, 3))
+    times = [t[0] for t in times]
     return {
         "case": case,
         "method": method,
@@ -201,6 +231,7 @@ def time_case(case, method, device, dtype, warmup, reps):
         "ms_min": round(times[0], 3),
         "ms_median": round(times[len(times) // 2], 3),
         "reps": reps,
+        **split,
     }
 
 

@@ -11,8 +11,8 @@ import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.job.ShardJob;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.metrics.KernelMetrics;
 import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelRequest;
@@ -143,6 +143,14 @@ public final class KernelCommand implements Callable<Integer> {
                     "memory budget of the kernel job: output kernels held in"
                             + " memory, tiles, inputs and parameters, e.g. 512m, 4g; checked before any work (default ${DEFAULT-VALUE})")
     String memory;
+
+    @Option(
+            names = "--device-memory",
+            paramLabel = "SIZE",
+            description = "bytes the compute device may hold (tiles and, when they fit, the output kernels), e.g."
+                    + " 40g; decides where the kernel lives (--explain says: device, device row slabs, host or disk)"
+                    + " (default: the GPU's free memory less a margin; on the CPU half the physical memory)")
+    String deviceMemory;
 
     @Option(
             names = "--spill-dir",
@@ -314,6 +322,7 @@ public final class KernelCommand implements Callable<Integer> {
                 .dtype(dt)
                 .meanNormalised("mean".equals(normalisation))
                 .memory(parseBytes(memory))
+                .deviceMemory(deviceMemory == null ? null : parseBytes(deviceMemory, "--device-memory"))
                 .spillDir(spillDir)
                 .perLayer(perLayer)
                 .features(features)
@@ -396,9 +405,14 @@ public final class KernelCommand implements Callable<Integer> {
 
     /** "512m", "4g", "1000000" → bytes. */
     static long parseBytes(String s) {
+        return parseBytes(s, "--memory");
+    }
+
+    /** "512m", "4g", "1000000" → bytes; else a one-line error naming {@code option}. */
+    static long parseBytes(String s, String option) {
         long b = Numbers.parseSize(s);
         if (b < 0) {
-            throw new UserException("--memory must be a size like 512m or 4g (got " + s + ")");
+            throw new UserException(option + " must be a size like 512m or 4g (got " + s + ")");
         }
         return b;
     }

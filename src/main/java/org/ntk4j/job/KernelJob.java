@@ -13,8 +13,8 @@ import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelResult;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.metrics.KernelMetrics;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
@@ -101,8 +101,11 @@ public final class KernelJob {
             }
             long[] tileBudgets = preflight(ntk, n, test, extras);
             ntk.memory(tileBudgets[0]);
+            Ntk.MemoryEstimate placed = ntk.estimate(n, n, m.getDevice());
+            placed.check();
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
+                print.accept(placed.explain());
             }
             ProgressBar bar = new ProgressBar("ntk " + n + "x" + n, 1000);
             KernelResult k =
@@ -116,6 +119,9 @@ public final class KernelJob {
                 kt = ntk.memory(tileBudgets[1])
                         .onProgress(f -> bar2.update(Math.round(f * 1000)))
                         .compute(x2, x1);
+            }
+            if (c.explain()) {
+                print.accept(k.stats().explain());
             }
             Npz npz = new Npz().format(c.format()).compress(c.compress()).put("ntk", k.total());
             k.layers().forEach((name, km) -> npz.put("ntk." + name, km));
@@ -163,6 +169,9 @@ public final class KernelJob {
                     k.seconds(),
                     k.timings(),
                     kt == null ? null : kt.seconds(),
+                    placed.toMap(),
+                    k.stats().toMap(),
+                    kt == null ? null : kt.stats().toMap(),
                     metrics,
                     metricsSeconds,
                     (System.nanoTime() - t0) / 1e9,
@@ -179,14 +188,15 @@ public final class KernelJob {
             try (NDManager mm = m.newSubManager()) {
                 npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
                 if (c.format() == Npz.Format.NPY) {
-                    files.publishDirectory(() -> npz.write(out), () -> {
-                        written[0] = side.withNpy(out.getFileName().toString(), KernelFiles.sha256Dir(out));
+                    java.util.SortedMap<String, String> hashes = new java.util.TreeMap<>();
+                    files.publishDirectory(() -> hashes.putAll(npz.writeHashed(out)), () -> {
+                        written[0] = side.withNpy(out.getFileName().toString(), hashes);
                         return Specs.toJson(written[0]) + "\n";
                     });
                 } else {
                     Path npzTmp = files.npzTemp();
-                    npz.write(npzTmp);
-                    written[0] = side.withNpz(out.getFileName().toString(), KernelFiles.sha256(npzTmp));
+                    String sha = npz.writeHashed(npzTmp).values().iterator().next();
+                    written[0] = side.withNpz(out.getFileName().toString(), sha);
                     Path jsonTmp = files.sidecarTemp();
                     Files2.writeString(jsonTmp, Specs.toJson(written[0]) + "\n");
                     files.publish(npzTmp, jsonTmp);
@@ -253,9 +263,7 @@ public final class KernelJob {
         if (r == null) {
             return;
         }
-        r.total().release();
-        r.layers().values().forEach(org.ntk4j.kernel.KernelMatrix::release);
-        r.factorKernels().values().forEach(org.ntk4j.kernel.KernelMatrix::release);
+        r.release();
     }
 
     /** The one-line metrics summary printed after the kernel. */

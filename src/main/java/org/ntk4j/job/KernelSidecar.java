@@ -30,6 +30,11 @@ import org.ntk4j.spec.ModelSpec;
  * @param secondsTrainKernel seconds of Θ(X1, X1)
  * @param phasesTrainKernel its seconds per phase
  * @param secondsTestKernel seconds of Θ(X2, X1); null without test samples
+ * @param kernelPlan where the kernel lived and why: device, device row slabs, host or disk, with the tile and
+ *     device budgets ({@link org.ntk4j.kernel.Ntk.MemoryEstimate#toMap()})
+ * @param tileLoopTrainKernel the tile loop of Θ(X1, X1): tile pairs, engine operations per pair, host bytes moved
+ *     ({@link org.ntk4j.kernel.TileStats#toMap()})
+ * @param tileLoopTestKernel the same of Θ(X2, X1); null without test samples
  * @param metrics the kernel's metrics ({@link org.ntk4j.metrics.KernelMetrics})
  * @param secondsMetrics seconds of the metrics
  * @param secondsTotal seconds of the whole job until the sidecar was made
@@ -61,6 +66,9 @@ public record KernelSidecar(
         @SerializedName("seconds_train_kernel") double secondsTrainKernel,
         @SerializedName("phases_train_kernel") Map<String, Double> phasesTrainKernel,
         @SerializedName("seconds_test_kernel") Double secondsTestKernel,
+        @SerializedName("kernel_plan") Map<String, Object> kernelPlan,
+        @SerializedName("tile_loop_train_kernel") Map<String, Object> tileLoopTrainKernel,
+        @SerializedName("tile_loop_test_kernel") Map<String, Object> tileLoopTestKernel,
         Map<String, Object> metrics,
         @SerializedName("seconds_metrics") double secondsMetrics,
         @SerializedName("seconds_total") double secondsTotal,
@@ -102,6 +110,9 @@ public record KernelSidecar(
                 secondsTrainKernel,
                 phasesTrainKernel,
                 secondsTestKernel,
+                kernelPlan,
+                tileLoopTrainKernel,
+                tileLoopTestKernel,
                 metrics,
                 secondsMetrics,
                 secondsTotal,

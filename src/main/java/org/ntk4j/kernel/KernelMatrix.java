@@ -1,10 +1,16 @@
 package org.ntk4j.kernel;
 
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
 import java.util.Arrays;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
- * A kernel held on the host, row-major with shape (N1, N2) for TRACE, (N1, N2, O) for DIAGONAL and
- * (N1, N2, O, O) for FULL; float32 or float64 storage.
+ * A kernel, row-major with shape (N1, N2) for TRACE, (N1, N2, O) for DIAGONAL and (N1, N2, O, O) for FULL; float32
+ * or float64 entries held in the engine (as the engine computed it: {@link #array()}, read on the host through
+ * direct buffers), in a Java array, or in a float32 file mapped from disk. Entry access ({@link #get}) reads the host
+ * copy in place; {@link #release()} frees the storage (engine memory is also freed once the matrix is unreachable).
  */
 public final class KernelMatrix {
     private final int n1;
@@ -41,6 +47,68 @@ public final class KernelMatrix {
         }
     }
 
+    private KernelMatrix(int n1, int n2, Mode mode, int outputs, KernelStore store) {
+        this.n1 = n1;
+        this.n2 = n2;
+        this.mode = mode;
+        this.outputs = outputs;
+        this.inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : outputs * outputs;
+        this.store = store;
+    }
+
+    /**
+     * The kernel {@code array} (N1, N2[, O[, O]]) held in the engine, float32 or float64, on any device; {@code
+     * owner} owns it and is closed by {@link #release()}. Its host slabs are made now: views on the CPU, one copy
+     * from another device.
+     */
+    static KernelMatrix engine(NDArray array, Mode mode, int outputs, NDManager owner) {
+        var s = array.getShape();
+        return new KernelMatrix((int) s.get(0), (int) s.get(1), mode, outputs, new KernelStore.Engine(array, owner));
+    }
+
+    /**
+     * A kernel held in the engine from a copy of {@code array} (N1, N2[, O[, O]], float32 or float64, any device),
+     * owned by the matrix: for kernels computed elsewhere in the engine.
+     */
+    public static KernelMatrix of(NDArray array, Mode mode, int outputs) {
+        NDManager owner = NDManager.newBaseManager(array.getDevice());
+        NDArray copy = array.duplicate();
+        copy.attach(owner);
+        ai.djl.ndarray.NDScope.unregister(copy);
+        return engine(copy, mode, outputs, owner);
+    }
+
+    /** A kernel in the mapped float32 {@code store}, N2 = {@code cols}. */
+    static KernelMatrix mapped(KernelStore.Mapped store, Mode mode, int outputs, int cols) {
+        long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : (long) outputs * outputs;
+        return new KernelMatrix((int) (store.size() / (cols * inner)), cols, mode, outputs, store);
+    }
+
+    /** The engine shape of an N1 × N2 kernel of {@code mode}: (N1, N2), (N1, N2, O) or (N1, N2, O, O). */
+    static Shape shapeOf(int n1, int n2, Mode mode, int outputs) {
+        switch (mode) {
+            case TRACE:
+                return new Shape(n1, n2);
+            case DIAGONAL:
+                return new Shape(n1, n2, outputs);
+            default:
+                return new Shape(n1, n2, outputs, outputs);
+        }
+    }
+
+    /**
+     * The kernel in the engine, on the device it was computed on (N1, N2[, O[, O]]), for engine-side reductions; null
+     * when it is held in a Java array or on disk. Valid until {@link #release()}; the caller must not close it.
+     */
+    public NDArray array() {
+        return store instanceof KernelStore.Engine e ? e.array : null;
+    }
+
+    /** Whether the entries are held in the engine ({@link #array()} is not null). */
+    public boolean inEngine() {
+        return store instanceof KernelStore.Engine;
+    }
+
     /** Bytes the host needs for a kernel of this shape. */
     public static long bytes(int n1, int n2, Mode mode, int outputs, boolean float64) {
         long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : (long) outputs * outputs;
@@ -52,7 +120,7 @@ public final class KernelMatrix {
         return store instanceof KernelStore.Mapped;
     }
 
-    /** Releases an on-disk kernel's file. */
+    /** Releases the storage: an engine kernel's native memory, an on-disk kernel's file. */
     public void release() {
         store.close();
     }
@@ -154,7 +222,12 @@ public final class KernelMatrix {
         return store.size();
     }
 
-    /** Copy as float32 values (heap kernels only). */
+    /** Bytes of the entries: {@link #size()} × 4, or × 8 in float64. */
+    public long byteSize() {
+        return size() * (isFloat64() ? 8 : 4);
+    }
+
+    /** Copy as float32 values (kernels of at most 2³¹ entries). */
     public float[] toFloatArray() {
         float[] out = new float[Math.toIntExact(size())];
         for (int i = 0; i < out.length; i++) {
@@ -163,7 +236,7 @@ public final class KernelMatrix {
         return out;
     }
 
-    /** Copy as float64 values (heap kernels only). */
+    /** Copy as float64 values (kernels of at most 2³¹ entries). */
     public double[] toDoubleArray() {
         double[] out = new double[Math.toIntExact(size())];
         for (int i = 0; i < out.length; i++) {

@@ -179,6 +179,18 @@ abstract class KernelStore implements AutoCloseable {
             return false;
         }
 
+        /** Stores the floats of {@code src} (position to limit) from entry {@code i} on, in bulk, across chunks. */
+        void put(long i, FloatBuffer src) {
+            while (src.hasRemaining()) {
+                FloatBuffer b = chunks[(int) (i >>> CHUNK_BITS)];
+                int k = (int) (i & (CHUNK - 1));
+                int len = Math.min(src.remaining(), b.capacity() - k);
+                b.put(k, src, src.position(), len);
+                src.position(src.position() + len);
+                i += len;
+            }
+        }
+
         /** Slices of the mapped file (native order, checked little-endian) go to the channel as they are. */
         void writeTo(WritableByteChannel out) throws IOException {
             requireLittleEndian();
@@ -199,6 +211,113 @@ abstract class KernelStore implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+        }
+    }
+
+    /**
+     * Entries held in the engine: an array (any device) owned by {@code owner}, read on the host through direct
+     * buffers over slabs of at most {@link #SLAB_BYTES}, made once when the store is made: views of the array itself
+     * on the CPU, copies of its slabs elsewhere (the kernel's one trip to the host). The owner's native memory is
+     * released by {@link #close()}, or when the store becomes unreachable.
+     */
+    static final class Engine extends KernelStore {
+        /** Bytes per host slab: DJL's buffers are int-indexed (2 GiB) and a slab is one copy from a device. */
+        static final long SLAB_BYTES = 1L << 28;
+
+        private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+
+        final ai.djl.ndarray.NDArray array;
+        private final long size;
+        private final boolean f64;
+        private final long slabEntries;
+        private final ByteBuffer[] slabs;
+        private final java.lang.ref.Cleaner.Cleanable cleanable;
+        private volatile boolean released;
+
+        Engine(ai.djl.ndarray.NDArray array, ai.djl.ndarray.NDManager owner) {
+            requireLittleEndian();
+            this.array = array;
+            this.size = array.size();
+            this.f64 = array.getDataType() == ai.djl.ndarray.types.DataType.FLOAT64;
+            int width = f64 ? 8 : 4;
+            this.slabEntries = SLAB_BYTES / width;
+            int n = (int) Math.max(1, (size + slabEntries - 1) / slabEntries);
+            this.slabs = new ByteBuffer[n];
+            boolean onHost = array.getDevice().equals(ai.djl.Device.cpu());
+            try (ai.djl.ndarray.NDArray flat = array.reshape(size)) {
+                for (int k = 0; k < n; k++) {
+                    long a = k * slabEntries;
+                    long b = Math.min(size, a + slabEntries);
+                    ai.djl.ndarray.NDArray part = flat.get(new ai.djl.ndarray.index.NDIndex("{}:{}", a, b));
+                    ai.djl.ndarray.NDArray hostPart = onHost ? part : part.toDevice(ai.djl.Device.cpu(), false);
+                    if (hostPart != part) {
+                        part.close();
+                    }
+                    hostPart.attach(owner);
+                    ai.djl.ndarray.NDScope.unregister(hostPart);
+                    slabs[k] = hostPart.toByteBuffer(true).order(ByteOrder.nativeOrder());
+                }
+            }
+            ai.djl.ndarray.NDManager o = owner;
+            this.cleanable = CLEANER.register(this, o::close);
+        }
+
+        long size() {
+            return size;
+        }
+
+        double get(long i) {
+            if (released) {
+                throw new IllegalStateException("kernel already released");
+            }
+            ByteBuffer b = slabs[(int) (i / slabEntries)];
+            int k = (int) (i % slabEntries);
+            double v = f64 ? b.getDouble(k * 8) : b.getFloat(k * 4);
+            java.lang.ref.Reference.reachabilityFence(this);
+            return v;
+        }
+
+        void add(long i, double x) {
+            if (!array.getDevice().equals(ai.djl.Device.cpu())) {
+                throw new UnsupportedOperationException("a kernel held on " + array.getDevice() + " is read-only");
+            }
+            ByteBuffer b = slabs[(int) (i / slabEntries)];
+            int k = (int) (i % slabEntries);
+            if (f64) {
+                b.putDouble(k * 8, b.getDouble(k * 8) + x);
+            } else {
+                b.putFloat(k * 4, b.getFloat(k * 4) + (float) x);
+            }
+        }
+
+        boolean isFloat64() {
+            return f64;
+        }
+
+        /** The host slabs, in order, as they are (native order, checked little-endian). */
+        void writeTo(WritableByteChannel out) throws IOException {
+            if (released) {
+                throw new IllegalStateException("kernel already released");
+            }
+            for (ByteBuffer b : slabs) {
+                writeFully(out, b.duplicate().clear());
+            }
+            java.lang.ref.Reference.reachabilityFence(this);
+        }
+
+        /** Read-only views of the host slabs, in order (valid until the store is closed). */
+        ByteBuffer[] slabs() {
+            ByteBuffer[] v = new ByteBuffer[slabs.length];
+            for (int k = 0; k < v.length; k++) {
+                v[k] = slabs[k].asReadOnlyBuffer().order(ByteOrder.nativeOrder());
+            }
+            return v;
+        }
+
+        @Override
+        public void close() {
+            released = true;
+            cleanable.clean();
         }
     }
 }

@@ -1,17 +1,13 @@
 package org.ntk4j.kernel;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.ntk4j.UserException;
-import org.ntk4j.model.Module;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
-import org.ntk4j.model.Param;
 
 /**
  * The empirical neural tangent kernel Θ[(i,o),(j,p)] = Σ_θ ∂f_o(x_i)/∂θ · ∂f_p(x_j)/∂θ = Σ_l Θ_l
@@ -76,7 +72,7 @@ public final class Ntk {
         return this;
     }
 
-    /** Accumulate on the host in float64 (the device computes in the network's data type). */
+    /** Accumulate in float64: the device computes in the network's data type, the output kernels are float64. */
     public Ntk float64() {
         opts = opts.toBuilder().float64(true).build();
         return this;
@@ -102,6 +98,22 @@ public final class Ntk {
     /** Memory budget for the tiles' factors and blocks ({@link #estimate(int, int)} says what a computation holds). */
     public Ntk memory(long bytes) {
         opts = opts.toBuilder().memory(bytes).build();
+        return this;
+    }
+
+    /**
+     * Bytes the compute device may hold: the tiles' factors and blocks and, when they fit, the output kernels
+     * (default: the device's free memory less a margin on a GPU; half the physical memory on the CPU). Where the
+     * output kernels live follows from it ({@link #estimate(int, int, ai.djl.Device)}, {@link KernelPlacement}).
+     */
+    public Ntk deviceMemory(long bytes) {
+        opts = opts.toBuilder().deviceMemory(bytes).build();
+        return this;
+    }
+
+    /** Where the output kernels live, instead of planning it from the budgets. */
+    public Ntk placement(KernelPlacement p) {
+        opts = opts.toBuilder().placement(p).build();
         return this;
     }
 
@@ -179,10 +191,41 @@ public final class Ntk {
         int n1 = (int) x1.getShape().get(0);
         int n2 = symmetric ? n1 : (int) x2.getShape().get(0);
         NtkPlan plan = plan(n1, n2);
-        MemoryEstimate est = estimate(plan, n1, n2);
+        MemoryEstimate est = estimate(plan, n1, n2, true, x1.getDevice());
         est.check();
-        java.nio.file.Path spill = est.outputsOnDisk() ? spillDirOrTemp() : null;
-        return tiles(x1, symmetric ? x1 : x2, 0, 0, n1, n2, symmetric, est.tile(), plan, spill);
+        boolean cacheAll = cacheBytes(plan, n2) > 0;
+        int tile = symmetric && cacheAll && opts.tile() == null ? symmetricTile(est.tile(), n1) : est.tile();
+        Outputs out = outputs(n1, n2, tile, est.placement(), x1.getDevice());
+        return new TileLoop(net, opts, plan, progress)
+                .run(
+                        new TileSchedule.Block(0, n1, 0, n2, n1, n2, symmetric),
+                        x1,
+                        symmetric ? x1 : x2,
+                        tile,
+                        cacheAll,
+                        out,
+                        est.outputBytes());
+    }
+
+    /**
+     * The tile of a symmetric kernel whose factors are all cached: at most the budget's {@code tile}, and at most a
+     * quarter of N (a power of two, at least 512). Only pairs on and above the diagonal are computed, so T tiles per
+     * side cost (T + 1) / 2T of the whole kernel's products: 3/4 with two tiles, 9/16 with eight; each tile's
+     * factors are computed once however many there are. Below 512 samples the products lose more to their size.
+     */
+    static int symmetricTile(int tile, int n) {
+        int quarter = Integer.highestOneBit(Math.max(1, n / 4));
+        return Math.min(tile, Math.max(512, quarter));
+    }
+
+    private Outputs outputs(int rows, int cols, int tile, KernelPlacement placement, ai.djl.Device device) {
+        DataType type = opts.float64() ? DataType.FLOAT64 : DataType.FLOAT32;
+        return new Outputs(
+                new SinkShape(rows, cols, opts.mode(), net.outputs(), type),
+                tile,
+                placement,
+                device,
+                placement == KernelPlacement.DISK ? spillDirOrTemp() : null);
     }
 
     /**
@@ -214,7 +257,19 @@ public final class Ntk {
         checkOnGrid("rows", rowStart, br, n1, tile);
         checkOnGrid("cols", colStart, bc, n2, tile);
         NtkPlan plan = plan(n1, n2);
-        return tiles(rows, cols, rowStart, colStart, n1, n2, symmetric, tile, plan, null);
+        // the block is held in the engine where it is computed and reaches the host once, at the end
+        Outputs out = outputs(br, bc, tile, KernelPlacement.DEVICE, rows.getDevice());
+        long bytes = KernelMatrix.bytes(br, bc, opts.mode(), net.outputs(), opts.float64()) * (1 + layerKernels())
+                + KernelMatrix.bytes(br, bc, Mode.TRACE, net.outputs(), opts.float64()) * denseFactorKernels(plan);
+        return new TileLoop(net, opts, plan, progress)
+                .run(
+                        new TileSchedule.Block(rowStart, br, colStart, bc, n1, n2, symmetric),
+                        rows,
+                        cols,
+                        tile,
+                        cacheBytes(plan, bc) > 0,
+                        out,
+                        bytes);
     }
 
     private static void checkOnGrid(String what, int start, int len, int n, int tile) {
@@ -223,251 +278,6 @@ public final class Ntk {
             throw new IllegalArgumentException(
                     what + " " + start + ":" + end + " is not on the grid of tiles of " + tile + " samples over " + n);
         }
-    }
-
-    /**
-     * The tile loop: rows {@code [rowStart, rowStart + |xr|)} × columns {@code [colStart, colStart + |xc|)} of the
-     * N1 × N2 kernel, on the grid of tiles of {@code tile} samples from index 0. Each tile pair (i, j) with i ≤ j of
-     * a symmetric kernel is computed once and written where it falls in the block, directly and mirrored; a pair
-     * below the diagonal whose mirror image is outside the block is computed from the mirror pair's factors
-     * (contract(f_j, f_i), transposed), the same values the whole kernel mirrors there.
-     */
-    private KernelResult tiles(
-            NDArray xr,
-            NDArray xc,
-            int rowStart,
-            int colStart,
-            int n1,
-            int n2,
-            boolean symmetric,
-            int tile,
-            NtkPlan plan,
-            java.nio.file.Path spill) {
-        long start = System.nanoTime();
-        int br = (int) xr.getShape().get(0);
-        int bc = (int) xc.getShape().get(0);
-        NtkOptions opts = this.opts;
-        Mode mode = opts.mode();
-        boolean perLayer = opts.perLayer();
-        boolean parts = opts.parts();
-        boolean float64 = opts.float64();
-        int o = net.outputs();
-        KernelMatrix total = new KernelMatrix(br, bc, mode, o, float64, spill);
-        Map<String, KernelMatrix> layers = new LinkedHashMap<>();
-        Map<String, KernelMatrix> factors = new LinkedHashMap<>();
-        double scale = opts.meanNormalised() && mode == Mode.TRACE ? 1.0 / o : 1.0;
-
-        int i0 = rowStart / tile;
-        int i1 = (rowStart + br + tile - 1) / tile;
-        int j0 = colStart / tile;
-        int j1 = (colStart + bc + tile - 1) / tile;
-        // in a symmetric kernel: is tile pair (i, j) of the block computed as the mirror of (j, i) instead?
-        java.util.function.BiPredicate<Integer, Integer> mirrorInBlock =
-                (i, j) -> symmetric && j >= i0 && j < i1 && i >= j0 && i < j1;
-        long pairs = 0;
-        for (int i = i0; i < i1; i++) {
-            for (int j = j0; j < j1; j++) {
-                if (!symmetric || i <= j || !mirrorInBlock.test(i, j)) {
-                    pairs++;
-                }
-            }
-        }
-        long done = 0;
-        long[] nanos = new long[3]; // factors, contraction, host
-        Map<Integer, NDManager> cacheManagers = new HashMap<>();
-        Map<Integer, Map<String, LayerFactor>> cache = new HashMap<>();
-        boolean cacheAll = cacheBytes(plan, bc) > 0;
-        try (NDManager root = xr.getManager().newSubManager()) {
-            for (int i = i0; i < i1; i++) {
-                int r0 = i * tile;
-                int r1 = Math.min(n1, r0 + tile);
-                try (NDManager mi = root.newSubManager()) {
-                    long tf = System.nanoTime();
-                    Map<String, LayerFactor> fi = factors(xr, r0 - rowStart, r1 - rowStart, plan, mi);
-                    nanos[0] += System.nanoTime() - tf;
-                    for (int j = j0; j < j1; j++) {
-                        boolean below = symmetric && i > j;
-                        if (below && mirrorInBlock.test(i, j)) {
-                            continue; // written as the mirror image of pair (j, i)
-                        }
-                        int c0 = j * tile;
-                        int c1 = Math.min(n2, c0 + tile);
-                        Map<String, LayerFactor> fj;
-                        NDManager mj = null;
-                        if (symmetric && j == i) {
-                            fj = fi;
-                        } else if (cache.containsKey(j)) {
-                            fj = cache.get(j);
-                        } else {
-                            mj = root.newSubManager();
-                            long tj = System.nanoTime();
-                            fj = factors(xc, c0 - colStart, c1 - colStart, plan, mj);
-                            nanos[0] += System.nanoTime() - tj;
-                            if (cacheAll) {
-                                cache.put(j, fj);
-                                cacheManagers.put(j, mj);
-                                mj = null;
-                            }
-                        }
-                        // the pair computed: (i, j), or below the diagonal (j, i), whose transpose is (i, j)
-                        Map<String, LayerFactor> left = below ? fj : fi;
-                        Map<String, LayerFactor> right = below ? fi : fj;
-                        int lr = below ? c1 - c0 : r1 - r0;
-                        int lc = below ? r1 - r0 : c1 - c0;
-                        Place at = below
-                                ? new Place(false, 0, 0, true, c0 - colStart, r0 - rowStart)
-                                : new Place(
-                                        true,
-                                        r0 - rowStart,
-                                        c0 - colStart,
-                                        symmetric && j != i && mirrorInBlock.test(i, j),
-                                        r0 - colStart,
-                                        c0 - rowStart);
-                        try (NDManager bm = root.newSubManager()) {
-                            NDArray sum = null;
-                            for (Map.Entry<String, LayerFactor> e : left.entrySet()) {
-                                long tc = System.nanoTime();
-                                NDArray block = e.getValue().contract(right.get(e.getKey()), mode);
-                                block.attach(bm);
-                                nanos[1] += System.nanoTime() - tc;
-                                if (perLayer) {
-                                    KernelMatrix km = layers.computeIfAbsent(
-                                            e.getKey(), k -> new KernelMatrix(br, bc, mode, o, float64, spill));
-                                    long th = System.nanoTime();
-                                    addBlock(km, block, lr, lc, at, scale);
-                                    nanos[2] += System.nanoTime() - th;
-                                }
-                                if (opts.factorKernels() && !parts && e.getValue() instanceof HadamardFactor df) {
-                                    LayerFactor dj = right.get(e.getKey());
-                                    KernelMatrix fw = factors.computeIfAbsent(
-                                            e.getKey() + ".forward",
-                                            k -> new KernelMatrix(br, bc, Mode.TRACE, o, float64, spill));
-                                    KernelMatrix bw = factors.computeIfAbsent(
-                                            e.getKey() + ".backward",
-                                            k -> new KernelMatrix(br, bc, Mode.TRACE, o, float64, spill));
-                                    NDArray fb = df.forwardGram(dj);
-                                    NDArray bb = df.backwardGram(dj);
-                                    fb.attach(bm);
-                                    bb.attach(bm);
-                                    addBlock(fw, fb, lr, lc, at, 1.0);
-                                    addBlock(bw, bb, lr, lc, at, 1.0);
-                                }
-                                double w = layerWeight(e.getKey());
-                                NDArray weighted = w == 1.0 ? block : block.mul(w);
-                                sum = sum == null ? weighted : sum.add(weighted);
-                            }
-                            long th = System.nanoTime();
-                            addBlock(total, sum, lr, lc, at, scale);
-                            nanos[2] += System.nanoTime() - th;
-                        } finally {
-                            if (mj != null) {
-                                mj.close();
-                            }
-                        }
-                        trimNativeHeap();
-                        done++;
-                        progress.accept((double) done / pairs);
-                    }
-                }
-            }
-        } finally {
-            cacheManagers.values().forEach(NDManager::close);
-        }
-        // keep the forward order of layers even when structured and jacobian layers were mixed
-        Map<String, KernelMatrix> ordered = new LinkedHashMap<>();
-        for (Module l : net.parameterLayers()) {
-            if (parts) {
-                for (Param p : l.ownParams()) {
-                    if (layers.containsKey(p.name())) {
-                        ordered.put(p.name(), layers.get(p.name()));
-                    }
-                }
-            } else if (layers.containsKey(l.name())) {
-                ordered.put(l.name(), layers.get(l.name()));
-            }
-        }
-        Map<String, Double> timings = new LinkedHashMap<>();
-        timings.put("factors", nanos[0] / 1e9);
-        timings.put("contraction", nanos[1] / 1e9);
-        timings.put("host", nanos[2] / 1e9);
-        return new KernelResult(total, ordered, plan, (System.nanoTime() - start) / 1e9, symmetric, timings, factors);
-    }
-
-    /**
-     * Where a computed tile pair block B (rows a, columns b) goes in the output: directly, B[a][b] at (dr + a,
-     * dc + b); mirrored, B[a][b] at (mc + b, mr + a) (the inner O×O axes transposed too).
-     */
-    private record Place(boolean direct, int dr, int dc, boolean mirror, int mr, int mc) {}
-
-    /** η_l of a layer (or of the layer a parameter belongs to). */
-    private double layerWeight(String key) {
-        Map<String, Double> layerWeights = opts.layerWeights();
-        Double w = layerWeights.get(key);
-        if (w == null && opts.parts()) {
-            int dot = key.lastIndexOf('.');
-            w = dot > 0 ? layerWeights.get(key.substring(0, dot)) : null;
-        }
-        return w == null ? 1.0 : w;
-    }
-
-    private Map<String, LayerFactor> factors(NDArray x, int r0, int r1, NtkPlan plan, NDManager m) {
-        NDArray xt = x.get(new NDIndex("{}:{}", r0, r1));
-        xt.attach(m);
-        if (xt.getDataType() != net.dataType()) {
-            xt = xt.toType(net.dataType(), false);
-        }
-        return TangentFactors.compute(net, xt, plan, opts.parts(), m);
-    }
-
-    private static void addBlock(KernelMatrix km, NDArray block, int br, int bc, Place at, double scale) {
-        NDArray scaled = scale == 1.0 ? block : block.mul(scale);
-        NDArray b = scaled.reshape(br, -1);
-        // read in place through a direct buffer on the native block (no float64 copy, no host array: issue #11),
-        // in row slices of at most 256 MiB because DJL's buffers are int-indexed
-        long rowBytes = (long) b.getDataType().getNumOfBytes()
-                * Math.max(1, b.getShape().get(1));
-        int rows = (int) Math.max(1, Math.min(br, (256L << 20) / rowBytes));
-        try {
-            for (int a0 = 0; a0 < br; a0 += rows) {
-                int a1 = Math.min(br, a0 + rows);
-                try (NDArray slice = rows == br ? null : b.get(new NDIndex("{}:{}", a0, a1));
-                        NDArray host = cpuCopy(slice == null ? b : slice)) {
-                    NDArray part = host != null ? host : slice == null ? b : slice;
-                    java.nio.ByteBuffer buf = part.toByteBuffer(true);
-                    if (part.getDataType() == DataType.FLOAT64) {
-                        java.nio.DoubleBuffer v = buf.asDoubleBuffer();
-                        if (at.direct()) {
-                            km.addBlock(at.dr() + a0, at.dc(), a1 - a0, bc, v::get, false);
-                        }
-                        if (at.mirror()) {
-                            km.addBlock(at.mr() + a0, at.mc(), a1 - a0, bc, v::get, true);
-                        }
-                    } else if (part.getDataType() == DataType.FLOAT32) {
-                        java.nio.FloatBuffer v = buf.asFloatBuffer();
-                        if (at.direct()) {
-                            km.addBlock(at.dr() + a0, at.dc(), a1 - a0, bc, v::get, false);
-                        }
-                        if (at.mirror()) {
-                            km.addBlock(at.mr() + a0, at.mc(), a1 - a0, bc, v::get, true);
-                        }
-                    } else {
-                        throw new IllegalStateException("kernel block of dtype " + part.getDataType());
-                    }
-                }
-            }
-        } finally {
-            if (b != scaled && b != block) {
-                b.close();
-            }
-            if (scaled != block) {
-                scaled.close();
-            }
-        }
-    }
-
-    /** A contiguous CPU copy of {@code a} when it is on another device (null when it is on the CPU already). */
-    private static NDArray cpuCopy(NDArray a) {
-        return a.getDevice().equals(ai.djl.Device.cpu()) ? null : a.toDevice(ai.djl.Device.cpu(), true);
     }
 
     private void checkInput(NDArray x, String what) {
@@ -480,11 +290,12 @@ public final class Ntk {
     }
 
     /**
-     * What a computation of Θ(X1, X2) holds at its peak, estimated before any work: the output kernels
-     * (total, per layer, factor kernels) on the heap unless they go to disk, and the tiles' working set
-     * (factors of two tiles, the probe pass's transient factors, the native blocks and their float64
-     * host copies). The memory budget of {@link #memory(long)} bounds the tiles; a caller that bounds
-     * the whole computation (the kernel job) passes what is left after the output kernels.
+     * What a computation of Θ(X1, X2) holds at its peak, planned before any work: where the output kernels live
+     * (total, per layer, factor kernels: {@link KernelPlacement}) and the tiles' working set (factors of two tiles,
+     * the probe pass's transient factors, the blocks of a tile pair). The memory budget of {@link #memory(long)}
+     * bounds the tiles; the device budget ({@link NtkOptions#deviceMemory()}) bounds what the compute device holds: the
+     * tiles and, when they fit, the output kernels. A caller that bounds the whole computation (the kernel job) passes
+     * what is left after the output kernels as the tiles' budget.
      *
      * @param outputBytes bytes of all output kernels
      * @param outputsOnDisk whether they are accumulated in float32 files in the spill directory
@@ -492,7 +303,12 @@ public final class Ntk {
      * @param minWorkingBytes the working set with one-sample tiles (the least that works)
      * @param tile samples per tile, 0 when not even one sample's factors fit
      * @param budget the tiles' memory budget
-     * @param float64 float64 accumulation (heap only)
+     * @param float64 float64 accumulation (held in memory only)
+     * @param placement where the output kernels live; null when no placement fits (see {@code refusal})
+     * @param device the compute device
+     * @param deviceBudget bytes the compute device may hold
+     * @param deviceBytes what the device holds at the peak: the working set and the outputs (or slab) it holds
+     * @param refusal why the computation cannot run, naming the smallest budget that works; null when it can
      */
     public record MemoryEstimate(
             long outputBytes,
@@ -501,7 +317,12 @@ public final class Ntk {
             long minWorkingBytes,
             int tile,
             long budget,
-            boolean float64) {
+            boolean float64,
+            KernelPlacement placement,
+            String device,
+            long deviceBudget,
+            long deviceBytes,
+            String refusal) {
         /** Peak bytes: the output kernels held in memory and the tiles' working set. */
         public long peakBytes() {
             return heldOutputBytes() + workingBytes;
@@ -512,13 +333,49 @@ public final class Ntk {
             return outputsOnDisk ? 0 : outputBytes;
         }
 
-        /** Throws a one-line {@link UserException} when even one-sample tiles exceed the budget. */
+        /** Throws a one-line {@link UserException} when even one-sample tiles exceed the budget, or nothing fits. */
         public void check() {
             if (tile == 0) {
-                throw new UserException(
-                        "memory budget " + bytes(budget) + " is too small for the tiles: it needs at least "
-                                + bytes(minWorkingBytes) + " (one-sample tiles); raise --memory");
+                boolean device = deviceBudget < budget; // the device budget bounds the tiles
+                throw new UserException((device
+                                ? "device budget " + bytes(deviceBudget) + " (--device-memory)"
+                                : "memory budget " + bytes(budget))
+                        + " is too small for the tiles: it needs at least " + bytes(minWorkingBytes)
+                        + " (one-sample tiles); raise " + (device ? "--device-memory" : "--memory"));
             }
+            if (refusal != null) {
+                throw new UserException(refusal);
+            }
+        }
+
+        /** The {@code --explain} line: where the kernel lives, and what the device holds of its budget. */
+        public String explain() {
+            String where = placement == null ? "none fits" : placement.label();
+            return String.format(
+                    java.util.Locale.ROOT,
+                    "kernel placement: %s on %s (output kernels %s, tiles of %d samples %s; device holds %s of"
+                            + " its %s budget)",
+                    where,
+                    device,
+                    bytes(outputBytes),
+                    tile,
+                    bytes(workingBytes),
+                    bytes(deviceBytes),
+                    bytes(deviceBudget));
+        }
+
+        /** The sidecar's record of the plan. */
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("placement", placement == null ? null : placement.label());
+            m.put("device", device);
+            m.put("device_budget_bytes", deviceBudget);
+            m.put("device_bytes", deviceBytes);
+            m.put("output_bytes", outputBytes);
+            m.put("tile", tile);
+            m.put("working_bytes", workingBytes);
+            m.put("memory_budget_bytes", budget);
+            return m;
         }
     }
 
@@ -538,9 +395,14 @@ public final class Ntk {
                 java.util.Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
     }
 
-    /** The memory estimate of Θ(X1, X2) with N1 and N2 samples (N2 = N1 for X1×X1), before any work. */
+    /** The memory estimate of Θ(X1, X2) with N1 and N2 samples (N2 = N1 for X1×X1) on the CPU, before any work. */
     public MemoryEstimate estimate(int n1, int n2) {
-        return estimate(plan(n1, n2), n1, n2);
+        return estimate(n1, n2, ai.djl.Device.cpu());
+    }
+
+    /** The memory estimate of Θ(X1, X2) computed on {@code device}, before any work. */
+    public MemoryEstimate estimate(int n1, int n2, ai.djl.Device device) {
+        return estimate(plan(n1, n2), n1, n2, true, device);
     }
 
     /**
@@ -549,63 +411,61 @@ public final class Ntk {
      * N1 × N2 kernel, even one far larger than this machine could hold.
      */
     public MemoryEstimate tileEstimate(int n1, int n2) {
-        return estimate(plan(n1, n2), n1, n2, false);
+        return estimate(plan(n1, n2), n1, n2, false, ai.djl.Device.cpu());
     }
 
-    private MemoryEstimate estimate(NtkPlan plan, int n1, int n2) {
-        return estimate(plan, n1, n2, true);
+    /** Output kernels besides the total: one per layer (or parameter) when asked for. */
+    private int layerKernels() {
+        return opts.perLayer()
+                ? (opts.parts()
+                        ? net.trainableParams().size()
+                        : net.parameterLayers().size())
+                : 0;
     }
 
-    private MemoryEstimate estimate(NtkPlan plan, int n1, int n2, boolean withOutputs) {
-        Mode mode = opts.mode();
-        int o = net.outputs();
-        boolean float64 = opts.float64();
-        int denseFactors = opts.factorKernels() && !opts.parts()
+    /** Factor kernels (forward and backward Gram per structured dense layer) when asked for. */
+    private int denseFactorKernels(NtkPlan plan) {
+        return opts.factorKernels() && !opts.parts()
                 ? 2
                         * (int) plan.layers().stream()
                                 .filter(l -> l.structured() && "dense".equals(l.ruleName()))
                                 .count()
                 : 0;
-        int layerMatrices = opts.perLayer()
-                ? (opts.parts()
-                        ? net.trainableParams().size()
-                        : net.parameterLayers().size())
-                : 0;
-        long hostBytes = withOutputs
-                ? (1 + layerMatrices) * KernelMatrix.bytes(n1, n2, mode, o, float64)
-                        + denseFactors * KernelMatrix.bytes(n1, n2, Mode.TRACE, o, float64)
-                : 0;
-        long entries = withOutputs ? KernelMatrix.bytes(n1, n2, mode, o, false) / 4 : 0;
-        boolean onDisk = withOutputs
-                && (opts.onDisk()
-                        || hostBytes > Runtime.getRuntime().maxMemory() / 2
-                        || entries > Integer.MAX_VALUE - 8);
-        if (onDisk && float64) {
-            throw new UserException("the kernels need " + bytes(hostBytes)
-                    + (opts.onDisk()
-                            ? ""
-                            : ", more than half the Java heap ("
-                                    + bytes(Runtime.getRuntime().maxMemory()) + ")")
-                    + ": float64 accumulation is heap-only; use float32"
-                    + " (streamed to disk) or raise -Xmx in JAVA_OPTS");
-        }
+    }
+
+    private MemoryEstimate estimate(NtkPlan plan, int n1, int n2, boolean withOutputs, ai.djl.Device device) {
+        Mode mode = opts.mode();
+        int o = net.outputs();
+        boolean float64 = opts.float64();
+        int denseFactors = denseFactorKernels(plan);
+        int layerMatrices = layerKernels();
+        // bytes of all output kernels with r rows (N1 for the whole kernel, a tile for a device slab)
+        java.util.function.IntToLongFunction kernels =
+                r -> (1 + layerMatrices) * KernelMatrix.bytes(r, n2, mode, o, float64)
+                        + denseFactors * KernelMatrix.bytes(r, n2, Mode.TRACE, o, float64);
+        long outputBytes = withOutputs ? kernels.applyAsLong(n1) : 0;
+        boolean gpu = !device.equals(ai.djl.Device.cpu());
+        long deviceBudget = deviceBudget(device);
         long budget = opts.memoryBytes();
-        long tileBudget = budget;
+        long tileBudget = Math.min(budget, deviceBudget);
         int n = Math.max(n1, n2);
         long perSample = plan.bytesPerSample();
-        long transientPerSample = plan.transientBytesPerSample();
-        long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
-        // bytes per kernel entry of a tile pair (t·t·inner), alive until the pair is added to the host: per layer the
-        // contraction's intermediates (output Gram, broadcast input Gram, weight part, bias part, their sum) and the
-        // running sum in the network's dtype, and the total's scaled copy; the blocks are read in place (no host copy).
-        // Counted at 16 per layer, not 6: measured peak native memory of tile pairs (issue #11, mlp-quickstart full,
-        // float32, tiles of 31-125 samples) was 140-210 bytes per entry for 3 layers, the libtorch intermediates and
-        // the
-        // blocks glibc keeps after they are freed (trimmed after every tile pair, see trimNativeHeap)
         long nb = net.dataType().getNumOfBytes();
+        // the probe pass: its transient factors, and with the replicated backward pass O copies of the tile's
+        // activations and inputs (a measured 13.4 GB peak against 3.6 GB per output at N = 128, ResNet-20)
+        boolean replicated = TangentFactors.replicate(o);
+        long transientPerSample = replicated
+                ? o * (plan.transientBytesPerSample() + net.inputShape().size() * nb)
+                : plan.transientBytesPerSample();
+        long inner = mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? o : (long) o * o;
+        // bytes per kernel entry of a tile pair (t·t·inner), alive while the pair runs: per layer the
+        // contraction's intermediates and the running sum in the network's type, the blocks widened for float64
+        // output. Counted at 16 per layer: measured peak native memory of tile pairs (mlp-quickstart full, float32,
+        // tiles of 31-125 samples) was 140-210 bytes per entry for 3 layers, the engine's intermediates and the
+        // blocks glibc keeps after they are freed
         int layers = Math.max(plan.layers().size(), layerMatrices);
         long perEntry = layers * 16L * nb + 2 * nb + denseFactors * 2L * nb;
-        // the factors of every column tile when they are cached (compute's cacheAll), else those of two tiles
+        // the factors of every column tile when they are cached, else those of two tiles
         long cache = cacheBytes(plan, n2);
         java.util.function.IntToLongFunction need =
                 t -> cache + 2 * perSample * t + transientPerSample * t + perEntry * inner * t * (long) t;
@@ -619,7 +479,103 @@ public final class Ntk {
         } else if (t == 1 && 2 * perSample + transientPerSample > tileBudget) {
             t = 0; // not even one sample's factors fit (one-sample blocks over the budget are let through, as before)
         }
-        return new MemoryEstimate(hostBytes, onDisk, t == 0 ? min : need.applyAsLong(t), min, t, budget, float64);
+        long work = t == 0 ? min : need.applyAsLong(t);
+        // the least working set that works: one-sample tiles, or the fixed tile's
+        long least = opts.tile() != null ? work : min;
+        Placed where = withOutputs
+                ? place(outputBytes, t == 0 ? 0 : kernels.applyAsLong(Math.min(t, n1)), work, least, deviceBudget, gpu)
+                : new Placed(KernelPlacement.DEVICE, work, null);
+        return new MemoryEstimate(
+                outputBytes,
+                where.placement() == KernelPlacement.DISK,
+                work,
+                min,
+                t,
+                budget,
+                float64,
+                where.placement(),
+                device.toString(),
+                deviceBudget,
+                where.deviceBytes(),
+                where.refusal());
+    }
+
+    private record Placed(KernelPlacement placement, long deviceBytes, String refusal) {}
+
+    /**
+     * Where the output kernels live: on the device when they fit its budget beside the tiles; on a GPU else a row
+     * slab on the device (or nothing) with the kernels on the host when they fit half the host's memory; else on disk
+     * (float32). A placement asked for in the options is taken as it is; float64 never goes to disk.
+     */
+    private Placed place(long outputs, long slab, long work, long minWork, long deviceBudget, boolean gpu) {
+        KernelPlacement forced = opts.onDisk() ? KernelPlacement.DISK : opts.placement();
+        boolean f64 = opts.float64();
+        if (forced == KernelPlacement.DISK && f64) {
+            return new Placed(
+                    null,
+                    work,
+                    "float64 kernels are held in memory only, not on disk (" + bytes(outputs)
+                            + "): use float32 to accumulate them on disk");
+        }
+        if (forced != null) {
+            return new Placed(forced, work + held(forced, outputs, slab), null);
+        }
+        if (outputs + work <= deviceBudget) {
+            return new Placed(KernelPlacement.DEVICE, outputs + work, null);
+        }
+        if (gpu && outputs <= hostBudget()) {
+            if (slab + work <= deviceBudget) {
+                return new Placed(KernelPlacement.DEVICE_SLABS, slab + work, null);
+            }
+            if (work <= deviceBudget) {
+                return new Placed(KernelPlacement.HOST, work, null);
+            }
+        } else if (!f64 && work <= deviceBudget) {
+            return new Placed(KernelPlacement.DISK, work, null);
+        }
+        long smallest = gpu ? minWork : (f64 ? outputs : 0) + minWork;
+        return new Placed(
+                null,
+                work,
+                (f64 ? "the float64 output kernels (" + bytes(outputs) + ", held in memory only) and " : "")
+                        + "the tiles need at least " + bytes(smallest) + " of device memory, more than its budget "
+                        + bytes(deviceBudget) + ": raise --device-memory to at least " + bytes(smallest)
+                        + (f64 ? ", or use float32 (accumulated on disk)" : ""));
+    }
+
+    private static long held(KernelPlacement p, long outputs, long slab) {
+        return p == KernelPlacement.DEVICE ? outputs : p == KernelPlacement.DEVICE_SLABS ? slab : 0;
+    }
+
+    /**
+     * The device budget: {@link NtkOptions#deviceMemory()} when given; on a GPU the free memory the engine reports
+     * less a margin (a tenth of the total, at least 512 MiB); on the CPU, where the device is the host, half the
+     * physical memory.
+     */
+    private long deviceBudget(ai.djl.Device device) {
+        if (opts.deviceMemory() != null) {
+            return opts.deviceMemory();
+        }
+        if (device.isGpu()) {
+            try {
+                java.lang.management.MemoryUsage u = ai.djl.util.cuda.CudaUtils.getGpuMemory(device);
+                long total = u.getMax();
+                long margin = Math.max(512L << 20, total / 10);
+                return Math.max(1, total - u.getUsed() - margin);
+            } catch (RuntimeException | LinkageError e) {
+                return hostBudget(); // the engine cannot say: plan as on the host
+            }
+        }
+        return hostBudget();
+    }
+
+    /** Half the physical memory (the whole maximum heap when the memory cannot be read). */
+    private static long hostBudget() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getTotalMemorySize() / 2;
+        }
+        return Runtime.getRuntime().maxMemory();
     }
 
     /** Bytes of the cached factors of all N2 column samples, or 0 when they are not cached (more than half the budget). */
@@ -633,8 +589,8 @@ public final class Ntk {
     /**
      * Returns the native heap's free pages to the OS (glibc {@code malloc_trim} through the JVM's
      * {@code System.trim_native_heap} diagnostic command, JDK 17.0.9+ on Linux; nothing elsewhere). libtorch frees a
-     * tile pair's blocks into glibc's arenas, which keep them: without this the resident set grows by the freed
-     * blocks of earlier pairs (issue #11, full mode: n 500 at --memory 192m 400 → 374 MiB, n 1000 at 1g 1283 → 1092 MiB).
+     * tile pair's blocks into glibc's arenas, which keep them for the next pair; the tile loop returns them once,
+     * when its last pair is done (trimming after each pair made every pair fault its pages in again).
      */
     static void trimNativeHeap() {
         Runnable r = trim;

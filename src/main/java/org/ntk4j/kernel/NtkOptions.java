@@ -2,6 +2,7 @@ package org.ntk4j.kernel;
 
 import java.nio.file.Path;
 import java.util.Map;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * What to compute and how, for {@link Ntk#of(org.ntk4j.model.Network, NtkOptions)}: immutable; build
@@ -11,7 +12,7 @@ import java.util.Map;
  * @param method AUTO, STRUCTURED or JACOBIAN for every layer (see {@link NtkPlan})
  * @param perLayer also return Θ_l per layer
  * @param parts return Θ per parameter (weight and bias apart) instead of per layer; implies perLayer
- * @param float64 accumulate on the host in float64
+ * @param float64 accumulate in float64 (the device computes in the network's type, the output kernels are float64)
  * @param meanNormalised divide a TRACE kernel by O (neural-tangents' convention) instead of summing
  * @param memoryBytes memory budget for the tiles' factors and blocks
  * @param spillDir directory for kernels too large for the heap (null: the system temporary directory)
@@ -23,6 +24,9 @@ import java.util.Map;
  * @param tile samples per tile, fixed; null = the largest power-of-two fraction of min(N, 4096) the memory budget
  *     allows. Fixing it makes the tile grid, and so every value bit for bit, independent of N and of the budget:
  *     a shard computed on the same grid ({@link Ntk#computeBlock}) equals the same block of the whole kernel.
+ * @param deviceMemory bytes the compute device may hold (factors, blocks and whatever of the output lives there);
+ *     null = the device's free memory less a margin on a GPU, half the physical memory on the CPU
+ * @param placement where the output kernels live ({@link KernelPlacement}); null = planned from the budgets
  */
 public record NtkOptions(
         Mode mode,
@@ -37,7 +41,9 @@ public record NtkOptions(
         Map<String, Double> layerWeights,
         Boolean convPairs,
         boolean factorKernels,
-        Integer tile) {
+        Integer tile,
+        Long deviceMemory,
+        KernelPlacement placement) {
     public NtkOptions {
         if (tile != null && tile < 1) {
             throw new IllegalArgumentException("tile must be >= 1 (got " + tile + ")");
@@ -47,6 +53,9 @@ public record NtkOptions(
         }
         if (memoryBytes <= 0) {
             throw new IllegalArgumentException("memory budget must be positive (got " + memoryBytes + ")");
+        }
+        if (deviceMemory != null && deviceMemory <= 0) {
+            throw new IllegalArgumentException("device memory must be positive (got " + deviceMemory + ")");
         }
         if (onDisk && spillDir == null) {
             throw new IllegalArgumentException("onDisk needs a spill directory");
@@ -80,6 +89,8 @@ public record NtkOptions(
         b.convPairs = convPairs;
         b.factorKernels = factorKernels;
         b.tile = tile;
+        b.deviceMemory = deviceMemory;
+        b.placement = placement;
         return b;
     }
 
@@ -98,6 +109,8 @@ public record NtkOptions(
         private Boolean convPairs;
         private boolean factorKernels;
         private Integer tile;
+        private Long deviceMemory;
+        private KernelPlacement placement;
 
         private Builder() {}
 
@@ -169,6 +182,18 @@ public record NtkOptions(
             return this;
         }
 
+        /** Bytes the compute device may hold (null: its free memory less a margin; on the CPU half the memory). */
+        public Builder deviceMemory(Long bytes) {
+            this.deviceMemory = bytes;
+            return this;
+        }
+
+        /** Where the output kernels live (null: planned from the budgets). */
+        public Builder placement(KernelPlacement p) {
+            this.placement = p;
+            return this;
+        }
+
         public NtkOptions build() {
             return new NtkOptions(
                     mode,
@@ -183,7 +208,9 @@ public record NtkOptions(
                     layerWeights,
                     convPairs,
                     factorKernels,
-                    tile);
+                    tile,
+                    deviceMemory,
+                    placement);
         }
     }
 }

@@ -16,6 +16,9 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.ntk4j.kernel.factor.FactorBuilder;
+import org.ntk4j.kernel.factor.JacobianFactor;
+import org.ntk4j.kernel.factor.LayerFactor;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
@@ -27,7 +30,8 @@ import org.ntk4j.model.TangentProbe;
  * Computes the per-layer tangent factors of a network on one tile of inputs (DESIGN.md "Tangent
  * factors"): one forward in probe mode and one backward per output for the structured layers (each
  * reduced by its {@link org.ntk4j.kernel.rule.TangentRule}'s {@link FactorBuilder}), and
- * per-sample, per-output backward passes for the Jacobian layers. Keys are layer names, or
+ * per-sample, per-output backward passes for the Jacobian layers. A chain of dense layers and
+ * activations takes one explicit backward of all outputs at once instead ({@link DenseChain}). Keys are layer names, or
  * parameter names when parameter parts are requested.
  */
 final class TangentFactors {
@@ -38,8 +42,12 @@ final class TangentFactors {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
         List<LayerPlan> structured = plan.structured();
         List<Module> jacobian = plan.jacobian();
-        if (!structured.isEmpty()) {
-            structuredFactors(net, x, structured, parts, replicate(net.outputs()), m, out);
+        boolean replicate = replicate(net.outputs());
+        DenseChain chain = replicate ? null : DenseChain.of(net, plan);
+        if (chain != null) {
+            chain.factors(net, x, plan, parts, m, out);
+        } else if (!structured.isEmpty()) {
+            structuredFactors(net, x, structured, parts, replicate, m, out);
         }
         if (!jacobian.isEmpty()) {
             jacobianFactors(net, x, jacobian, parts, m, out);

@@ -2,7 +2,7 @@ package org.ntk4j.metrics;
 
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * Block-structure parameters of a full kernel Θ(x, x') ∈ ℝ^{O×O} (Seleznova et al., Neural (Tangent Kernel) Collapse,

@@ -11,7 +11,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * The metrics of an empirical NTK under their record keys, shared by the kernel job (the JSON

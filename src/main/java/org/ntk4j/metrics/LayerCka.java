@@ -4,7 +4,7 @@ import java.util.Map;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * Layer tangent-kernel / label centred kernel alignment, Eq. 5 of Lou, Mingard and Hayou, "The

@@ -22,6 +22,9 @@ import java.nio.file.StandardOpenOption;
  * without {@code oflag=direct}, benchmarks/RESULTS.md "bytes out"). Where O_DIRECT is refused (tmpfs,
  * some network file systems) {@link #open} returns a plain channel.
  *
+ * <p>Two staging buffers take turns: while one is written to the disk on the channel's I/O thread, the next bytes
+ * (the next slab of a kernel, with its CRC and hash) are copied into the other, so the copy overlaps the write.
+ *
  * <p>Supported: sequential {@link #write(ByteBuffer)}, {@link #position()}, {@link #position(long)}
  * to the current position, and {@link #write(ByteBuffer, long)} inside what was already written.
  */
@@ -33,16 +36,33 @@ final class DirectFileChannel extends FileChannel {
 
     private final FileChannel direct;
     private final FileChannel plain;
-    private final ByteBuffer stage;
+    private final ByteBuffer[] stages = new ByteBuffer[2];
+    /** The stage being filled; the other may be on its way to the disk ({@link #pending}). */
+    private ByteBuffer stage;
+
     private final int align;
-    /** Bytes on disk through {@link #direct} (a multiple of {@link #align}); the stage holds [flushed, position). */
+    /**
+     * Bytes handed to the disk through {@link #direct} (a multiple of {@link #align}; the last of them may still be
+     * in flight, {@link #pending}); the stage holds [flushed, position).
+     */
     private long flushed;
+
+    private final java.util.concurrent.ExecutorService io;
+    private java.util.concurrent.Future<?> pending;
 
     private DirectFileChannel(FileChannel direct, FileChannel plain, int align) {
         this.direct = direct;
         this.plain = plain;
         this.align = align;
-        this.stage = ByteBuffer.allocateDirect(STAGE + align).alignedSlice(align);
+        for (int k = 0; k < 2; k++) {
+            stages[k] = ByteBuffer.allocateDirect(STAGE + align).alignedSlice(align);
+        }
+        this.stage = stages[0];
+        this.io = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "ntk4j-direct-write");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
@@ -84,15 +104,25 @@ final class DirectFileChannel extends FileChannel {
         return n;
     }
 
-    /** Writes the staged whole blocks with O_DIRECT; keeps (moves to the front) an unaligned remainder. */
+    /**
+     * Hands the staged whole blocks to the I/O thread (after the previous stage's write has finished) and continues
+     * in the other stage, an unaligned remainder moved to its front; with {@code all}, writes everything now, the
+     * unaligned tail through the plain channel.
+     */
     private void flushStage(boolean all) throws IOException {
         int filled = stage.position();
         int whole = filled & -align;
+        awaitPending();
         if (whole > 0) {
             ByteBuffer out = stage.duplicate().position(0).limit(whole);
             long at = flushed;
-            while (out.hasRemaining()) {
-                at += direct.write(out, at);
+            if (all) {
+                writeDirect(out, at);
+            } else {
+                pending = io.submit(() -> {
+                    writeDirect(out, at);
+                    return null;
+                });
             }
             flushed += whole;
         }
@@ -104,12 +134,38 @@ final class DirectFileChannel extends FileChannel {
                 at += plain.write(out, at);
             }
             flushed += rest;
-            rest = 0;
             stage.clear();
             return;
         }
-        stage.put(0, stage, whole, rest);
-        stage.clear().position(rest);
+        ByteBuffer next = stage == stages[0] ? stages[1] : stages[0];
+        next.clear();
+        next.put(0, stage, whole, rest);
+        next.position(rest);
+        stage = next;
+    }
+
+    private void writeDirect(ByteBuffer out, long at) throws IOException {
+        while (out.hasRemaining()) {
+            at += direct.write(out, at);
+        }
+    }
+
+    /** Waits for the stage in flight to reach the disk; its failure surfaces here. */
+    private void awaitPending() throws IOException {
+        if (pending == null) {
+            return;
+        }
+        try {
+            pending.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while writing");
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            throw c instanceof IOException io ? io : new IOException(c);
+        } finally {
+            pending = null;
+        }
     }
 
     @Override
@@ -132,7 +188,8 @@ final class DirectFileChannel extends FileChannel {
             throw new UnsupportedOperationException("direct channel: patch past the written bytes");
         }
         int n = 0;
-        if (at < flushed) { // the part already on disk: a buffered write on the same file
+        if (at < flushed) { // the part already on disk: a buffered write on the same file, once it is there
+            awaitPending();
             int k = (int) Math.min(len, flushed - at);
             ByteBuffer head = src.duplicate().limit(src.position() + k);
             long p = at;
@@ -163,15 +220,21 @@ final class DirectFileChannel extends FileChannel {
             flushStage(true);
         } finally {
             try {
-                direct.close();
+                awaitPending();
             } finally {
-                plain.close();
+                io.shutdown();
+                try {
+                    direct.close();
+                } finally {
+                    plain.close();
+                }
             }
         }
     }
 
     @Override
     public void force(boolean metaData) throws IOException {
+        awaitPending();
         direct.force(metaData);
         plain.force(metaData);
     }

@@ -15,9 +15,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
@@ -122,29 +126,47 @@ public final class Npz {
      * atomically: into a hidden temporary sibling first, then moved into place.
      */
     public void write(Path target) {
+        writeHashed(target);
+    }
+
+    /**
+     * As {@link #write(Path)}, and returns the SHA-256 (hex) of what was written, by file name: the NPZ file's, or
+     * each {@code .npy} file's. The hashes are computed from the bytes on their way to the disk (the entries' CRCs
+     * are computed first, so the zip needs no patching afterwards), not by reading the files back; only deflated
+     * entries, whose sizes are known only once written, are read back.
+     */
+    public SortedMap<String, String> writeHashed(Path target) {
         Path dir = target.toAbsolutePath().getParent();
         Path tmp = null;
+        SortedMap<String, String> hashes = new TreeMap<>();
         try {
             Files.createDirectories(dir);
             if (format == Format.NPY) {
                 tmp = Files.createTempDirectory(dir, "." + target.getFileName());
                 for (Entry e : entries) {
+                    MessageDigest sha = sha256();
                     try (FileChannel ch = DirectFileChannel.open(
                             tmp.resolve(e.name() + ".npy"),
                             e.bytes(),
                             StandardOpenOption.CREATE_NEW,
                             StandardOpenOption.WRITE)) {
-                        writeFully(ch, ByteBuffer.wrap(header(e.descr(), e.shape())));
-                        e.body().write(ch);
+                        WritableByteChannel out = hashing(ch, sha);
+                        writeFully(out, ByteBuffer.wrap(header(e.descr(), e.shape())));
+                        e.body().write(out);
                     }
+                    hashes.put(e.name() + ".npy", hex(sha));
                 }
                 replaceDirectory(tmp, target);
             } else {
                 tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
                 long total = entries.stream().mapToLong(Entry::bytes).sum();
+                String sha;
                 try (FileChannel ch = DirectFileChannel.open(
                         tmp, total, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                    writeZip(ch);
+                    sha = writeZip(ch);
+                }
+                if (sha == null) {
+                    sha = readBackSha256(tmp);
                 }
                 try {
                     Files.setPosixFilePermissions(
@@ -153,8 +175,10 @@ public final class Npz {
                     // not a POSIX file system: keep the default permissions
                 }
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                hashes.put(target.getFileName().toString(), sha);
             }
             tmp = null;
+            return hashes;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
         } finally {
@@ -205,9 +229,15 @@ public final class Npz {
 
     private record Written(String name, long offset, long size, long csize, int crc, boolean zip64) {}
 
-    /** The zip: per entry a local header (CRC and compressed size patched afterwards), the data; then the central directory. */
-    private void writeZip(FileChannel ch) throws IOException {
+    /**
+     * The zip: per entry a local header, the data; then the central directory. A stored entry's CRC is computed before
+     * its header is written (a pass over its bytes in memory), so the file is written front to back and hashed on the
+     * way: returns its SHA-256. A deflated entry's CRC and compressed size are patched after its data: then null.
+     */
+    private String writeZip(FileChannel ch) throws IOException {
         List<Written> done = new ArrayList<>();
+        MessageDigest sha = sha256();
+        WritableByteChannel hc = hashing(ch, sha);
         for (Entry e : entries) {
             byte[] head = header(e.descr(), e.shape());
             byte[] name = (e.name() + ".npy").getBytes(StandardCharsets.UTF_8);
@@ -217,13 +247,18 @@ public final class Npz {
             boolean zip64 = size >= MAX32 - (compress ? (size >> 8) + (1 << 20) : 0) || offset >= MAX32;
             ByteBuffer loc =
                     ByteBuffer.allocate(30 + name.length + (zip64 ? 20 : 0)).order(ByteOrder.LITTLE_ENDIAN);
+            CRC32 crc = new CRC32();
+            if (!compress) {
+                crc.update(head);
+                e.body().write(crcChannel(crc));
+            }
             loc.putInt(0x04034b50)
                     .putShort((short) (zip64 ? 45 : 20))
                     .putShort((short) 0x0800)
                     .putShort((short) (compress ? 8 : 0))
                     .putShort((short) 0)
                     .putShort((short) 0x21) // 1980-01-01 00:00
-                    .putInt(0)
+                    .putInt(compress ? 0 : (int) crc.getValue())
                     .putInt(zip64 ? -1 : compress ? 0 : (int) size)
                     .putInt(zip64 ? -1 : (int) size)
                     .putShort((short) name.length)
@@ -233,12 +268,11 @@ public final class Npz {
                 loc.putShort((short) 1).putShort((short) 16).putLong(size).putLong(compress ? 0 : size);
             }
             loc.flip();
-            writeFully(ch, loc);
+            writeFully(hc, loc);
             long dataStart = ch.position();
-            CRC32 crc = new CRC32();
             if (compress) {
                 Deflater d = new Deflater(Deflater.BEST_SPEED, true);
-                OutputStream raw = Channels.newOutputStream(ch);
+                OutputStream raw = Channels.newOutputStream(hc);
                 DeflaterOutputStream dos = new DeflaterOutputStream(
                         new java.io.FilterOutputStream(raw) {
                             @Override
@@ -260,25 +294,27 @@ public final class Npz {
                 dos.flush();
                 d.end();
             } else {
-                WritableByteChannel sink = crcChannel(ch, crc);
-                writeFully(sink, ByteBuffer.wrap(head));
-                e.body().write(sink);
+                writeFully(hc, ByteBuffer.wrap(head));
+                e.body().write(hc);
             }
             long end = ch.position();
             long csize = end - dataStart;
             if (!compress && csize != size) {
                 throw new IllegalStateException("entry " + e.name() + " wrote " + csize + " bytes, expected " + size);
             }
-            // patch CRC (and the compressed size)
-            ByteBuffer patch = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-            patch.putInt((int) crc.getValue()).putInt(zip64 ? -1 : (int) csize).flip();
-            ch.write(patch, offset + 14);
-            if (zip64) {
-                ByteBuffer c64 = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
-                c64.putLong(csize).flip();
-                ch.write(c64, offset + 30 + name.length + 12);
+            if (compress) { // patch the CRC and the compressed size (the file is then hashed by reading it back)
+                ByteBuffer patch = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                patch.putInt((int) crc.getValue())
+                        .putInt(zip64 ? -1 : (int) csize)
+                        .flip();
+                ch.write(patch, offset + 14);
+                if (zip64) {
+                    ByteBuffer c64 = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
+                    c64.putLong(csize).flip();
+                    ch.write(c64, offset + 30 + name.length + 12);
+                }
+                ch.position(end);
             }
-            ch.position(end);
             done.add(new Written(e.name() + ".npy", offset, size, csize, (int) crc.getValue(), zip64));
         }
         long cdStart = ch.position();
@@ -312,7 +348,7 @@ public final class Npz {
                         .putLong(w.offset());
             }
             c.flip();
-            writeFully(ch, c);
+            writeFully(hc, c);
         }
         long cdEnd = ch.position();
         long cdSize = cdEnd - cdStart;
@@ -341,7 +377,77 @@ public final class Npz {
                 .putInt(z64 ? -1 : (int) cdStart)
                 .putShort((short) 0);
         end.flip();
-        writeFully(ch, end);
+        writeFully(hc, end);
+        return compress ? null : hex(sha);
+    }
+
+    /** A channel that only updates {@code crc} with the bytes written to it (the CRC pass before a stored entry). */
+    private static WritableByteChannel crcChannel(CRC32 crc) {
+        return new WritableByteChannel() {
+            @Override
+            public int write(ByteBuffer src) {
+                int n = src.remaining();
+                crc.update(src);
+                return n;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    /** A channel that hashes every byte it passes on to {@code out}, in order. */
+    private static WritableByteChannel hashing(WritableByteChannel out, MessageDigest sha) {
+        return new WritableByteChannel() {
+            @Override
+            public int write(ByteBuffer src) throws IOException {
+                int p = src.position();
+                int n = out.write(src);
+                sha.update(src.duplicate().position(p).limit(p + n));
+                return n;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return out.isOpen();
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String hex(MessageDigest sha) {
+        StringBuilder hex = new StringBuilder();
+        for (byte b : sha.digest()) {
+            hex.append(String.format("%02x", b));
+        }
+        return hex.toString();
+    }
+
+    /** SHA-256 of a file read back (deflated NPZ only). */
+    private static String readBackSha256(Path file) throws IOException {
+        MessageDigest sha = sha256();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+            while (ch.read(buf.clear()) > 0) {
+                sha.update(buf.flip());
+            }
+        }
+        return hex(sha);
     }
 
     /** A channel that updates {@code crc} with every byte passed on to {@code out}. */

@@ -21,6 +21,7 @@ public enum KernelOption implements OptionKey {
     METHOD,
     DTYPE,
     MEMORY,
+    DEVICE_MEMORY,
     SPILL_DIR,
     TILE,
     FACTOR_KERNELS,

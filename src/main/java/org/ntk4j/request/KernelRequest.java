@@ -7,9 +7,9 @@ import java.util.Objects;
 import org.ntk4j.OptionException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.NtkOptions;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 
@@ -152,6 +152,7 @@ public record KernelRequest(
         private DataType dtype;
         private boolean meanNormalised;
         private long memory;
+        private Long deviceMemory;
         private Path spillDir;
         private boolean perLayer;
         private boolean factorKernels;
@@ -229,6 +230,7 @@ public record KernelRequest(
             this.dtype = o.float64() ? DataType.FLOAT64 : DataType.FLOAT32;
             this.meanNormalised = o.meanNormalised();
             this.memory = o.memoryBytes();
+            this.deviceMemory = o.deviceMemory();
             this.spillDir = o.spillDir();
             this.perLayer = o.perLayer();
             this.factorKernels = o.factorKernels();
@@ -261,6 +263,15 @@ public record KernelRequest(
         /** The memory budget of the computation in bytes: held kernels, tiles, inputs and parameters. */
         public Builder memory(long bytes) {
             this.memory = bytes;
+            return this;
+        }
+
+        /**
+         * Bytes the compute device may hold: tiles and, when they fit, the output kernels; null = the device's free
+         * memory less a margin (on the CPU half the physical memory).
+         */
+        public Builder deviceMemory(Long bytes) {
+            this.deviceMemory = bytes;
             return this;
         }
 
@@ -305,6 +316,10 @@ public record KernelRequest(
                         KernelOption.METHOD,
                         " are required");
             }
+            if (deviceMemory != null && deviceMemory <= 0) {
+                throw new OptionException(
+                        KernelOption.DEVICE_MEMORY, " must be a size like 512m or 40g (got " + deviceMemory + ")");
+            }
             if (tile != null && tile < 1) {
                 throw new OptionException(KernelOption.TILE, " must be >= 1 (got " + tile + ")");
             }
@@ -314,6 +329,7 @@ public record KernelRequest(
                     .float64(dtype == DataType.FLOAT64)
                     .meanNormalised(meanNormalised)
                     .memory(memory)
+                    .deviceMemory(deviceMemory)
                     .spillDir(spillDir)
                     .perLayer(perLayer)
                     .factorKernels(factorKernels)

@@ -11,7 +11,7 @@ import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.NpyFile;
 import org.ntk4j.report.Npz;

@@ -234,7 +234,7 @@ public final class ShardComputer implements AutoCloseable {
                 run[0] = r.timings().get("factors") / (two ? 2 : 1);
                 run[1] = r.timings().get("contraction") + r.timings().get("host");
                 run[2] = r.seconds();
-                r.total().release();
+                r.release();
             }
             long cpu = Machine.processCpuNanos() - cpu0;
             run[3] = cpu0 < 0 ? 1 : cpu / ((System.nanoTime() - wall0) * (double) Machine.engineThreads());

@@ -13,6 +13,7 @@ import ai.djl.nn.core.Linear;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;

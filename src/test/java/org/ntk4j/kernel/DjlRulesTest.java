@@ -24,6 +24,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 
 /**

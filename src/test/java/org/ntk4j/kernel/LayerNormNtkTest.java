@@ -12,6 +12,7 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Activation;
 import org.ntk4j.model.Dense;
 import org.ntk4j.model.Flatten;

@@ -7,7 +7,7 @@ import static org.ntk4j.metrics.NeuralCollapseTest.assertMessage;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * Def. 3.1 estimates on an exact block kernel, a hand-worked kernel, a random kernel via indicator algebra, the

@@ -16,8 +16,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 

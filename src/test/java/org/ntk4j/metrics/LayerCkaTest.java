@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 

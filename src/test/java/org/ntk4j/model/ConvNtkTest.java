@@ -15,8 +15,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.testing.FiniteDifferences;
 

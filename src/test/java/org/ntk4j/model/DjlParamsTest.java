@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.spec.ModelSpec;
 
 /**

@@ -126,7 +126,7 @@ class NtkProbeTest {
                 try (Network other = Network.build(spec, 12345, m)) {
                     other.loadParameters(file, true);
                     org.ntk4j.kernel.KernelResult k = org.ntk4j.kernel.Ntk.of(other)
-                            .mode(org.ntk4j.kernel.Mode.TRACE)
+                            .mode(org.ntk4j.kernel.factor.Mode.TRACE)
                             .perLayer()
                             .compute(x);
                     java.util.Map<String, org.ntk4j.kernel.KernelMatrix> kernels = new java.util.LinkedHashMap<>();
@@ -181,7 +181,7 @@ class NtkProbeTest {
                 }
                 Map<String, Object> r = p.run(net, step, (int) step);
                 org.ntk4j.kernel.KernelResult full = org.ntk4j.kernel.Ntk.of(net)
-                        .mode(org.ntk4j.kernel.Mode.FULL)
+                        .mode(org.ntk4j.kernel.factor.Mode.FULL)
                         .perLayer()
                         .compute(org.ntk4j.train.Arrays2.inputs(m, net, probe, 0, probe.size()));
                 double[] direct = org.ntk4j.metrics.LayerCka.perLayer(full, probe.labels(), 10);

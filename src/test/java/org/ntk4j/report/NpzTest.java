@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /** ntk4j's NPZ writer read back by DJL's own (independent) NPZ decoder. */
 class NpzTest {
@@ -74,5 +74,63 @@ class NpzTest {
             assertArrayEquals(new int[] {3, 1, 4}, l.get("labels").toIntArray());
             assertArrayEquals(new float[] {1.5f, -2f}, l.get("v").toFloatArray(), 0f);
         }
+    }
+
+    /**
+     * The hashes {@link Npz#writeHashed} computes on the way to the disk equal the files' SHA-256 read back, for a
+     * stored NPZ (engine-held, heap and mapped kernels, the CRC computed before each header), a deflated one (read
+     * back) and a directory of .npy files; the stored file is what DJL's decoder reads.
+     */
+    @Test
+    void hashesTheBytesAsTheyAreWritten(@TempDir Path dir) throws Exception {
+        try (NDManager m = NDManager.newBaseManager()) {
+            NDArray k = m.arange(0f, 2 * 3 * 5 * 5, 1f).reshape(2, 3, 5, 5);
+            KernelMatrix engine = KernelMatrix.of(k, Mode.FULL, 5);
+            KernelMatrix heap = new KernelMatrix(2, 2, Mode.TRACE, 5, true);
+            heap.addBlock(0, 0, 2, 2, new double[] {1, 2, 3, Math.E}, false);
+            KernelMatrix disk = new KernelMatrix(3, 3, Mode.TRACE, 5, false, dir.resolve("spill"));
+            disk.addBlock(0, 0, 3, 3, new double[] {1, 2, 3, 4, 5, 6, 7, 8, 9}, false);
+            for (Npz.Format format : Npz.Format.values()) {
+                for (boolean compress : new boolean[] {false, true}) {
+                    Path f = dir.resolve("k-" + format + compress + (format == Npz.Format.NPZ ? ".npz" : ""));
+                    java.util.SortedMap<String, String> h = new Npz()
+                            .format(format)
+                            .compress(compress && format == Npz.Format.NPZ)
+                            .put("engine", engine)
+                            .put("heap", heap)
+                            .put("disk", disk)
+                            .put("x", m.arange(6f))
+                            .writeHashed(f);
+                    if (format == Npz.Format.NPZ) {
+                        assertEquals(java.util.Map.of(f.getFileName().toString(), sha256(f)), h);
+                        try (InputStream is = Files.newInputStream(f)) {
+                            NDList l = NDList.decode(m, is);
+                            assertArrayEquals(k.toFloatArray(), l.get("engine").toFloatArray(), 0f);
+                            assertArrayEquals(
+                                    new double[] {1, 2, 3, Math.E},
+                                    l.get("heap").toDoubleArray(),
+                                    0.0);
+                        }
+                    } else {
+                        assertEquals(4, h.size());
+                        for (var e : h.entrySet()) {
+                            assertEquals(sha256(f.resolve(e.getKey())), e.getValue(), e.getKey());
+                        }
+                    }
+                }
+            }
+            engine.release();
+            disk.release();
+        }
+    }
+
+    private static String sha256(Path f) throws Exception {
+        java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        md.update(Files.readAllBytes(f));
+        StringBuilder hex = new StringBuilder();
+        for (byte b : md.digest()) {
+            hex.append(String.format("%02x", b));
+        }
+        return hex.toString();
     }
 }

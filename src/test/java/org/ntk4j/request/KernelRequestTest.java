@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.ntk4j.OptionException;
 import org.ntk4j.cli.Main;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.NtkOptions;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * The kernel request: its builder's defaults and checks, a settings key that names the setting as the builder does

@@ -10,7 +10,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.request.KernelRequest;
 
 /**

@@ -7,7 +7,7 @@ import ai.djl.pytorch.jni.JniUtils;
 import java.util.concurrent.TimeUnit;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;

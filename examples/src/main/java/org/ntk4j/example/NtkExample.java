@@ -31,7 +31,7 @@ import org.ntk4j.data.DjlDataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.kernel.LayerPlan;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.NtkPlan;
 import org.ntk4j.model.Network;

@@ -10,7 +10,7 @@ import org.ntk4j.OptionException;
 import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.util.Numbers;
 

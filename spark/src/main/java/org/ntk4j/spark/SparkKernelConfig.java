@@ -3,7 +3,7 @@ package org.ntk4j.spark;
 import ai.djl.ndarray.types.DataType;
 import java.util.function.UnaryOperator;
 import org.ntk4j.OptionException;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.request.KernelOption;
 import org.ntk4j.request.KernelRequest;
 

@@ -12,7 +12,7 @@ import org.apache.spark.resource.ResourceInformation;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.request.KernelOption;
 
 /** The command line of the Spark driver, and the device a task takes from Spark's resources. */

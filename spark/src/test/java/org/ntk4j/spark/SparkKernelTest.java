@@ -23,7 +23,7 @@ import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
 import org.ntk4j.shard.ShardAssembler;

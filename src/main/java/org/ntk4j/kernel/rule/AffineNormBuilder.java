@@ -6,9 +6,9 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import org.ntk4j.kernel.FactorBuilder;
-import org.ntk4j.kernel.JacobianFactor;
-import org.ntk4j.kernel.LayerFactor;
+import org.ntk4j.kernel.factor.FactorBuilder;
+import org.ntk4j.kernel.factor.JacobianFactor;
+import org.ntk4j.kernel.factor.LayerFactor;
 import org.ntk4j.model.TangentLayer;
 
 /**

@@ -3,7 +3,7 @@ package org.ntk4j.kernel.rule;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import java.util.function.UnaryOperator;
-import org.ntk4j.kernel.FactorBuilder;
+import org.ntk4j.kernel.factor.FactorBuilder;
 import org.ntk4j.model.BatchNorm2d;
 
 /**

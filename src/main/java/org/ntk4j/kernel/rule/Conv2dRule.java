@@ -2,7 +2,7 @@ package org.ntk4j.kernel.rule;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import org.ntk4j.kernel.FactorBuilder;
+import org.ntk4j.kernel.factor.FactorBuilder;
 import org.ntk4j.model.Conv2d;
 import org.ntk4j.model.TangentLayer;
 

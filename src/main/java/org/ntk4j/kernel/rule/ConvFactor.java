@@ -3,10 +3,12 @@ package org.ntk4j.kernel.rule;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
-import org.ntk4j.kernel.FactorBuilder;
-import org.ntk4j.kernel.Grams;
-import org.ntk4j.kernel.LayerFactor;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.EngineOps;
+import org.ntk4j.kernel.factor.FactorBuilder;
+import org.ntk4j.kernel.factor.Grams;
+import org.ntk4j.kernel.factor.LayerFactor;
+import org.ntk4j.kernel.factor.Mode;
+import org.ntk4j.kernel.factor.RowViews;
 
 /**
  * Tangent factors of a 2-d convolution ({@link ConvGeometry}) y = c_w·conv(W, a) + c_b·b on a tile: the im2col patches U
@@ -33,7 +35,10 @@ final class ConvFactor implements LayerFactor {
     /** ROWS: c_w-free per-sample weight gradients, rows[o] (n, C_out·C_in·k²); null for PAIRS or a bias part. */
     private final NDArray[] rows;
     /** Σ_s D_io[:, s] (n, O, C_out); null without a bias part. */
-    private final NDArray biasRows;
+    private final RowViews biasRows;
+
+    private NDArray cw2Scalar;
+    private NDArray cb2Scalar;
 
     private ConvFactor(
             double cw2,
@@ -51,7 +56,7 @@ final class ConvFactor implements LayerFactor {
         this.u = u;
         this.d = d;
         this.rows = rows;
-        this.biasRows = biasRows;
+        this.biasRows = biasRows == null ? null : new RowViews(biasRows);
     }
 
     /**
@@ -175,13 +180,39 @@ final class ConvFactor implements LayerFactor {
         ConvFactor f = (ConvFactor) other;
         NDArray weight = null;
         if (part != DenseFactor.Part.BIAS) {
-            weight = (pairs ? pairGram(f, mode) : Grams.outputGram(rows, f.rows, mode)).mul(cw2);
+            weight = pairs ? pairGram(f, mode) : Grams.outputGram(rows, f.rows, mode);
+            if (cw2 != 1) {
+                EngineOps.mulInPlace(weight, scalar(cw2));
+            }
         }
         if (part == DenseFactor.Part.WEIGHT) {
             return weight;
         }
-        NDArray bias = Grams.outputGram(biasRows, f.biasRows, mode).mul(cb2);
-        return weight == null ? bias : weight.add(bias);
+        NDArray bias = biasRows.gram(f.biasRows, mode);
+        if (cb2 != 1) {
+            EngineOps.mulInPlace(bias, scalar(cb2));
+        }
+        if (weight == null) {
+            return bias;
+        }
+        EngineOps.addInPlace(weight, bias);
+        bias.close();
+        return weight;
+    }
+
+    /** c_w² or c_b² as a kept 0-d scalar (made once per factor). */
+    private NDArray scalar(double v) {
+        NDArray like = biasRows != null ? biasRows.rows() : d != null ? d : rows[0];
+        if (v == cw2) {
+            if (cw2Scalar == null) {
+                cw2Scalar = EngineOps.scalar(like, v);
+            }
+            return cw2Scalar;
+        }
+        if (cb2Scalar == null) {
+            cb2Scalar = EngineOps.scalar(like, v);
+        }
+        return cb2Scalar;
     }
 
     /** Σ_{s,t} (D_io[:,s]·D_jp[:,t]) (U_i[s]·U_j[t]) reduced per mode, without per-sample gradients. */

@@ -1,11 +1,12 @@
 package org.ntk4j.kernel.rule;
 
 import ai.djl.ndarray.NDArray;
-import org.ntk4j.kernel.FactorBuilder;
-import org.ntk4j.kernel.Grams;
-import org.ntk4j.kernel.HadamardFactor;
-import org.ntk4j.kernel.LayerFactor;
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.EngineOps;
+import org.ntk4j.kernel.factor.FactorBuilder;
+import org.ntk4j.kernel.factor.HadamardFactor;
+import org.ntk4j.kernel.factor.LayerFactor;
+import org.ntk4j.kernel.factor.Mode;
+import org.ntk4j.kernel.factor.RowViews;
 
 /**
  * Tangent factors of a dense layer y = c_w·W a + c_b·b on a tile: the inputs A (n × in) and the
@@ -22,34 +23,66 @@ final class DenseFactor implements HadamardFactor {
         BIAS
     }
 
+    /** The layer input A (n × in), for the forward Gram. */
     private final NDArray a;
-    private final NDArray d;
-    private final double cw2;
+    /** c_w·A, the weight scale folded in once per tile (A itself when c_w = 1). */
+    private final NDArray aw;
+
+    private final RowViews d;
     private final double cb2;
     private final Part part;
+    private NDArray awT;
+    private NDArray cb2Scalar;
 
-    DenseFactor(NDArray a, NDArray d, double cw, double cb, Part part) {
+    DenseFactor(NDArray a, NDArray aw, RowViews d, double cb, Part part) {
         this.a = a;
+        this.aw = aw;
         this.d = d;
-        this.cw2 = cw * cw;
         this.cb2 = cb * cb;
         this.part = part;
     }
 
+    /**
+     * Θ_l block (n1, n2[, O[, O]]) in four engine calls: G_A = (c_w A1)(c_w A2)ᵀ, G_A += c_b² in place, G_Δ = Δ1 Δ2ᵀ
+     * per mode, G_Δ ⊙= G_A in place (broadcast over the output axes): the weight and bias parts fused,
+     * (c_w² a_i·a_j + c_b²)(δ_io·δ_jp).
+     */
     @Override
     public NDArray contract(LayerFactor other, Mode mode) {
         DenseFactor o = (DenseFactor) other;
-        NDArray gd = Grams.outputGram(d, o.d, mode);
-        NDArray ga = a.matMul(o.a.transpose());
-        NDArray weightPart = Grams.broadcastPairs(ga.mul(cw2), mode).mul(gd);
-        switch (part) {
-            case WEIGHT:
-                return weightPart;
-            case BIAS:
-                return gd.mul(cb2);
-            default:
-                return cb2 == 0 ? weightPart : weightPart.add(gd.mul(cb2));
+        NDArray gd = d.gram(o.d, mode);
+        if (part == Part.BIAS) {
+            return cb2 == 1 ? gd : EngineOps.mulInPlace(gd, cb2());
         }
+        NDArray ga = aw.matMul(o.awT());
+        if (part == Part.ALL && cb2 != 0) {
+            EngineOps.addInPlace(ga, cb2());
+        }
+        if (mode == Mode.TRACE) {
+            EngineOps.mulInPlace(gd, ga);
+        } else {
+            try (NDArray b = mode == Mode.DIAGONAL
+                    ? ga.reshape(ga.getShape().get(0), ga.getShape().get(1), 1)
+                    : ga.reshape(ga.getShape().get(0), ga.getShape().get(1), 1, 1)) {
+                EngineOps.mulInPlace(gd, b);
+            }
+        }
+        ga.close();
+        return gd;
+    }
+
+    private NDArray awT() {
+        if (awT == null) {
+            awT = EngineOps.keep(aw.transpose());
+        }
+        return awT;
+    }
+
+    private NDArray cb2() {
+        if (cb2Scalar == null) {
+            cb2Scalar = EngineOps.scalar(aw, cb2);
+        }
+        return cb2Scalar;
     }
 
     /** Keeps the layer input A and collects D[:, o, :] = δ_o output by output. */
@@ -81,17 +114,33 @@ final class DenseFactor implements HadamardFactor {
             put(d, o, g);
         }
 
+        /** Keeps all outputs' gradients (n, O, out) as they are: they are the factor D, no copy. */
+        @Override
+        public void acceptAll(NDArray all) {
+            all.attach(keep);
+            ai.djl.ndarray.NDScope.unregister(all);
+            d = all;
+        }
+
         @Override
         public void finish(java.util.Map<String, LayerFactor> out, boolean parts) {
             double cw = layer.weightScale();
             double cb = layer.biasScale();
+            NDArray aw = a;
+            if (cw != 1) {
+                try (NDArray s = EngineOps.scalar(a, cw)) {
+                    aw = a.mul(s);
+                }
+                EngineOps.keep(aw);
+            }
+            RowViews dv = new RowViews(d);
             if (!parts) {
-                out.put(name, new DenseFactor(a, d, cw, cb, Part.ALL));
+                out.put(name, new DenseFactor(a, aw, dv, cb, Part.ALL));
                 return;
             }
-            out.put(layer.weight().name(), new DenseFactor(a, d, cw, cb, Part.WEIGHT));
+            out.put(layer.weight().name(), new DenseFactor(a, aw, dv, cb, Part.WEIGHT));
             if (layer.bias() != null) {
-                out.put(layer.bias().name(), new DenseFactor(a, d, cw, cb, Part.BIAS));
+                out.put(layer.bias().name(), new DenseFactor(a, aw, dv, cb, Part.BIAS));
             }
         }
     }
@@ -105,6 +154,6 @@ final class DenseFactor implements HadamardFactor {
     /** The backward Gram Σ_o δ_io·δ_jo of Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7. */
     @Override
     public NDArray backwardGram(LayerFactor other) {
-        return Grams.outputGram(d, ((DenseFactor) other).d, Mode.TRACE);
+        return d.gram(((DenseFactor) other).d, Mode.TRACE);
     }
 }

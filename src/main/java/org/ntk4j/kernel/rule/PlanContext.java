@@ -1,6 +1,6 @@
 package org.ntk4j.kernel.rule;
 
-import org.ntk4j.kernel.Mode;
+import org.ntk4j.kernel.factor.Mode;
 
 /**
  * The kernel a rule is asked to estimate: N1×N2 samples, O outputs, the output mode, and the user's

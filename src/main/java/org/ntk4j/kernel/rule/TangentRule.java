@@ -2,7 +2,7 @@ package org.ntk4j.kernel.rule;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import org.ntk4j.kernel.FactorBuilder;
+import org.ntk4j.kernel.factor.FactorBuilder;
 import org.ntk4j.model.TangentLayer;
 
 /**
@@ -13,7 +13,7 @@ import org.ntk4j.model.TangentLayer;
  * Kernel", §3: structured derivatives). A rule supplies, for its layer:
  * <ul>
  *   <li>the factors: a {@link FactorBuilder} fed δ_o output by output ({@link #builder});</li>
- *   <li>the contraction: the {@link org.ntk4j.kernel.LayerFactor} that builder produces;</li>
+ *   <li>the contraction: the {@link org.ntk4j.kernel.factor.LayerFactor} that builder produces;</li>
  *   <li>its cost and memory ({@link #estimate}), which the planner weighs against the Jacobian path;</li>
  *   <li>whether it applies to a given instance ({@link #inapplicable}); if not, the layer falls back
  *   to the generic Jacobian path ({@link JacobianRule}).</li>

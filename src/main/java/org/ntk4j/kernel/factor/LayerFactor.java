@@ -1,4 +1,4 @@
-package org.ntk4j.kernel;
+package org.ntk4j.kernel.factor;
 
 import ai.djl.ndarray.NDArray;
 

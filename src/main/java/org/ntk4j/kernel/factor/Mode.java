@@ -1,4 +1,4 @@
-package org.ntk4j.kernel;
+package org.ntk4j.kernel.factor;
 
 /**
  * Which output axes the kernel keeps (DESIGN.md "Scale"). FULL: Θ[i,j,o,p] (exported N1×N2×O×O,

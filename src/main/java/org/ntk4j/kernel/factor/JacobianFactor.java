@@ -1,4 +1,4 @@
-package org.ntk4j.kernel;
+package org.ntk4j.kernel.factor;
 
 import ai.djl.ndarray.NDArray;
 
@@ -9,15 +9,15 @@ import ai.djl.ndarray.NDArray;
  * Exact for any module; the oracle the fast paths are tested against.
  */
 public final class JacobianFactor implements LayerFactor {
-    private final NDArray j;
+    private final RowViews j;
 
     /** @param j per-sample rows (n, O, P_l) in the tile's manager */
     public JacobianFactor(NDArray j) {
-        this.j = j;
+        this.j = new RowViews(j);
     }
 
     @Override
     public NDArray contract(LayerFactor other, Mode mode) {
-        return Grams.outputGram(j, ((JacobianFactor) other).j, mode);
+        return j.gram(((JacobianFactor) other).j, mode);
     }
 }

@@ -1,4 +1,4 @@
-package org.ntk4j.kernel;
+package org.ntk4j.kernel.factor;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -33,6 +33,17 @@ public abstract class FactorBuilder {
      * gradient buffer that the next backward pass overwrites: only copies may outlive the call.
      */
     public abstract void accept(int o, NDArray g);
+
+    /**
+     * Consumes the gradients of every output at once, {@code all} = ∂f/∂y on the tile, shape (n, O, layer
+     * output...), as a probe pass that backpropagates all O cotangents together produces them; {@code all} is this
+     * builder's to keep (it is not overwritten). By default each output's slice goes to {@link #accept}.
+     */
+    public void acceptAll(NDArray all) {
+        for (int o = 0; o < outputs; o++) {
+            accept(o, all.get(new NDIndex(":, {}", o)));
+        }
+    }
 
     /** Puts the finished factor(s) under the layer's name, or under each parameter's name. */
     public abstract void finish(Map<String, LayerFactor> out, boolean parts);
