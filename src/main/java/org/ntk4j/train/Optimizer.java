@@ -80,8 +80,21 @@ public final class Optimizer {
         group[k] = g;
     }
 
-    /** One update with learning rate {@code lr}; zeroes the gradients. */
+    /** One update with learning rate {@code lr}, then the gradients zeroed ({@link #zeroGradients}). */
     public void step(double lr) {
+        update(lr);
+        zeroGradients();
+    }
+
+    /** Zeroes every parameter's gradient (backward passes add to it). */
+    public void zeroGradients() {
+        for (Param p : params) {
+            JniUtils.zeroGrad((PtNDArray) p.value());
+        }
+    }
+
+    /** One update with learning rate {@code lr} from the parameters' gradients, which it leaves as they are. */
+    public void update(double lr) {
         boolean grad = JniUtils.isGradMode();
         JniUtils.setGradMode(false);
         try {
@@ -114,7 +127,6 @@ public final class Optimizer {
                 } else {
                     w.subi(g.mul(eta));
                 }
-                JniUtils.zeroGrad((PtNDArray) w);
             }
         } finally {
             JniUtils.setGradMode(grad);
@@ -140,7 +152,6 @@ public final class Optimizer {
             if (Double.isFinite(scale)) { // ε = 0 and a zero gradient: no step
                 w.subi(g[i].mul(scale));
             }
-            JniUtils.zeroGrad((PtNDArray) w);
         }
     }
 

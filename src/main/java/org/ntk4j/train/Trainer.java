@@ -38,6 +38,7 @@ public final class Trainer {
     private CheckpointListener checkpoints;
     private ConsoleListener console;
     private AdaptiveSpeeds.Source ucSource;
+    private StepPhases phases;
 
     /**
      * A trainer that writes a run folder, as the CLI does: console output ({@link ConsoleListener},
@@ -91,6 +92,18 @@ public final class Trainer {
     public Trainer adaptiveSpeeds(AdaptiveSpeeds.Source source) {
         this.ucSource = source;
         return this;
+    }
+
+    /** Marks each step's phases for a profiler (null: none, the default). */
+    public Trainer phases(StepPhases p) {
+        this.phases = p;
+        return this;
+    }
+
+    private void phase(StepPhases.Phase p) {
+        if (phases != null) {
+            phases.begin(p);
+        }
     }
 
     /** Where checkpoints are written and resumed from (null: none). */
@@ -205,35 +218,51 @@ public final class Trainer {
                     if (spec.sloAdaptive() > 0) {
                         applyAdaptiveSpeeds(opt);
                     }
-                    try (NDScope scope = new NDScope()) {
+                    double l;
+                    NDScope scope = new NDScope();
+                    try {
+                        phase(StepPhases.Phase.BATCH);
                         NDArray idx = m.create(java.util.Arrays.copyOfRange(order, from, to))
                                 .duplicate();
                         NDArray xb = x.get(new NDIndex("{}", idx));
                         NDArray yb = y.get(new NDIndex("{}", idx));
                         Forward ctx = Forward.train(m);
-                        double l;
                         int correct;
                         try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                            phase(StepPhases.Phase.FORWARD);
                             NDArray f = net.forward(xb, ctx);
+                            phase(StepPhases.Phase.LOSS);
                             NDArray lv = loss.evaluate(f, yb, ctx);
+                            phase(StepPhases.Phase.BACKWARD);
                             gc.backward(lv);
+                            phase(StepPhases.Phase.METRICS);
                             l = Arrays2.value(lv);
                             correct = train.isRegression() ? 0 : countCorrect(f, yb);
                         }
-                        opt.step(lr);
+                        phase(StepPhases.Phase.OPTIMIZER);
+                        opt.update(lr);
+                        phase(StepPhases.Phase.ZERO_GRAD);
+                        opt.zeroGradients();
                         st.lossSum += l * (to - from);
                         st.correct += correct;
                         st.seen += to - from;
                         st.time += lr;
-                        if (!Double.isFinite(l)) {
-                            throw new UserException("training diverged at epoch " + (epoch + 1) + " step " + (s + 1)
-                                    + " (loss " + l + "); lower the learning rate (lr = " + spec.lr() + ")");
-                        }
+                        phase(StepPhases.Phase.CLEANUP);
+                    } finally {
+                        scope.close();
+                    }
+                    if (!Double.isFinite(l)) {
+                        throw new UserException("training diverged at epoch " + (epoch + 1) + " step " + (s + 1)
+                                + " (loss " + l + "); lower the learning rate (lr = " + spec.lr() + ")");
                     }
                     st.step++;
                     st.stepInEpoch = s + 1;
                     p.stepInEpoch = s + 1;
-                    each(l -> l.onStep(p));
+                    phase(StepPhases.Phase.LISTENERS);
+                    each(h -> h.onStep(p));
+                    if (phases != null) {
+                        phases.endStep();
+                    }
                 }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 secondsTotal += secs;
@@ -346,6 +375,15 @@ public final class Trainer {
 
     /** The batch order of an epoch: a permutation drawn from (seed, epoch) alone. */
     int[] order(int n, int epoch) {
+        return batchOrder(spec, n, epoch);
+    }
+
+    /**
+     * The order in which epoch {@code epoch} (0-based) of a run with {@code spec} visits the {@code n} training
+     * samples: a permutation drawn from (seed, epoch) alone (so a resumed run replays it), the identity for
+     * full-batch runs. Peers that train the same batches use it (benchmarks/peer/TrainBench.java).
+     */
+    public static int[] batchOrder(TrainSpec spec, int n, int epoch) {
         int[] p = new int[n];
         for (int i = 0; i < n; i++) {
             p[i] = i;
