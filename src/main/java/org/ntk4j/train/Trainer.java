@@ -16,18 +16,17 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
-import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.LossKind;
 import org.ntk4j.spec.TargetEncoding;
 import org.ntk4j.spec.TrainSpec;
 
 /**
- * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset}, one NDScope per
- * step (native memory stays flat). Everything else is a {@link TrainListener}: console output
- * ({@link ConsoleListener}), per-epoch metrics to {@code metrics.jsonl} ({@link MetricsLogListener}),
- * probes on their schedule (org.ntk4j.probe), and checkpoints ({@link CheckpointListener}) from
- * which a killed run resumes with exactly the weights and metrics of an uninterrupted one (the batch
- * order is a function of (seed, epoch), so resuming mid-epoch replays the same batches).
+ * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset} held in the engine, one NDScope
+ * per step (native memory stays flat). Everything else is a {@link TrainListener}: console output, per-epoch
+ * metrics, probes on their schedule (org.ntk4j.probe), and {@link Checkpoints} from which a killed run resumes
+ * with exactly the weights and metrics of an uninterrupted one (the batch order is a function of (seed, epoch),
+ * so resuming mid-epoch replays the same batches). The listeners that write a run folder are in org.ntk4j.job
+ * ({@code TrainRun.trainer}).
  */
 public final class Trainer {
     private final Network net;
@@ -36,23 +35,10 @@ public final class Trainer {
     private final Dataset test;
     private final List<TrainListener> listeners = new ArrayList<>();
     private final Loss loss;
-    private CheckpointListener checkpoints;
-    private ConsoleListener console;
+    private Checkpoints checkpoints;
+    private TrainListener console;
     private AdaptiveSpeeds.Source ucSource;
     private StepPhases phases;
-
-    /**
-     * A trainer that writes a run folder, as the CLI does: console output ({@link ConsoleListener},
-     * off with {@link #quiet}), metrics.jsonl ({@link MetricsLogListener}) and checkpoints with
-     * weights.npz at the end ({@link CheckpointListener}).
-     */
-    public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test, RunFolder run) {
-        this(net, spec, train, test);
-        console = new ConsoleListener(run.dir());
-        listeners.add(console);
-        listeners.add(new MetricsLogListener(run));
-        checkpoints = new CheckpointListener(run);
-    }
 
     /** A bare training loop: no output at all until listeners are added. */
     public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test) {
@@ -107,13 +93,21 @@ public final class Trainer {
         }
     }
 
-    /** Where checkpoints are written and resumed from (null: none). */
-    public Trainer checkpoints(CheckpointListener c) {
+    /** Where checkpoints are written and resumed from (null: none); runs after every other listener. */
+    public Trainer checkpoints(Checkpoints c) {
         this.checkpoints = c;
         return this;
     }
 
-    /** Without console output (removes the {@link ConsoleListener} the run-folder constructor added). */
+    /** The listener that writes to the console (e.g. progress bars); it runs first, and {@link #quiet} drops it. */
+    public Trainer console(TrainListener c) {
+        listeners.remove(console);
+        this.console = c;
+        listeners.add(0, c);
+        return this;
+    }
+
+    /** Without console output (removes the {@link #console} listener; false puts it back). */
     public Trainer quiet(boolean q) {
         if (q) {
             listeners.remove(console);
@@ -541,7 +535,7 @@ public final class Trainer {
         return new double[] {lossSum / n, data.isRegression() ? Double.NaN : (double) correct / n};
     }
 
-    /** Where the run stands; saved in checkpoint/state.json. */
+    /** Where the run stands; saved in checkpoint/state.json (its fields are that file's names). */
     public static final class State {
         int epoch;
         int stepInEpoch;
@@ -553,7 +547,36 @@ public final class Trainer {
         double seconds;
         int records;
 
-        void copyFrom(State o) {
+        /** Epochs completed. */
+        public int epoch() {
+            return epoch;
+        }
+
+        /** Global steps done. */
+        public long step() {
+            return step;
+        }
+
+        /** The metrics records the run had logged when this state was saved. */
+        public int records() {
+            return records;
+        }
+
+        public void records(int n) {
+            records = n;
+        }
+
+        /** Training seconds so far. */
+        public void seconds(double s) {
+            seconds = s;
+        }
+
+        /** Whether the counters are possible (a state read back from a damaged file may not be). */
+        public boolean valid() {
+            return epoch >= 0 && step >= 0 && records >= 0;
+        }
+
+        public void copyFrom(State o) {
             epoch = o.epoch;
             stepInEpoch = o.stepInEpoch;
             step = o.step;

@@ -1,7 +1,10 @@
-package org.ntk4j.train;
+package org.ntk4j.job;
 
 import java.nio.file.Path;
 import org.ntk4j.report.ProgressBar;
+import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainProgress;
+import org.ntk4j.train.Trainer;
 
 /** Console output of a training run on stderr: a progress bar per epoch, a line per epoch, the resume notice. */
 public final class ConsoleListener implements TrainListener {
@@ -19,7 +22,8 @@ public final class ConsoleListener implements TrainListener {
     @Override
     public void onStart(TrainProgress p) {
         if (p.resumed()) {
-            System.err.printf("resuming %s at epoch %d, step %d%n", dir, p.state().epoch + 1, p.step());
+            System.err.printf(
+                    "resuming %s at epoch %d, step %d%n", dir, p.state().epoch() + 1, p.step());
         }
     }
 

@@ -1,8 +1,11 @@
-package org.ntk4j.train;
+package org.ntk4j.job;
 
 import com.google.gson.JsonObject;
 import java.util.List;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainProgress;
+import org.ntk4j.train.Trainer;
 
 /**
  * Writes a run's model.json and train.json at a fresh start and one {@code "kind": "epoch"} record
