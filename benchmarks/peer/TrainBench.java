@@ -47,6 +47,12 @@ import org.ntk4j.train.Trainer;
  *       the engine operations per step of each phase and their time, from libtorch's own profiler over PROFILED
  *       further steps (top-level operations: those the Java side called, not the ones they call inside). Prints
  *       one JSON line and a table.</li>
+ *   <li>{@code djl mlp [EPOCHS] [VARIANTS]}: the same MLP trained by DJL's own loop ({@code EasyTrain.fit}, DJL's
+ *       SGD with momentum, softmax cross-entropy, batch 128, DJL's default initialisation), an epoch at a time, in
+ *       variants run in turn in one JVM, each on a fresh model: {@code array} (DJL alone: an ArrayDataset of arrays in the engine),
+ *       {@code probe} (the same with an ntk4j DjlProbeListener holding an NTK probe that is due only at step 0:
+ *       the listener's cost per step), {@code records} (ntk4j's DjlDataset, which DJL reads record by record).
+ *       Prints one JSON line per epoch.</li>
  * </ul>
  *
  * Cases: {@code mlp} (mlp-relu, 784-512-512-10, on the 60,000 MNIST images, lr 0.05, momentum 0.9), {@code resnet20}
@@ -92,6 +98,7 @@ public class TrainBench {
         Case c = of(a[1]);
         switch (a[0]) {
             case "export" -> export(c, Path.of(a[2]), Integer.parseInt(a[3]));
+            case "djl" -> djl(c, a.length > 2 ? Integer.parseInt(a[2]) : 2, a.length > 3 ? a[3] : "array,probe,records");
             case "profile" -> profile(
                     a[1], c, a.length > 2 ? Integer.parseInt(a[2]) : 30, a.length > 3 ? Integer.parseInt(a[3]) : 10);
             default -> {
@@ -127,6 +134,78 @@ public class TrainBench {
             System.out.printf(
                     "exported %s: %d train, %d test, %d epochs of batch order, %d parameter arrays to %s%n",
                     c.model(), n, d[1].size(), epochs, ps.size(), dir);
+        }
+    }
+
+    /** DJL's own training loop on the MLP case, per variant and epoch (see the class comment). */
+    static void djl(Case c, int epochs, String variants) throws Exception {
+        if (!c.model().equals("mlp-relu")) {
+            throw new IllegalArgumentException("djl runs the mlp case only");
+        }
+        Dataset train = data(c)[0];
+        int n = train.size();
+        int batch = c.spec().batchSize();
+        try (NDManager m = NDManager.newBaseManager()) {
+            NDArray x = m.create(train.features(), new ai.djl.ndarray.types.Shape(n, 784));
+            float[] lab = new float[n];
+            for (int i = 0; i < n; i++) {
+                lab[i] = train.labels()[i];
+            }
+            NDArray y = m.create(lab, new ai.djl.ndarray.types.Shape(n));
+            for (String v : variants.split(",")) {
+                djlRun(v, m, x, y, train, batch, c, epochs); // a fresh model per variant
+            }
+        }
+    }
+
+    static void djlRun(String variant, NDManager m, NDArray x, NDArray y, Dataset train, int batch, Case c, int epochs)
+            throws Exception {
+        ai.djl.nn.SequentialBlock block = new ai.djl.nn.SequentialBlock()
+                .add(ai.djl.nn.Blocks.batchFlattenBlock(784))
+                .add(ai.djl.nn.core.Linear.builder().setUnits(512).build())
+                .add(ai.djl.nn.Activation.reluBlock())
+                .add(ai.djl.nn.core.Linear.builder().setUnits(512).build())
+                .add(ai.djl.nn.Activation.reluBlock())
+                .add(ai.djl.nn.core.Linear.builder().setUnits(10).build());
+        ai.djl.training.dataset.RandomAccessDataset ds;
+        if (variant.equals("records")) {
+            ds = org.ntk4j.data.DjlDataset.builder(train).setSampling(batch, true).build();
+        } else {
+            ds = new ai.djl.training.dataset.ArrayDataset.Builder()
+                    .setData(x)
+                    .optLabels(y)
+                    .setSampling(batch, true)
+                    .build();
+        }
+        ai.djl.training.DefaultTrainingConfig config = new ai.djl.training.DefaultTrainingConfig(
+                        ai.djl.training.loss.Loss.softmaxCrossEntropyLoss())
+                .optOptimizer(ai.djl.training.optimizer.Optimizer.sgd()
+                        .setLearningRateTracker(ai.djl.training.tracker.Tracker.fixed((float) c.spec().lr()))
+                        .optMomentum((float) c.spec().momentum())
+                        .build());
+        if (variant.equals("probe")) {
+            Dataset probeSet = Preprocess.balancedSample(train, 2, 7);
+            config.addTrainingListeners(new org.ntk4j.probe.DjlProbeListener(
+                            block, new ai.djl.ndarray.types.Shape(784), m)
+                    .add(new org.ntk4j.probe.NtkProbe(
+                            probeSet, null, org.ntk4j.train.Schedule.parse("every:1000000000"))));
+        }
+        try (ai.djl.Model model = ai.djl.Model.newInstance("mlp")) {
+            model.setBlock(block);
+            try (ai.djl.training.Trainer trainer = model.newTrainer(config)) {
+                trainer.initialize(new ai.djl.ndarray.types.Shape(1, 784));
+                for (int e = 0; e < epochs; e++) {
+                    long t0 = System.nanoTime();
+                    ai.djl.training.EasyTrain.fit(trainer, 1, ds, null);
+                    double secs = (System.nanoTime() - t0) / 1e9;
+                    {
+                        System.out.printf(Locale.ROOT,
+                                "{\"kind\":\"djl\",\"variant\":\"%s\",\"epoch\":%d,\"seconds\":%.4f,\"images_per_s\":%.1f,"
+                                        + "\"threads\":\"%s\"}%n",
+                                variant, e + 1, secs, train.size() / secs, threads());
+                    }
+                }
+            }
         }
     }
 
