@@ -13,7 +13,9 @@ From the repository root, after `mvn -B -o -q -DskipTests package`:
 
 --ntk4j LABEL=COMMAND (repeatable) compares several ntk4j builds in the same interleaved run, e.g.
 --ntk4j after=./ntk4j --ntk4j before=/tmp/before/ntk4j; the default is after=./ntk4j. --device cuda runs both
-sides on the GPU (ntk4j train --device gpu). --json FILE also writes every measurement.
+sides on the GPU (ntk4j train --device gpu). --json FILE also writes every measurement. By default each ntk4j
+launcher applies its own OMP_WAIT_POLICY and allocator settings (the peer's are not passed on); --keep-env passes
+this shell's to every side (to compare builds with the same process settings).
 """
 import argparse
 import json
@@ -53,7 +55,7 @@ def export(case, epochs, threads):
     return d
 
 
-def run_ntk4j(command, case, epochs, threads, device, out):
+def run_ntk4j(command, case, epochs, threads, device, out, keep_env):
     model, dataset, n, test, lr, wd = CASES[case]
     args = shlex.split(command) + ["train", "--model", model, "--dataset", dataset, "--epochs", str(epochs),
                                    "--batch-size", "128", "--lr", str(lr), "--momentum", "0.9", "--seed", "0",
@@ -64,7 +66,10 @@ def run_ntk4j(command, case, epochs, threads, device, out):
         args += ["--test", str(test)]
     if wd:
         args += ["--weight-decay", str(wd)]
-    env = dict(os.environ, NTK4J_THREADS=str(threads))
+    # each launcher applies its own OpenMP and allocator defaults (the peer's OMP_WAIT_POLICY is not passed on)
+    env = {k: v for k, v in os.environ.items()
+           if keep_env or k not in ("OMP_WAIT_POLICY", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")}
+    env["NTK4J_THREADS"] = str(threads)
     t0 = time.perf_counter()
     r = subprocess.run(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
@@ -111,6 +116,8 @@ def main():
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--ntk4j", action="append", metavar="LABEL=COMMAND")
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--keep-env", action="store_true",
+                    help="pass this shell's OMP_WAIT_POLICY / MALLOC_* on to ntk4j (default: each launcher's own)")
     a = ap.parse_args()
     variants = [v.split("=", 1) for v in (a.ntk4j or ["after=./ntk4j"])]
     cases = a.cases.split(",")
@@ -124,7 +131,8 @@ def main():
             for c in cases:
                 for label, command in variants:
                     l0 = load()
-                    r = run_ntk4j(command, c, a.epochs, a.threads, a.device, os.path.join(tmp, f"{c}-{label}"))
+                    r = run_ntk4j(command, c, a.epochs, a.threads, a.device, os.path.join(tmp, f"{c}-{label}"),
+                                  a.keep_env)
                     rows.append(dict(round=rnd, case=c, side="ntk4j " + label, load=l0, **r))
                     print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
                 l0 = load()
