@@ -88,7 +88,7 @@ class TrainStepTest {
             float[] targets = Trainer.targets(t, train);
             Trainer.Result r = new Trainer(net, t, train, null)
                     .phases(new StepPhases() {
-                        int step;
+                        private int step;
 
                         @Override
                         public void begin(Phase p) {
