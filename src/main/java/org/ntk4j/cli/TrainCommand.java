@@ -1,18 +1,20 @@
 package org.ntk4j.cli;
 
-import ai.djl.ndarray.NDManager;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
+import org.ntk4j.job.ProbeKind;
 import org.ntk4j.job.TrainJob;
 import org.ntk4j.job.TrainJobConfig;
+import org.ntk4j.job.TrainJobConfig.ProbePoints;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeReports;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
+import org.ntk4j.train.Schedule;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -226,18 +228,17 @@ public final class TrainCommand implements Callable<Integer> {
             TrainSpec ts = (trainSpec != null ? Specs.read(trainSpec, TrainSpec.Builder.class) : TrainSpec.builder())
                     .seed(seed)
                     .build();
-            args = new TrainJobConfig(
-                            spec,
-                            ts,
-                            dataset != null ? dataset : "mnist-subset",
-                            perClass,
-                            testPerClass,
-                            probe,
-                            probeSet,
-                            probeEvery,
-                            classes,
-                            pad)
-                    .withProbePoints(probePoints != null ? probePoints : "train", layerCkaMax);
+            args = TrainJobConfig.builder(spec, ts, dataset != null ? dataset : "mnist-subset")
+                    .perClass(perClass)
+                    .testPerClass(testPerClass)
+                    .probes(ProbeKind.parse(probe))
+                    .probeSet(probeSet)
+                    .probeEvery(Schedule.parse(probeEvery))
+                    .classes(classes)
+                    .pad(pad)
+                    .probePoints(ProbePoints.parse(probePoints != null ? probePoints : "train"))
+                    .layerCkaMax(layerCkaMax)
+                    .build();
         }
         TrainSpec.Builder t = args.train().toBuilder();
         int epochsBefore = t.epochs;
@@ -256,40 +257,13 @@ public final class TrainCommand implements Callable<Integer> {
             t.milestones = milestones(milestones == null ? new double[] {0.5, 0.75} : milestones, t.epochs);
         }
         args = TrainJob.validate(args.withTrain(t.build())); // before any work starts
-        if (resume != null && t.epochs != epochsBefore) {
-            extensionAllowed(args.train(), epochsBefore);
-        }
-        Path dir = resume != null
-                ? resume
-                : out != null ? out : Path.of("runs", args.model().name() + "-" + args.dataset());
-        if (resume == null && RunFolder.hasContent(dir) && !force) {
-            throw new UserException(
-                    dir + " is not empty" + (Files.exists(dir.resolve("args.json")) ? " (it holds a run)" : "")
-                            + "; use --resume " + dir + " to continue it, --force to replace it, or another --out");
-        }
-        try (RunFolder run = new RunFolder(dir)) {
-            run.lock(); // before anything is written: a second run on this folder stops here
-            Integer threads = threadsFor(started);
-            if (resume == null) {
-                if (force) {
-                    run.clearRunFiles();
-                }
-                run.writeJson("args.json", args.withThreads(threads));
-            } else if (args.train().epochs() != epochsBefore) {
-                run.writeJson("args.json", args.withThreads(started.threads() != null ? started.threads() : threads));
-                System.err.println("ntk4j: extending the run from " + epochsBefore + " to "
-                        + args.train().epochs() + " epochs");
-            }
-            try (NDManager m = runtime.manager()) {
-                TrainJob.run(args, run, runtime.dataDir(), m, resume != null, false);
-            } catch (RuntimeException e) {
-                if (resume == null
-                        && !Files.exists(dir.resolve("checkpoint"))
-                        && !Files.exists(dir.resolve("metrics.jsonl"))) {
-                    run.clearRunFiles(); // failed before training started: leave no half-made run behind
-                }
-                throw e;
-            }
+        Path dir;
+        if (resume != null) {
+            dir = resume;
+            TrainRun.resume(dir, args, epochsBefore, threadsFor(started), runtime.dataDir(), runtime::manager, false);
+        } else {
+            dir = out != null ? out : TrainRun.defaultDir(args);
+            TrainRun.start(args, dir, force, threadsFor(null), runtime.dataDir(), runtime::manager, false);
         }
         ProbeReports.summary(new RunFolder(dir)).forEach(System.out::println);
         System.out.println("run folder: " + dir.toAbsolutePath());
@@ -350,7 +324,11 @@ public final class TrainCommand implements Callable<Integer> {
         differs(bad, "--test", testPerClass, a.testPerClass());
         differs(bad, "--pad", pad, a.pad());
         differs(bad, "--outputs", outputs, a.model().outputs());
-        differs(bad, "--probe", probe, a.probe());
+        differs(
+                bad,
+                "--probe",
+                probe == null ? null : ProbeKind.join(ProbeKind.parse(probe)),
+                ProbeKind.join(a.probes()));
         differs(bad, "--probe-points", probePoints, a.probePointsOrDefault());
         differs(
                 bad,
@@ -381,25 +359,6 @@ public final class TrainCommand implements Callable<Integer> {
     private static void differs(java.util.List<String> bad, String option, Object asked, Object run) {
         if (asked != null && !asked.toString().equalsIgnoreCase(String.valueOf(run))) {
             bad.add(option + " " + asked + " (run: " + run + ")");
-        }
-    }
-
-    /**
-     * Extending a run (--resume with more --epochs): fine for a constant or step schedule, whose
-     * learning rate at a finished epoch does not depend on the total; refused for cosine schedules,
-     * which are defined over the whole run (the lr would jump back up from 0). Fewer epochs than
-     * the run was started with are refused too.
-     */
-    static void extensionAllowed(TrainSpec t, int before) {
-        if (t.epochs() < before) {
-            throw new UserException("--epochs " + t.epochs() + ": the run was started with " + before
-                    + " epochs; a resumed run" + " can only be extended");
-        }
-        if (t.schedule().json().contains("cosine")) {
-            throw new UserException(
-                    "--epochs " + t.epochs() + ": the " + t.schedule() + " schedule spans the run's " + before
-                            + " epochs, so extending it would change the learning rate of finished epochs; start a new run (only"
-                            + " constant and step schedules can be extended)");
         }
     }
 }

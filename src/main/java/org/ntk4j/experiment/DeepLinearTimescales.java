@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
@@ -22,7 +23,6 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.train.Trainer;
 
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 4b/c: timescales of deep linear networks. An L-layer linear
@@ -131,7 +131,7 @@ public final class DeepLinearTimescales {
             ProbeListener probes =
                     new ProbeListener(run).add(new NtkProbe(train, run, every)).add(new WeightAlignment(beta, every));
             try (Network net = Network.build(spec, set.seed(), manager)) {
-                new Trainer(net, ts, train, null, run)
+                TrainRun.trainer(net, ts, train, null, run)
                         .quiet(true)
                         .addListener(probes)
                         .fit(false);

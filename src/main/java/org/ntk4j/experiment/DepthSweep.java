@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.experiment.Verdicts.Verdict;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
 import org.ntk4j.probe.NtkProbe;
@@ -26,7 +27,6 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.train.Trainer;
 
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 4a and Fig. D.3b: how depth changes the timescales and
@@ -290,7 +290,7 @@ public final class DepthSweep {
             if (balanced) {
                 balancedInit(net, beta, sigma, set.seed());
             }
-            new Trainer(net, ts, train, null, run)
+            TrainRun.trainer(net, ts, train, null, run)
                     .quiet(true)
                     .addListener(probes)
                     .fit(false);

@@ -17,6 +17,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
@@ -228,7 +229,7 @@ final class EquilibriumSetup {
             if (before != null) {
                 before.accept(net);
             }
-            Trainer trainer = new Trainer(net, t, d.train(), d.test(), run).quiet(true);
+            Trainer trainer = TrainRun.trainer(net, t, d.train(), d.test(), run).quiet(true);
             if (probe != null) {
                 trainer.addListener(new ProbeListener(run).add(probe));
             }

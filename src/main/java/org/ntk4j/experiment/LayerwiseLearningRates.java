@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
@@ -137,7 +138,7 @@ public final class LayerwiseLearningRates {
             Trainer.Result result;
             try (Network net = Network.build(spec, set.seed(), manager);
                     NDManager m = manager.newSubManager()) {
-                result = new Trainer(net, t, train, null, run).quiet(true).fit(false);
+                result = TrainRun.trainer(net, t, train, null, run).quiet(true).fit(false);
                 NDArray x = Arrays2.inputs(m, net, train, 0, train.size());
                 KernelResult k = Ntk.of(net).mode(Mode.TRACE).float64().compute(x);
                 ev = KernelSpectrum.of(k.total().traced()).eigenvalues();

@@ -14,6 +14,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Synthetic;
 import org.ntk4j.experiment.Verdicts.Verdict;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.metrics.Alignment;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
@@ -28,7 +29,6 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.train.Trainer;
 
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Figs. 5, 6 and D.4: silent alignment with multi-output targets,
@@ -274,7 +274,7 @@ public final class MulticlassAnisotropic {
                     new ProbeListener(run).add(new NtkProbe(train, run, Schedule.parse("every:" + every)));
             try (NDManager sub = manager.newSubManager();
                     Network net = Network.build(spec, set.seed(), sub)) {
-                new Trainer(net, ts, train, null, run)
+                TrainRun.trainer(net, ts, train, null, run)
                         .quiet(true)
                         .addListener(probes)
                         .fit(false);

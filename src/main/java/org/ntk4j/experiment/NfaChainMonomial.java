@@ -20,6 +20,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
 import org.ntk4j.experiment.Verdicts.Verdict;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.metrics.FeatureAnsatz;
 import org.ntk4j.metrics.FeatureCorrelation;
 import org.ntk4j.model.Network;
@@ -182,7 +183,7 @@ public final class NfaChainMonomial {
                 Network net = Network.build(spec, set.seed(), m, DataType.FLOAT64)) {
             Map<String, DMatrixRMaj> w0 = FeatureAnsatz.weights(net);
             NDArray x = m.create(toDouble(tr.x()), new Shape(set.n(), set.d()));
-            Trainer trainer = new Trainer(net, t, train, test, run).quiet(true);
+            Trainer trainer = TrainRun.trainer(net, t, train, test, run).quiet(true);
             trainer.addListener(new ProbeListener(run).add(new Probe() {
                 @Override
                 public String name() {

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
@@ -21,7 +22,6 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.train.Trainer;
 
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 3 (with Fig. B.1 and eqs. 27–28): the silent alignment
@@ -145,7 +145,7 @@ public final class SilentAlignment {
                 double[] qr = orderParameters(net, beta);
                 q0 = qr[0];
                 r0 = qr[1];
-                new Trainer(net, t, train, null, run)
+                TrainRun.trainer(net, t, train, null, run)
                         .quiet(true)
                         .addListener(probeRunner)
                         .fit(false);

@@ -12,6 +12,7 @@ import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.experiment.Verdicts.Verdict;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Forward;
@@ -29,7 +30,6 @@ import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.KernelRegression;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Schedule;
-import org.ntk4j.train.Trainer;
 
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. 1d/e and Fig. I.1: a Wide-ResNet (Zagoruyko &amp;
@@ -179,7 +179,7 @@ public final class WrnAlignment {
             try (NDManager sub = manager.newSubManager();
                     Network net = Network.build(spec, set.seed(), sub)) {
                 kr0 = kernelRegression(net, data, sub);
-                new Trainer(net, ts, data.train(), null, run)
+                TrainRun.trainer(net, ts, data.train(), null, run)
                         .quiet(true)
                         .addListener(probes)
                         .fit(false);

@@ -4,57 +4,49 @@ import ai.djl.ndarray.NDManager;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.model.Network;
-import org.ntk4j.probe.FeatureAnsatzProbe;
-import org.ntk4j.probe.NeuralCollapseProbe;
-import org.ntk4j.probe.NtkProbe;
+import org.ntk4j.probe.Probe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
 import org.ntk4j.spec.Specs;
-import org.ntk4j.train.Schedule;
 import org.ntk4j.train.Trainer;
 
 /**
  * A training run into a run folder, callable from Java: loads and subsets the dataset, builds the
- * network, trains it with console output, metrics.jsonl and checkpoints ({@link Trainer}'s
- * listeners) and the probes of the config ({@link ProbeListener}), then writes the report.
+ * network, trains it with console output, metrics.jsonl and checkpoints ({@link TrainRun#trainer}) and the probes
+ * of the config ({@link ProbeKind}, run by a {@link ProbeListener}), then writes the report. {@link TrainRun} adds
+ * the folder's lifecycle (a fresh start, a resume).
  */
 public final class TrainJob {
-    /** The probes {@code --probe} accepts. */
-    public static final List<String> PROBES = List.of("ntk", "nc", "nfa");
-
     private TrainJob() {}
 
-    /** The probes named in a comma-separated list, validated, without repeats. */
-    public static List<String> probes(String list) {
-        List<String> out = new ArrayList<>();
-        if (list == null || list.isBlank()) {
-            return out;
+    /** What a run produced: the trainer's final metrics, and every probe record in the order they were taken. */
+    public record Outcome(Trainer.Result result, List<Map<String, Object>> probeRecords) {
+        /** The records of one probe, in order. */
+        public List<Map<String, Object>> records(ProbeKind kind) {
+            return probeRecords.stream()
+                    .filter(r -> kind.toString().equals(r.get("probe")))
+                    .toList();
         }
-        for (String p : list.split(",")) {
-            String q = p.trim();
-            if (!PROBES.contains(q)) {
-                throw new UserException(
-                        "--probe: unknown probe '" + q + "'; expected a comma-separated list of " + PROBES);
-            }
-            if (!out.contains(q)) {
-                out.add(q);
-            }
-        }
-        return out;
     }
 
+    /** A run's training and test sets, prepared as the run prepares them; test is null for a set without one. */
+    public record Data(Dataset train, Dataset test) {}
+
     /**
-     * Checks what can be checked before any work starts: the probe list and its schedule; returns
-     * the config with its training spec validated (choices lower-cased).
+     * Checks what can be checked before any work starts; returns the config with its training spec validated
+     * (choices lower-cased).
      */
     public static TrainJobConfig validate(TrainJobConfig config) {
         TrainJobConfig c = config.withTrain(config.train().validate("training options"));
@@ -70,12 +62,6 @@ public final class TrainJob {
         }
         if (c.pad() != null && c.pad() < 0) {
             throw new UserException("--pad must be >= 0 (got " + c.pad() + ")");
-        }
-        probes(c.probe());
-        Schedule.parse(c.probeEvery());
-        if (c.probePoints() != null && !TrainJobConfig.PROBE_POINTS.contains(c.probePoints())) {
-            throw new UserException(
-                    "--probe-points must be one of " + TrainJobConfig.PROBE_POINTS + " (got " + c.probePoints() + ")");
         }
         if (c.layerCkaMax() != null && c.layerCkaMax() < 0) {
             throw new UserException("--layer-cka-max must be >= 0 (got " + c.layerCkaMax() + ")");
@@ -95,24 +81,10 @@ public final class TrainJob {
     }
 
     /**
-     * Trains (or, with {@code resume}, continues from the last checkpoint in {@code run}) on a
-     * manager the caller owns; {@code quiet} drops the progress bars and epoch lines.
+     * The training and test sets of a run: the dataset's splits with the config's class selection, padding and
+     * per-class subsets (seeds: the run's seed for training, seed + 1 for test).
      */
-    public static Trainer.Result run(
-            TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
-        boolean locked = run.lock(); // one run per folder; a no-op when the caller holds the lock
-        try {
-            return runLocked(args, run, dataDir, m, resume, quiet);
-        } finally {
-            if (locked) {
-                run.unlock();
-            }
-        }
-    }
-
-    private static Trainer.Result runLocked(
-            TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
-        args = validate(args);
+    public static Data data(TrainJobConfig args, Path dataDir) {
         Dataset train = Datasets.load(args.dataset(), Split.TRAIN, dataDir);
         Dataset test = Datasets.load(args.dataset(), Split.TEST, dataDir);
         if (args.classes() != null) {
@@ -131,9 +103,31 @@ public final class TrainJob {
             test = Preprocess.balancedSample(
                     test, args.testPerClass(), args.train().seed() + 1);
         }
-        if (test.size() == 0) {
-            test = null; // a synthetic set generated without test points
+        return new Data(train, test.size() == 0 ? null : test); // a synthetic set may have no test points
+    }
+
+    /**
+     * Trains (or, with {@code resume}, continues from the last checkpoint in {@code run}) on a
+     * manager the caller owns; {@code quiet} drops the progress bars and epoch lines.
+     */
+    public static Outcome run(
+            TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
+        boolean locked = run.lock(); // one run per folder; a no-op when the caller holds the lock
+        try {
+            return runLocked(args, run, dataDir, m, resume, quiet);
+        } finally {
+            if (locked) {
+                run.unlock();
+            }
         }
+    }
+
+    private static Outcome runLocked(
+            TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
+        args = validate(args);
+        Data data = data(args, dataDir);
+        Dataset train = data.train();
+        Dataset test = data.test();
         try (Network net = Network.build(args.model(), args.train().seed(), m)) {
             System.err.printf(
                     "%s: %,d parameters; %s: %d train, %d test; %s on %s%n",
@@ -144,55 +138,59 @@ public final class TrainJob {
                     test == null ? 0 : test.size(),
                     args.train().optimizer(),
                     m.getDevice());
-            Trainer trainer = new Trainer(net, args.train(), train, test, run).quiet(quiet);
-            Schedule when = Schedule.parse(args.probeEvery());
+            Trainer trainer =
+                    TrainRun.trainer(net, args.train(), train, test, run).quiet(quiet);
             ProbeListener probes = new ProbeListener(run);
-            for (String p : probes(args.probe())) {
-                switch (p) {
-                    case "ntk":
-                        // --probe-points train (Eq. 5 is defined on training data) or test (held-out images; the
-                        // behaviour of runs started before the option); regression (seeds 001, 004) and a set without
-                        // test points: the training points themselves
-                        boolean onTest =
-                                "test".equals(args.probePointsOrDefault()) && !train.isRegression() && test != null;
-                        Dataset from = onTest ? test : train;
-                        probes.add(NtkProbe.builder(Preprocess.balancedSample(from, args.probeSet(), 7))
-                                .runFolder(run)
-                                .schedule(when)
-                                .layerCkaMax(args.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : args.layerCkaMax())
-                                .build());
-                        break;
-                    case "nc":
-                        if (train.isRegression()) {
-                            throw new UserException("--probe nc: neural collapse needs class labels; " + args.dataset()
-                                    + " is a regression set");
-                        }
-                        net.features(); // fails now, with its message, if the model has no dense classifier
-                        probes.add(new NeuralCollapseProbe(Preprocess.balancedSample(train, args.probeSet(), 7), when));
-                        break;
-                    case "nfa":
-                        probes.add(new FeatureAnsatzProbe(Preprocess.balancedSample(train, args.probeSet(), 7), when));
-                        break;
-                    default:
-                        throw new IllegalStateException(p);
-                }
+            List<Map<String, Object>> records = new ArrayList<>();
+            ProbeKind.Setting setting = new ProbeKind.Setting(args, train, test, net, run);
+            for (ProbeKind k : args.probes()) {
+                probes.add(new Recorded(k.build(setting), records));
             }
             trainer.addListener(probes);
             Trainer.Result r = trainer.fit(resume);
             RunReport.write(run, args.model().name() + " on " + args.dataset(), reportOrder(probes));
-            return r;
+            return new Outcome(r, Collections.unmodifiableList(records));
         }
     }
 
-    /** The report lists neural collapse and the feature ansatz before the NTK, whatever the --probe order. */
-    private static java.util.Map<String, ReportSection> reportOrder(ProbeListener probes) {
-        java.util.Map<String, ReportSection> all = probes.reportSections();
-        java.util.Map<String, ReportSection> ordered = new java.util.LinkedHashMap<>();
-        for (String p : List.of("nc", "nfa", "ntk")) {
-            if (all.containsKey(p)) {
-                ordered.put(p, all.get(p));
+    /** The report lists the probes in {@link ProbeKind}'s order, whatever the --probe order. */
+    private static Map<String, ReportSection> reportOrder(ProbeListener probes) {
+        Map<String, ReportSection> all = probes.reportSections();
+        Map<String, ReportSection> ordered = new LinkedHashMap<>();
+        for (ProbeKind k : ProbeKind.values()) {
+            if (all.containsKey(k.toString())) {
+                ordered.put(k.toString(), all.get(k.toString()));
             }
         }
         return ordered;
+    }
+
+    /** A probe whose records (with its name and step) are also kept in memory, for the job's {@link Outcome}. */
+    private record Recorded(Probe probe, List<Map<String, Object>> records) implements Probe {
+        @Override
+        public String name() {
+            return probe.name();
+        }
+
+        @Override
+        public boolean due(long step, boolean epochEnd) {
+            return probe.due(step, epochEnd);
+        }
+
+        @Override
+        public Map<String, Object> run(Network net, long step, int epoch) {
+            Map<String, Object> r = probe.run(net, step, epoch);
+            Map<String, Object> kept = new LinkedHashMap<>(r);
+            kept.put("probe", probe.name());
+            kept.put("step", step);
+            kept.put("epoch", epoch);
+            records.add(Collections.unmodifiableMap(kept));
+            return r;
+        }
+
+        @Override
+        public ReportSection report() {
+            return probe.report();
+        }
     }
 }

@@ -4,6 +4,8 @@
  * and its output) computes and writes an empirical NTK with its metrics; {@link org.ntk4j.job.ShardJob} computes one
  * shard of a kernel into a shard store, or prints its plan; {@link org.ntk4j.job.RegressJob} runs kernel regression
  * on a kernel file; {@link org.ntk4j.job.TrainJob} ({@link org.ntk4j.job.TrainJobConfig}) trains a network into a
- * run folder with its probes and report. The floors are written once in the test source {@code org.ntk4j.arch.Floors} and checked by {@code LayersTest}.
+ * run folder with its probes ({@link org.ntk4j.job.ProbeKind}) and report; {@link org.ntk4j.job.TrainRun} is the run
+ * folder's trainer and lifecycle (start, resume) and {@link org.ntk4j.job.Quickstart} the first run. The floors are
+ * written once in the test source {@code org.ntk4j.arch.Floors} and checked by {@code LayersTest}.
  */
 package org.ntk4j.job;

@@ -35,6 +35,19 @@ public final class Arrays2 {
         return fromFloats(m, v, new Shape(shape), net.dataType());
     }
 
+    /**
+     * A 0-d constant {@code v} of type {@code type} on {@code device} in native memory, safe to use on a
+     * differentiable path (as {@code Forward.scalar}): exact in float64, {@code (float) v} in other types.
+     */
+    public static NDArray scalar(NDManager m, double v, DataType type, ai.djl.Device device) {
+        if (type == DataType.FLOAT64) {
+            try (NDArray tmp = m.create(v)) {
+                return tmp.toDevice(device, false).duplicate();
+            }
+        }
+        return m.full(new Shape(), (float) v, type, device);
+    }
+
     /** The value of a 0-d array of any floating type. */
     public static double value(NDArray a) {
         return a.toType(DataType.FLOAT64, false).getDouble();

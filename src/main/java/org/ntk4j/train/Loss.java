@@ -20,11 +20,23 @@ public enum Loss {
 
     /** Mean loss over the batch; {@code target} is (N, O) (one-hot for CE). */
     public NDArray evaluate(NDArray f, NDArray target, Forward ctx) {
-        long n = f.getShape().get(0);
+        return evaluate(f, target, ctx.scalar(scale(f.getShape().get(0)), f));
+    }
+
+    /**
+     * The same with the batch's factor {@link #scale}(N) given as a 0-d array of f's type (a trainer keeps it
+     * from step to step).
+     */
+    public NDArray evaluate(NDArray f, NDArray target, NDArray scale) {
         if (this == MSE) {
             NDArray d = f.sub(target);
-            return d.mul(d).sum().mul(ctx.scalar(0.5 / n, f));
+            return d.mul(d).sum().mul(scale);
         }
-        return f.logSoftmax(1).mul(target).sum().mul(ctx.scalar(-1.0 / n, f));
+        return f.logSoftmax(1).mul(target).sum().mul(scale);
+    }
+
+    /** The factor of the summed loss over a batch of {@code n}: 1/(2n) for MSE, −1/n for CE. */
+    public double scale(long n) {
+        return this == MSE ? 0.5 / n : -1.0 / n;
     }
 }

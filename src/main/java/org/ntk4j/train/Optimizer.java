@@ -3,6 +3,8 @@ package org.ntk4j.train;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.ArrayList;
@@ -36,9 +38,11 @@ public final class Optimizer {
     private final double[] speed;
     private final int[] group;
     private long steps;
+    private final NDManager manager;
 
     public Optimizer(TrainSpec spec, List<Param> params, NDManager m) {
         this.spec = spec;
+        this.manager = m;
         this.params = params;
         this.lrMultiplier = new double[params.size()];
         java.util.Arrays.fill(lrMultiplier, 1.0);
@@ -80,8 +84,21 @@ public final class Optimizer {
         group[k] = g;
     }
 
-    /** One update with learning rate {@code lr}; zeroes the gradients. */
+    /** One update with learning rate {@code lr}, then the gradients zeroed ({@link #zeroGradients}). */
     public void step(double lr) {
+        update(lr);
+        zeroGradients();
+    }
+
+    /** Zeroes every parameter's gradient (backward passes add to it). */
+    public void zeroGradients() {
+        for (Param p : params) {
+            JniUtils.zeroGrad((PtNDArray) p.value());
+        }
+    }
+
+    /** One update with learning rate {@code lr} from the parameters' gradients, which it leaves as they are. */
+    public void update(double lr) {
         boolean grad = JniUtils.isGradMode();
         JniUtils.setGradMode(false);
         try {
@@ -90,35 +107,70 @@ public final class Optimizer {
                 speedLimitedStep(lr);
                 return;
             }
+            double c1 = 1 - Math.pow(spec.beta1(), steps);
+            double c2 = 1 - Math.pow(spec.beta2(), steps);
             for (int k = 0; k < params.size(); k++) {
                 NDArray w = params.get(k).value();
                 NDArray g = w.getGradient();
                 double eta = lr * lrMultiplier[k];
                 if (spec.weightDecay() > 0) {
-                    g = g.add(w.mul(spec.weightDecay()));
+                    g = g.add(w.mul(constant(spec.weightDecay(), w)));
                 }
                 if (spec.optimizer() == OptimizerKind.ADAM) {
                     NDArray m1 = state1.get(k);
                     NDArray m2 = state2.get(k);
-                    m1.muli(spec.beta1()).addi(g.mul(1 - spec.beta1()));
-                    m2.muli(spec.beta2()).addi(g.mul(g).muli(1 - spec.beta2()));
-                    double c1 = 1 - Math.pow(spec.beta1(), steps);
-                    double c2 = 1 - Math.pow(spec.beta2(), steps);
-                    NDArray upd = m1.div(c1).div(m2.div(c2).sqrt().add(spec.eps()));
-                    w.subi(upd.muli(eta));
+                    m1.muli(constant(spec.beta1(), w)).addi(g.mul(constant(1 - spec.beta1(), w)));
+                    m2.muli(constant(spec.beta2(), w)).addi(g.mul(g).muli(constant(1 - spec.beta2(), w)));
+                    NDArray upd = m1.div(perStep(c1, w))
+                            .div(m2.div(perStep(c2, w)).sqrt().add(constant(spec.eps(), w)));
+                    w.subi(upd.muli(perStep(eta, w)));
                 } else if (spec.momentum() > 0) {
                     NDArray v = state1.get(k);
-                    v.muli(spec.momentum()).addi(g);
-                    NDArray dir = spec.nesterov() ? g.add(v.mul(spec.momentum())) : v;
-                    w.subi(dir.mul(eta));
+                    NDArray mu = constant(spec.momentum(), w);
+                    v.muli(mu).addi(g);
+                    NDArray dir = spec.nesterov() ? g.add(v.mul(mu)) : v;
+                    w.subi(dir.mul(perStep(eta, w)));
                 } else {
-                    w.subi(g.mul(eta));
+                    w.subi(g.mul(perStep(eta, w)));
                 }
-                JniUtils.zeroGrad((PtNDArray) w);
             }
         } finally {
+            closePerStep();
             JniUtils.setGradMode(grad);
         }
+    }
+
+    /*
+     * Scalars of the update as native 0-d arrays, made once (the hyper-parameters) or once per update (learning
+     * rates, Adam's bias corrections) instead of once per parameter and use: NDArray.mul(Number) wraps every number
+     * in a Java direct buffer. The values are those mul(Number) applies: exact for float64 parameters, rounded to
+     * float32 otherwise (PyTorch applies a double to a float32 array in float32), so the arithmetic is unchanged.
+     */
+    private final java.util.Map<String, NDArray> constants = new java.util.HashMap<>();
+    private final java.util.Map<String, NDArray> perStep = new java.util.HashMap<>();
+
+    private NDArray constant(double v, NDArray like) {
+        return constants.computeIfAbsent(key(v, like), k -> scalar(v, like));
+    }
+
+    private NDArray perStep(double v, NDArray like) {
+        return perStep.computeIfAbsent(key(v, like), k -> scalar(v, like));
+    }
+
+    private void closePerStep() {
+        perStep.values().forEach(NDArray::close);
+        perStep.clear();
+    }
+
+    private static String key(double v, NDArray like) {
+        return like.getDataType() + "/" + like.getDevice() + "/" + Double.doubleToRawLongBits(v);
+    }
+
+    private NDArray scalar(double v, NDArray like) {
+        DataType t = like.getDataType() == DataType.FLOAT64 ? DataType.FLOAT64 : DataType.FLOAT32;
+        NDArray s = Arrays2.scalar(manager, v, t, like.getDevice());
+        NDScope.unregister(s); // lives as long as the optimizer (or the update), not as the step's scope
+        return s;
     }
 
     /** θ_l ← θ_l − η·C_l·G_l/(ε + ‖G_l‖_F) per group l (see the class comment). */
@@ -140,7 +192,6 @@ public final class Optimizer {
             if (Double.isFinite(scale)) { // ε = 0 and a zero gradient: no step
                 w.subi(g[i].mul(scale));
             }
-            JniUtils.zeroGrad((PtNDArray) w);
         }
     }
 

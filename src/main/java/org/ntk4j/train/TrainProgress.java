@@ -11,6 +11,7 @@ public final class TrainProgress {
     final Trainer.State state;
     final boolean resumed;
     final int stepsPerEpoch;
+    private final Runnable read;
     int epoch;
     int stepInEpoch;
     double secondsBefore;
@@ -18,7 +19,14 @@ public final class TrainProgress {
     Trainer.Result result;
 
     TrainProgress(
-            Network net, TrainSpec spec, Optimizer optimizer, Trainer.State state, boolean resumed, int stepsPerEpoch) {
+            Network net,
+            TrainSpec spec,
+            Optimizer optimizer,
+            Trainer.State state,
+            boolean resumed,
+            int stepsPerEpoch,
+            Runnable read) {
+        this.read = read;
         this.net = net;
         this.spec = spec;
         this.optimizer = optimizer;
@@ -39,8 +47,12 @@ public final class TrainProgress {
         return optimizer;
     }
 
-    /** The loop's state (what a checkpoint saves). */
+    /**
+     * The loop's state (what a checkpoint saves), with the running loss and correct count of the epoch read from
+     * the engine (the trainer accumulates them there and reads them only when asked).
+     */
     public Trainer.State state() {
+        read.run();
         return state;
     }
 
@@ -75,6 +87,7 @@ public final class TrainProgress {
 
     /** Mean training loss over the epoch's steps so far. */
     public double runningLoss() {
+        read.run();
         return state.lossSum / state.seen;
     }
 

@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
 import java.util.ArrayList;
@@ -15,18 +16,17 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
-import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.LossKind;
 import org.ntk4j.spec.TargetEncoding;
 import org.ntk4j.spec.TrainSpec;
 
 /**
- * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset}, one NDScope per
- * step (native memory stays flat). Everything else is a {@link TrainListener}: console output
- * ({@link ConsoleListener}), per-epoch metrics to {@code metrics.jsonl} ({@link MetricsLogListener}),
- * probes on their schedule (org.ntk4j.probe), and checkpoints ({@link CheckpointListener}) from
- * which a killed run resumes with exactly the weights and metrics of an uninterrupted one (the batch
- * order is a function of (seed, epoch), so resuming mid-epoch replays the same batches).
+ * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset} held in the engine, one NDScope
+ * per step (native memory stays flat). Everything else is a {@link TrainListener}: console output, per-epoch
+ * metrics, probes on their schedule (org.ntk4j.probe), and {@link Checkpoints} from which a killed run resumes
+ * with exactly the weights and metrics of an uninterrupted one (the batch order is a function of (seed, epoch),
+ * so resuming mid-epoch replays the same batches). The listeners that write a run folder are in org.ntk4j.job
+ * ({@code TrainRun.trainer}).
  */
 public final class Trainer {
     private final Network net;
@@ -35,22 +35,10 @@ public final class Trainer {
     private final Dataset test;
     private final List<TrainListener> listeners = new ArrayList<>();
     private final Loss loss;
-    private CheckpointListener checkpoints;
-    private ConsoleListener console;
+    private Checkpoints checkpoints;
+    private TrainListener console;
     private AdaptiveSpeeds.Source ucSource;
-
-    /**
-     * A trainer that writes a run folder, as the CLI does: console output ({@link ConsoleListener},
-     * off with {@link #quiet}), metrics.jsonl ({@link MetricsLogListener}) and checkpoints with
-     * weights.npz at the end ({@link CheckpointListener}).
-     */
-    public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test, RunFolder run) {
-        this(net, spec, train, test);
-        console = new ConsoleListener(run.dir());
-        listeners.add(console);
-        listeners.add(new MetricsLogListener(run));
-        checkpoints = new CheckpointListener(run);
-    }
+    private StepPhases phases;
 
     /** A bare training loop: no output at all until listeners are added. */
     public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test) {
@@ -93,13 +81,33 @@ public final class Trainer {
         return this;
     }
 
-    /** Where checkpoints are written and resumed from (null: none). */
-    public Trainer checkpoints(CheckpointListener c) {
+    /** Marks each step's phases for a profiler (null: none, the default). */
+    public Trainer phases(StepPhases p) {
+        this.phases = p;
+        return this;
+    }
+
+    private void phase(StepPhases.Phase p) {
+        if (phases != null) {
+            phases.begin(p);
+        }
+    }
+
+    /** Where checkpoints are written and resumed from (null: none); runs after every other listener. */
+    public Trainer checkpoints(Checkpoints c) {
         this.checkpoints = c;
         return this;
     }
 
-    /** Without console output (removes the {@link ConsoleListener} the run-folder constructor added). */
+    /** The listener that writes to the console (e.g. progress bars); it runs first, and {@link #quiet} drops it. */
+    public Trainer console(TrainListener c) {
+        listeners.remove(console);
+        this.console = c;
+        listeners.add(0, c);
+        return this;
+    }
+
+    /** Without console output (removes the {@link #console} listener; false puts it back). */
     public Trainer quiet(boolean q) {
         if (q) {
             listeners.remove(console);
@@ -180,7 +188,9 @@ public final class Trainer {
             }
 
             State st = new State();
-            TrainProgress p = new TrainProgress(net, spec, opt, st, resume, stepsPerEpoch);
+            boolean classify = !train.isRegression(); // a regression run has no accuracy
+            Running running = new Running(m, st, classify, net.dataType());
+            TrainProgress p = new TrainProgress(net, spec, opt, st, resume, stepsPerEpoch, running::read);
             if (resume) {
                 if (checkpoints == null) {
                     throw new UserException("cannot resume: this trainer keeps no checkpoints");
@@ -192,12 +202,15 @@ public final class Trainer {
             p.epoch = st.epoch;
             p.stepInEpoch = st.stepInEpoch;
             each(l -> l.onStart(p));
+            NDArray[] lossScale = new NDArray[2]; // -1/B or 1/(2B) for a full batch and for the last, shorter one
             for (int epoch = st.epoch; epoch < spec.epochs(); epoch++) {
                 long t0 = System.nanoTime();
                 p.epoch = epoch;
                 p.secondsBefore = secondsTotal;
                 p.epochStartNanos = t0;
-                int[] order = order(n, epoch);
+                running.begin(epoch);
+                // the epoch's batch order, held in the engine; a full-batch run takes the data set as it is
+                NDArray order = spec.batchSize() == 0 ? null : epochOrder(m, n, epoch);
                 for (int s = st.stepInEpoch; s < stepsPerEpoch; s++) {
                     int from = s * batch;
                     int to = Math.min(n, from + batch);
@@ -205,40 +218,58 @@ public final class Trainer {
                     if (spec.sloAdaptive() > 0) {
                         applyAdaptiveSpeeds(opt);
                     }
-                    try (NDScope scope = new NDScope()) {
-                        NDArray idx = m.create(java.util.Arrays.copyOfRange(order, from, to))
-                                .duplicate();
-                        NDArray xb = x.get(new NDIndex("{}", idx));
-                        NDArray yb = y.get(new NDIndex("{}", idx));
-                        Forward ctx = Forward.train(m);
-                        double l;
-                        int correct;
-                        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                            NDArray f = net.forward(xb, ctx);
-                            NDArray lv = loss.evaluate(f, yb, ctx);
-                            gc.backward(lv);
-                            l = Arrays2.value(lv);
-                            correct = train.isRegression() ? 0 : countCorrect(f, yb);
-                        }
-                        opt.step(lr);
-                        st.lossSum += l * (to - from);
-                        st.correct += correct;
-                        st.seen += to - from;
-                        st.time += lr;
-                        if (!Double.isFinite(l)) {
-                            throw new UserException("training diverged at epoch " + (epoch + 1) + " step " + (s + 1)
-                                    + " (loss " + l + "); lower the learning rate (lr = " + spec.lr() + ")");
-                        }
+                    int last = to - from == batch ? 0 : 1;
+                    if (lossScale[last] == null) {
+                        lossScale[last] = Arrays2.scalar(m, loss.scale(to - from), net.dataType(), m.getDevice());
                     }
+                    try (NDScope scope = new NDScope()) {
+                        phase(StepPhases.Phase.BATCH);
+                        NDArray xb = x;
+                        NDArray yb = y;
+                        if (order != null) {
+                            NDIndex rows = new NDIndex("{}", order.get(new NDIndex().addSliceDim(from, to)));
+                            xb = x.get(rows);
+                            yb = y.get(rows);
+                        }
+                        Forward ctx = Forward.train(m);
+                        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                            phase(StepPhases.Phase.FORWARD);
+                            NDArray f = net.forward(xb, ctx);
+                            phase(StepPhases.Phase.LOSS);
+                            NDArray lv = loss.evaluate(f, yb, lossScale[last]);
+                            phase(StepPhases.Phase.BACKWARD);
+                            gc.backward(lv);
+                            phase(StepPhases.Phase.METRICS);
+                            running.add(lv, f, yb, to - from);
+                        }
+                        phase(StepPhases.Phase.OPTIMIZER);
+                        opt.update(lr);
+                        phase(StepPhases.Phase.ZERO_GRAD);
+                        opt.zeroGradients();
+                        phase(StepPhases.Phase.CLEANUP);
+                    }
+                    st.seen += to - from;
+                    st.time += lr;
                     st.step++;
                     st.stepInEpoch = s + 1;
                     p.stepInEpoch = s + 1;
-                    each(l -> l.onStep(p));
+                    if (st.step % READ_EVERY == 0) {
+                        running.read(); // a diverged run stops within READ_EVERY steps
+                    }
+                    phase(StepPhases.Phase.LISTENERS);
+                    each(h -> h.onStep(p));
+                    if (phases != null) {
+                        phases.endStep();
+                    }
+                }
+                running.read();
+                running.end();
+                if (order != null) {
+                    order.close();
                 }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 secondsTotal += secs;
                 double[] te = test == null ? new double[] {Double.NaN, Double.NaN} : evaluate(test);
-                boolean classify = !train.isRegression(); // a regression run has no accuracy
                 EpochRecord rec = new EpochRecord(
                         epoch + 1,
                         st.step,
@@ -344,8 +375,29 @@ public final class Trainer {
         return s;
     }
 
+    /** The batch order of an epoch as int64 row indices in the engine (one upload per epoch). */
+    private NDArray epochOrder(NDManager m, int n, int epoch) {
+        int[] o = order(n, epoch);
+        long[] rows = new long[n];
+        for (int i = 0; i < n; i++) {
+            rows[i] = o[i];
+        }
+        try (NDArray tmp = m.create(rows)) {
+            return tmp.duplicate(); // native memory of its own (the Java buffer may be collected)
+        }
+    }
+
     /** The batch order of an epoch: a permutation drawn from (seed, epoch) alone. */
     int[] order(int n, int epoch) {
+        return batchOrder(spec, n, epoch);
+    }
+
+    /**
+     * The order in which epoch {@code epoch} (0-based) of a run with {@code spec} visits the {@code n} training
+     * samples: a permutation drawn from (seed, epoch) alone (so a resumed run replays it), the identity for
+     * full-batch runs. Peers that train the same batches use it (benchmarks/peer/TrainBench.java).
+     */
+    public static int[] batchOrder(TrainSpec spec, int n, int epoch) {
         int[] p = new int[n];
         for (int i = 0; i < n; i++) {
             p[i] = i;
@@ -364,11 +416,88 @@ public final class Trainer {
     }
 
     private static int countCorrect(NDArray f, NDArray y) {
+        return (int) correct(f, y).getLong();
+    }
+
+    /** The number of correct predictions in a batch, as an int64 scalar in the engine. */
+    static NDArray correct(NDArray f, NDArray y) {
         if (f.getShape().get(1) == 1) {
             // ±1 binary target with one output: correct when the signs agree
-            return (int) f.mul(y).gt(0).sum().getLong();
+            return f.mul(y).gt(0).sum();
         }
-        return (int) f.argMax(1).eq(y.argMax(1)).sum().getLong();
+        return f.argMax(1).eq(y.argMax(1)).sum();
+    }
+
+    /** Steps between reads of the running loss (the check for a diverged run) when no listener asks sooner. */
+    static final int READ_EVERY = 64;
+
+    /**
+     * The epoch's running loss sum Σ_b ℓ_b·|b| (float64) and correct count (int64), accumulated in the engine
+     * step by step and copied into the {@link State} only when read: at the epoch end, every {@link #READ_EVERY}
+     * steps, and when a listener asks for the state or the running loss; a GPU is not made to wait for the host
+     * after every step. The sum is formed in float64 in the same order as a host sum of the steps' losses, so the
+     * logged numbers do not depend on when it is read.
+     */
+    private final class Running {
+        private final NDManager m;
+        private final State st;
+        private final boolean classify;
+        private final DataType type;
+        private final java.util.Map<Integer, NDArray> counts = new java.util.HashMap<>();
+        private NDArray lossSum;
+        private NDArray correct;
+        private int epoch;
+
+        Running(NDManager m, State st, boolean classify, DataType type) {
+            this.m = m;
+            this.st = st;
+            this.classify = classify;
+            this.type = type;
+        }
+
+        /** Starts the epoch's sums from the state (zero, or a resumed run's partial epoch). */
+        void begin(int e) {
+            epoch = e;
+            try (NDArray l = m.create(st.lossSum);
+                    NDArray c = m.create(st.correct)) {
+                lossSum = l.toDevice(m.getDevice(), false).duplicate();
+                correct = c.toDevice(m.getDevice(), false).duplicate();
+            }
+        }
+
+        /** Adds one step: its mean loss {@code lv} over {@code size} samples, outputs {@code f}, targets {@code y}. */
+        void add(NDArray lv, NDArray f, NDArray y, int size) {
+            NDArray count = counts.computeIfAbsent(size, k -> {
+                NDArray c = Arrays2.scalar(m, k, DataType.FLOAT64, m.getDevice());
+                NDScope.unregister(c); // kept for the run, not for the step's scope
+                return c;
+            });
+            NDArray l = type == DataType.FLOAT64 ? lv : lv.toType(DataType.FLOAT64, false);
+            lossSum.addi(l.mul(count));
+            if (classify) {
+                correct.addi(Trainer.correct(f, y));
+            }
+        }
+
+        /** Copies the sums into the state; a non-finite loss stops the run. */
+        void read() {
+            if (lossSum == null) {
+                return;
+            }
+            st.lossSum = lossSum.getDouble();
+            st.correct = correct.getLong();
+            if (!Double.isFinite(st.lossSum)) {
+                throw new UserException("training diverged in epoch " + (epoch + 1) + " by step " + st.stepInEpoch
+                        + " (loss " + st.lossSum + "); lower the learning rate (lr = " + spec.lr() + ")");
+            }
+        }
+
+        void end() {
+            lossSum.close();
+            correct.close();
+            lossSum = null;
+            correct = null;
+        }
     }
 
     /**
@@ -406,7 +535,7 @@ public final class Trainer {
         return new double[] {lossSum / n, data.isRegression() ? Double.NaN : (double) correct / n};
     }
 
-    /** Where the run stands; saved in checkpoint/state.json. */
+    /** Where the run stands; saved in checkpoint/state.json (its fields are that file's names). */
     public static final class State {
         int epoch;
         int stepInEpoch;
@@ -418,7 +547,46 @@ public final class Trainer {
         double seconds;
         int records;
 
-        void copyFrom(State o) {
+        /** Epochs completed. */
+        public int epoch() {
+            return epoch;
+        }
+
+        /** Global steps done. */
+        public long step() {
+            return step;
+        }
+
+        /** The epoch's summed loss so far (Σ over its steps of the mini-batch mean loss × batch size). */
+        public double lossSum() {
+            return lossSum;
+        }
+
+        /** Samples seen in the epoch so far. */
+        public long seen() {
+            return seen;
+        }
+
+        /** The metrics records the run had logged when this state was saved. */
+        public int records() {
+            return records;
+        }
+
+        public void records(int n) {
+            records = n;
+        }
+
+        /** Training seconds so far. */
+        public void seconds(double s) {
+            seconds = s;
+        }
+
+        /** Whether the counters are possible (a state read back from a damaged file may not be). */
+        public boolean valid() {
+            return epoch >= 0 && step >= 0 && records >= 0;
+        }
+
+        public void copyFrom(State o) {
             epoch = o.epoch;
             stepInEpoch = o.stepInEpoch;
             step = o.step;

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Split;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
@@ -68,7 +69,7 @@ class TrainListenerTest {
         }
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            Trainer.Result r = new Trainer(net, t, train, null, new RunFolder(dir.resolve("run")))
+            Trainer.Result r = TrainRun.trainer(net, t, train, null, new RunFolder(dir.resolve("run")))
                     .quiet(true)
                     .fit(false);
             float[][] w = TrainerTest.weights(net);

@@ -16,6 +16,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
+import org.ntk4j.job.TrainRun;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
 import org.ntk4j.report.RunFolder;
@@ -55,7 +56,7 @@ class TrainerTest {
             try (NDManager m = NDManager.newBaseManager();
                     Network net = Network.build(ModelSpec.parse(MLP, "test"), 1, m)) {
                 RunFolder run = new RunFolder(dir.resolve(String.join("-", c)));
-                Trainer tr = new Trainer(net, t, train, null, run).quiet(true);
+                Trainer tr = TrainRun.trainer(net, t, train, null, run).quiet(true);
                 double before = tr.evaluate(train)[0];
                 Trainer.Result r = tr.fit(false);
                 double after = tr.evaluate(train)[0];
@@ -82,26 +83,28 @@ class TrainerTest {
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ms, 5, m)) {
             RunFolder run = new RunFolder(dir.resolve("a"));
-            new Trainer(net, t, train, test, run).quiet(true).fit(false);
+            TrainRun.trainer(net, t, train, test, run).quiet(true).fit(false);
             reference = weights(net);
             refRecords = run.records("epoch");
         }
         RunFolder run = new RunFolder(dir.resolve("b"));
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ms, 5, m)) {
-            Trainer crashing = new Trainer(net, t, train, test, run).quiet(true).addListener(new TrainListener() {
-                @Override
-                public void onStep(TrainProgress p) {
-                    if (p.step() == 7) {
-                        throw new IllegalStateException("simulated kill at step 7");
-                    }
-                }
-            });
+            Trainer crashing = TrainRun.trainer(net, t, train, test, run)
+                    .quiet(true)
+                    .addListener(new TrainListener() {
+                        @Override
+                        public void onStep(TrainProgress p) {
+                            if (p.step() == 7) {
+                                throw new IllegalStateException("simulated kill at step 7");
+                            }
+                        }
+                    });
             assertThrows(IllegalStateException.class, () -> crashing.fit(false));
         }
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ms, 99, m)) {
-            new Trainer(net, t, train, test, run).quiet(true).fit(true);
+            TrainRun.trainer(net, t, train, test, run).quiet(true).fit(true);
             float[][] resumed = weights(net);
             for (int i = 0; i < reference.length; i++) {
                 assertArrayEquals(reference[i], resumed[i], 0f, "parameter " + i);
@@ -137,12 +140,12 @@ class TrainerTest {
                     Network.build(ModelSpec.parse(MLP.replace("\"outputs\":10", "\"outputs\":3"), "t"), 1, m);
             UserException e = assertThrows(
                     UserException.class,
-                    () -> new Trainer(wrongOut, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
+                    () -> TrainRun.trainer(wrongOut, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
             assertTrue(e.getMessage().contains("3 outputs"), e.getMessage());
             Network wrongIn = Network.build(ModelSpec.parse(MLP.replace("[1,28,28]", "[3,32,32]"), "t"), 1, m);
             e = assertThrows(
                     UserException.class,
-                    () -> new Trainer(wrongIn, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
+                    () -> TrainRun.trainer(wrongIn, spec("sgd", 1, 8), train, null, new RunFolder(dir)));
             assertTrue(e.getMessage().contains("expects inputs of shape"), e.getMessage());
         }
     }
@@ -156,14 +159,17 @@ class TrainerTest {
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.parse(MLP, "t"), 1, m)) {
             float[][] before = weights(net);
-            new Trainer(net, t, train, null, new RunFolder(dir)).quiet(true).fit(false);
+            TrainRun.trainer(net, t, train, null, new RunFolder(dir))
+                    .quiet(true)
+                    .fit(false);
             float[][] after = weights(net);
             // params: dense1.weight, dense1.bias, dense2.weight, dense2.bias
             assertArrayEquals(before[0], after[0], 0f, "η_1 = 0 freezes dense1");
             assertTrue(!java.util.Arrays.equals(before[2], after[2]), "dense2 still learns");
             t.layerLr().put("dense9", 1.0);
-            UserException e = assertThrows(
-                    UserException.class, () -> new Trainer(net, t, train, null, new RunFolder(dir)).fit(false));
+            UserException e =
+                    assertThrows(UserException.class, () -> TrainRun.trainer(net, t, train, null, new RunFolder(dir))
+                            .fit(false));
             assertTrue(e.getMessage().contains("dense9"), e.getMessage());
         }
     }

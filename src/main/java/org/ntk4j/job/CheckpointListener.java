@@ -1,4 +1,4 @@
-package org.ntk4j.train;
+package org.ntk4j.job;
 
 import ai.djl.ndarray.NDList;
 import java.io.BufferedInputStream;
@@ -12,6 +12,10 @@ import org.ntk4j.UserException;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.Specs;
+import org.ntk4j.train.Checkpoints;
+import org.ntk4j.train.Optimizer;
+import org.ntk4j.train.TrainProgress;
+import org.ntk4j.train.Trainer;
 
 /**
  * Checkpoints of a run folder: weights, optimizer state and {@link Trainer.State} in checkpoint/,
@@ -20,7 +24,7 @@ import org.ntk4j.spec.Specs;
  * run (truncating metrics.jsonl to the records the checkpoint had seen). The trainer runs it after
  * every other listener.
  */
-public final class CheckpointListener implements TrainListener {
+public final class CheckpointListener implements Checkpoints {
     /** Longest wall time between epoch-end checkpoints. */
     static final long CHECKPOINT_SECONDS = 30;
 
@@ -41,7 +45,7 @@ public final class CheckpointListener implements TrainListener {
     @Override
     public void onStep(TrainProgress p) {
         if (p.spec().checkpointEvery() > 0 && p.step() % p.spec().checkpointEvery() == 0 && !p.endOfEpoch()) {
-            p.state().seconds = p.seconds();
+            p.state().seconds(p.seconds());
             save(p);
         }
     }
@@ -93,7 +97,7 @@ public final class CheckpointListener implements TrainListener {
             p.net().saveParameters(tmp.resolve("weights.npz"));
             NDList os = opt.state();
             Files2.writeAtomically(tmp.resolve("optimizer.npz"), out -> os.encode(out, NDList.Encoding.NPZ));
-            st.records = run.recordCount();
+            st.records(run.recordCount());
             Files2.writeString(tmp.resolve("state.json"), Specs.toJson(st));
             com.google.gson.JsonObject sums = new com.google.gson.JsonObject();
             for (String f : FILES) {
@@ -118,7 +122,8 @@ public final class CheckpointListener implements TrainListener {
      * checkpoint/, else (damaged: a checksum mismatch, a missing file, a state.json that does not
      * parse) checkpoint.prev/ with a message saying so.
      */
-    void restore(TrainProgress p) {
+    @Override
+    public void restore(TrainProgress p) {
         java.util.List<Path> candidates = new java.util.ArrayList<>();
         for (String n : new String[] {"checkpoint", "checkpoint.prev", "checkpoint.old"}) {
             if (Files.isDirectory(run.file(n))) {
@@ -140,17 +145,17 @@ public final class CheckpointListener implements TrainListener {
             }
             if (!problems.isEmpty()) {
                 System.err.println("ntk4j: warning: " + String.join("; ", problems) + "; resuming from the older "
-                        + cur.getFileName() + "/ (step " + st.step + ")");
+                        + cur.getFileName() + "/ (step " + st.step() + ")");
             }
             p.net().loadParameters(cur.resolve("weights.npz"));
             try (InputStream is = new BufferedInputStream(Files.newInputStream(cur.resolve("optimizer.npz")))) {
                 NDList saved = NDList.decode(p.net().manager(), is);
-                p.optimizer().restore(saved, st.step);
+                p.optimizer().restore(saved, st.step());
                 saved.close();
             } catch (IOException | RuntimeException e) {
                 throw new UserException(cur.resolve("optimizer.npz") + ": cannot read (" + e.getMessage() + ")");
             }
-            run.truncateRecords(st.records);
+            run.truncateRecords(st.records());
             p.state().copyFrom(st);
             return;
         }
@@ -190,7 +195,7 @@ public final class CheckpointListener implements TrainListener {
         }
         try {
             Trainer.State st = Specs.GSON.fromJson(readString(cur.resolve("state.json")), Trainer.State.class);
-            if (st == null || st.epoch < 0 || st.step < 0 || st.records < 0) {
+            if (st == null || !st.valid()) {
                 throw new UserException(cur.getFileName() + "/state.json is damaged (no valid state)");
             }
             return st;

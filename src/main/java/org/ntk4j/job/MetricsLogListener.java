@@ -1,15 +1,20 @@
-package org.ntk4j.train;
+package org.ntk4j.job;
 
 import com.google.gson.JsonObject;
 import java.util.List;
 import org.ntk4j.report.Provenance;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
+import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainProgress;
+import org.ntk4j.train.Trainer;
 
 /**
  * Writes a run's model.json and train.json at a fresh start, and to its metrics.jsonl a {@code "kind": "session"}
- * record at every start or resume ({@link Provenance}: device, DJL and PyTorch versions, ...), the training loss of
- * every step ({@code "kind": "step"}: the mini-batch's mean loss) and one {@code "kind": "epoch"} record per epoch.
+ * record at every start or resume ({@link Provenance}: device, DJL and PyTorch versions, ...), the training loss
+ * along the epoch ({@code "kind": "step"}: the mean loss of the steps since the last record, one record every
+ * {@code max(1, steps per epoch / 100)} steps and at the epoch's end, so that the running loss, kept in the engine,
+ * is read at most about 100 times an epoch) and one {@code "kind": "epoch"} record per epoch.
  * On a resumed run that has no epoch left, supplies the last logged epoch as the run's result.
  */
 public final class MetricsLogListener implements TrainListener {
@@ -30,24 +35,28 @@ public final class MetricsLogListener implements TrainListener {
             run.writeJson("train.json", p.spec());
         }
         run.log(Provenance.record(p.net().manager().getDevice(), p.resumed()));
-        lossSumBefore = p.state().lossSum;
-        seenBefore = p.state().seen;
+        lossSumBefore = p.state().lossSum();
+        seenBefore = p.state().seen();
     }
 
     @Override
     public void onStep(TrainProgress p) {
+        int every = Math.max(1, p.stepsPerEpoch() / 100);
+        if (p.stepInEpoch() % every != 0 && !p.endOfEpoch()) {
+            return;
+        }
         Trainer.State st = p.state();
-        long n = st.seen - seenBefore;
+        long n = st.seen() - seenBefore;
         if (n > 0) {
             JsonObject rec = new JsonObject();
             rec.addProperty("kind", RunReport.STEP);
             rec.addProperty("step", p.step());
             rec.addProperty("epoch", p.epoch() + 1);
-            rec.addProperty("loss", (st.lossSum - lossSumBefore) / n);
+            rec.addProperty("loss", (st.lossSum() - lossSumBefore) / n);
             run.log(rec);
         }
-        lossSumBefore = st.lossSum;
-        seenBefore = st.seen;
+        lossSumBefore = st.lossSum();
+        seenBefore = st.seen();
     }
 
     @Override
