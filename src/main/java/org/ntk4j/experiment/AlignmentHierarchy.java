@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.Shape;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -55,6 +56,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class AlignmentHierarchy {
     /** Settings: datasets, network, the lr sweep, epochs, the CKA sample (per class) and probe density. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             List<String> datasets,
             int depth,
@@ -78,53 +81,56 @@ public final class AlignmentHierarchy {
          * figures' epochs are not stated), batch 32 (not stated). A GPU job: ~6·10⁶ SGD steps per dataset.
          */
         public static Settings paper() {
-            return new Settings(
-                    List.of(
+            return AlignmentHierarchySettingsBuilder.builder()
+                    .datasets(List.of(
                             org.ntk4j.data.Datasets.MNIST,
                             org.ntk4j.data.Datasets.FASHION_MNIST,
-                            org.ntk4j.data.Datasets.CIFAR10),
-                    10,
-                    256,
-                    new double[] {0.0005, 0.003, 0.05},
-                    32,
-                    100,
-                    10,
-                    6,
-                    false,
-                    0,
-                    0);
+                            org.ntk4j.data.Datasets.CIFAR10))
+                    .depth(10)
+                    .width(256)
+                    .lrs(new double[] {0.0005, 0.003, 0.05})
+                    .batch(32)
+                    .epochs(100)
+                    .perClass(10)
+                    .probesPerEpochEarly(6)
+                    .unitSphere(false)
+                    .trainPerClass(0)
+                    .seed(0)
+                    .build();
         }
 
         /** The CPU scale: width 100, a class-balanced 1000 images per class of each present dataset, 20 epochs. */
         public static Settings cpu() {
-            return new Settings(
-                    EquilibriumSetup.availableDatasets(),
-                    10,
-                    100,
-                    new double[] {0.0005, 0.003, 0.05},
-                    32,
-                    20,
-                    10,
-                    6,
-                    false,
-                    1000,
-                    0);
+            return AlignmentHierarchySettingsBuilder.builder()
+                    .datasets(EquilibriumSetup.availableDatasets())
+                    .depth(10)
+                    .width(100)
+                    .lrs(new double[] {0.0005, 0.003, 0.05})
+                    .batch(32)
+                    .epochs(20)
+                    .perClass(10)
+                    .probesPerEpochEarly(6)
+                    .unitSphere(false)
+                    .trainPerClass(1000)
+                    .seed(0)
+                    .build();
         }
 
         /** The MNIST subset, lr 0.003 and 0.05, 4 epochs, CKA at each epoch end: the same checks in seconds (the tests). */
         public static Settings quick() {
-            return new Settings(
-                    List.of(org.ntk4j.data.Datasets.MNIST_SUBSET),
-                    10,
-                    100,
-                    new double[] {0.003, 0.05},
-                    32,
-                    4,
-                    10,
-                    1,
-                    false,
-                    1000,
-                    0);
+            return AlignmentHierarchySettingsBuilder.builder()
+                    .datasets(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET))
+                    .depth(10)
+                    .width(100)
+                    .lrs(new double[] {0.003, 0.05})
+                    .batch(32)
+                    .epochs(4)
+                    .perClass(10)
+                    .probesPerEpochEarly(1)
+                    .unitSphere(false)
+                    .trainPerClass(1000)
+                    .seed(0)
+                    .build();
         }
     }
 

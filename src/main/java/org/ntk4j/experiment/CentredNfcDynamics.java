@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -69,6 +70,8 @@ public final class CentredNfcDynamics {
      * @param gdEvery       GD steps between measurements
      * @param seed          seed
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             List<String> datasets,
             boolean synthetic,
@@ -95,77 +98,80 @@ public final class CentredNfcDynamics {
         public static Settings of(Scale scale) {
             switch (scale) {
                 case QUICK:
-                    return new Settings(
-                            List.of(Datasets.MNIST_SUBSET),
-                            false,
-                            100,
-                            128,
-                            5,
-                            2,
-                            0.2,
-                            128,
-                            4,
-                            0,
-                            0,
-                            0,
-                            0,
-                            new double[] {1, 0.1},
-                            new double[] {1},
-                            256,
-                            32,
-                            128,
-                            300,
-                            0.1,
-                            30,
-                            0);
+                    return CentredNfcDynamicsSettingsBuilder.builder()
+                            .datasets(List.of(Datasets.MNIST_SUBSET))
+                            .synthetic(false)
+                            .perClass(100)
+                            .mlpWidth(128)
+                            .mlpDepth(5)
+                            .epochs(2)
+                            .lr(0.2)
+                            .measure(128)
+                            .probeEvery(4)
+                            .vggTrain(0)
+                            .vggEpochs(0)
+                            .vggLr(0)
+                            .vggMeasure(0)
+                            .scales(new double[] {1, 0.1})
+                            .powers(new double[] {1})
+                            .n(256)
+                            .d(32)
+                            .width(128)
+                            .gdSteps(300)
+                            .gdLr(0.1)
+                            .gdEvery(30)
+                            .seed(0)
+                            .build();
                 case PAPER:
-                    return new Settings(
-                            List.of(Datasets.MNIST, Datasets.FASHION_MNIST, Datasets.CIFAR10),
-                            true,
-                            5000,
-                            256,
-                            5,
-                            150,
-                            0.2,
-                            1000,
-                            200,
-                            50000,
-                            50,
-                            0.05,
-                            128,
-                            new double[] {1, 0.3, 0.1, 0.03, 0.01},
-                            new double[] {0, 1, 2},
-                            256,
-                            32,
-                            256,
-                            800,
-                            0.05,
-                            5,
-                            0);
+                    return CentredNfcDynamicsSettingsBuilder.builder()
+                            .datasets(List.of(Datasets.MNIST, Datasets.FASHION_MNIST, Datasets.CIFAR10))
+                            .synthetic(true)
+                            .perClass(5000)
+                            .mlpWidth(256)
+                            .mlpDepth(5)
+                            .epochs(150)
+                            .lr(0.2)
+                            .measure(1000)
+                            .probeEvery(200)
+                            .vggTrain(50000)
+                            .vggEpochs(50)
+                            .vggLr(0.05)
+                            .vggMeasure(128)
+                            .scales(new double[] {1, 0.3, 0.1, 0.03, 0.01})
+                            .powers(new double[] {0, 1, 2})
+                            .n(256)
+                            .d(32)
+                            .width(256)
+                            .gdSteps(800)
+                            .gdLr(0.05)
+                            .gdEvery(5)
+                            .seed(0)
+                            .build();
                 default:
-                    return new Settings(
-                            List.of(Datasets.MNIST, Datasets.FASHION_MNIST),
-                            true,
-                            200,
-                            256,
-                            5,
-                            10,
-                            0.2,
-                            256,
-                            16,
-                            128,
-                            3,
-                            0.05,
-                            8,
-                            new double[] {1, 0.1, 0.01},
-                            new double[] {0, 1, 2},
-                            256,
-                            32,
-                            256,
-                            800,
-                            0.05,
-                            20,
-                            0);
+                    return CentredNfcDynamicsSettingsBuilder.builder()
+                            .datasets(List.of(Datasets.MNIST, Datasets.FASHION_MNIST))
+                            .synthetic(true)
+                            .perClass(200)
+                            .mlpWidth(256)
+                            .mlpDepth(5)
+                            .epochs(10)
+                            .lr(0.2)
+                            .measure(256)
+                            .probeEvery(16)
+                            .vggTrain(128)
+                            .vggEpochs(3)
+                            .vggLr(0.05)
+                            .vggMeasure(8)
+                            .scales(new double[] {1, 0.1, 0.01})
+                            .powers(new double[] {0, 1, 2})
+                            .n(256)
+                            .d(32)
+                            .width(256)
+                            .gdSteps(800)
+                            .gdLr(0.05)
+                            .gdEvery(20)
+                            .seed(0)
+                            .build();
             }
         }
     }

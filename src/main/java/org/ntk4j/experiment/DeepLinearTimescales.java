@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
 import com.google.gson.JsonObject;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,6 +37,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class DeepLinearTimescales {
     /** Settings; {@link #paper()} follows the paper's Fig. 4b/c setting (L = 3, D = 30). */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int depth,
             int d,
@@ -54,11 +57,33 @@ public final class DeepLinearTimescales {
         }
 
         public static Settings paper() {
-            return new Settings(3, 30, 50, 100, 1.0, new double[] {0.2, 0.1, 0.05, 0.025}, 0.02, 64.0, 25, 0);
+            return DeepLinearTimescalesSettingsBuilder.builder()
+                    .depth(3)
+                    .d(30)
+                    .hidden(50)
+                    .points(100)
+                    .s(1.0)
+                    .sigmas(new double[] {0.2, 0.1, 0.05, 0.025})
+                    .dt(0.02)
+                    .time(64.0)
+                    .probeEvery(25)
+                    .seed(0)
+                    .build();
         }
 
         public static Settings quick() {
-            return new Settings(3, 30, 50, 100, 1.0, new double[] {0.1, 0.05}, 0.02, 32.0, 20, 0);
+            return DeepLinearTimescalesSettingsBuilder.builder()
+                    .depth(3)
+                    .d(30)
+                    .hidden(50)
+                    .points(100)
+                    .s(1.0)
+                    .sigmas(new double[] {0.1, 0.05})
+                    .dt(0.02)
+                    .time(32.0)
+                    .probeEvery(20)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -3,6 +3,7 @@ package org.ntk4j.experiment;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import com.google.gson.JsonObject;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +53,8 @@ public final class DepthSweep {
      * Settings. {@code sigmas[i]} is both the balanced init's u₀ and the random init's σ at {@code depths[i]}, chosen
      * so that t½ is about the same (≈ 10) at every depth; {@code odeSigmas} is the σ grid of the Fig. 4a curves.
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int[] depths,
             double[] sigmas,
@@ -71,36 +74,38 @@ public final class DepthSweep {
         }
 
         public static Settings quick() {
-            return new Settings(
-                    new int[] {2, 3, 4},
-                    new double[] {0.01, 0.1, 0.22},
-                    logGrid(1e-3, 0.5, 16),
-                    20,
-                    30,
-                    100,
-                    1.0,
-                    0.02,
-                    0.04,
-                    2.5,
-                    20,
-                    0);
+            return DepthSweepSettingsBuilder.builder()
+                    .depths(new int[] {2, 3, 4})
+                    .sigmas(new double[] {0.01, 0.1, 0.22})
+                    .odeSigmas(logGrid(1e-3, 0.5, 16))
+                    .d(20)
+                    .hidden(30)
+                    .points(100)
+                    .s(1.0)
+                    .dt(0.02)
+                    .randomDt(0.04)
+                    .horizon(2.5)
+                    .probes(20)
+                    .seed(0)
+                    .build();
         }
 
         /** The paper gives no sizes for D.3; D = 20, P = 100 as in the notes' check (7.6). */
         public static Settings cpu() {
-            return new Settings(
-                    new int[] {2, 3, 4, 5},
-                    new double[] {1e-3, 0.05, 0.15, 0.25},
-                    logGrid(1e-3, 0.5, 24),
-                    20,
-                    30,
-                    100,
-                    1.0,
-                    0.01,
-                    0.02,
-                    2.5,
-                    40,
-                    0);
+            return DepthSweepSettingsBuilder.builder()
+                    .depths(new int[] {2, 3, 4, 5})
+                    .sigmas(new double[] {1e-3, 0.05, 0.15, 0.25})
+                    .odeSigmas(logGrid(1e-3, 0.5, 24))
+                    .d(20)
+                    .hidden(30)
+                    .points(100)
+                    .s(1.0)
+                    .dt(0.01)
+                    .randomDt(0.02)
+                    .horizon(2.5)
+                    .probes(40)
+                    .seed(0)
+                    .build();
         }
     }
 

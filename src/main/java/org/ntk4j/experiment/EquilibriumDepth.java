@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -66,6 +67,8 @@ public final class EquilibriumDepth {
     public record Sweep(String dataset, int width, int[] depths, double[] lrs, int[] epochs) {}
 
     /** Settings: the sweeps, batch, CKA sample per class, training cap per class (0 = all), bootstrap resamples, seed. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(List<Sweep> sweeps, int batch, int perClass, int trainPerClass, int bootstrap, long seed) {
         /** {@link #quick()} for the tests, {@link #cpu()} (default), {@link #paper()}. */
         public static Settings of(Scale scale) {
@@ -88,7 +91,14 @@ public final class EquilibriumDepth {
                         t[0].clone(),
                         Arrays.stream(t[1]).mapToInt(v -> (int) v).toArray()));
             }
-            return new Settings(s, 32, 10, 0, 2000, 0);
+            return EquilibriumDepthSettingsBuilder.builder()
+                    .sweeps(s)
+                    .batch(32)
+                    .perClass(10)
+                    .trainPerClass(0)
+                    .bootstrap(2000)
+                    .seed(0)
+                    .build();
         }
 
         /** MNIST (or the bundled subset), width 100, depths 10…50 at Table 3's lrs, 30 epochs, 200 training images per class. */
@@ -98,25 +108,32 @@ public final class EquilibriumDepth {
                     : org.ntk4j.data.Datasets.MNIST_SUBSET;
             int[] depths = {10, 20, 30, 40, 50};
             double[] lrs = Arrays.copyOf(TABLES.get(org.ntk4j.data.Datasets.MNIST)[0], depths.length);
-            return new Settings(
-                    List.of(new Sweep(ds, 100, depths, lrs, intConstant(depths.length, 30))), 32, 5, 200, 2000, 0);
+            return EquilibriumDepthSettingsBuilder.builder()
+                    .sweeps(List.of(new Sweep(ds, 100, depths, lrs, intConstant(depths.length, 30))))
+                    .batch(32)
+                    .perClass(5)
+                    .trainPerClass(200)
+                    .bootstrap(2000)
+                    .seed(0)
+                    .build();
         }
 
         /** The bundled MNIST subset (all 2000 images), width 64, depths 5, 10, 15, 3 epochs at lr 0.003. */
         public static Settings quick() {
             int[] depths = {5, 10, 15};
-            return new Settings(
-                    List.of(new Sweep(
+            return EquilibriumDepthSettingsBuilder.builder()
+                    .sweeps(List.of(new Sweep(
                             org.ntk4j.data.Datasets.MNIST_SUBSET,
                             64,
                             depths,
                             constant(depths.length, 0.003),
-                            intConstant(depths.length, 3))),
-                    32,
-                    5,
-                    0,
-                    1000,
-                    0);
+                            intConstant(depths.length, 3))))
+                    .batch(32)
+                    .perClass(5)
+                    .trainPerClass(0)
+                    .bootstrap(1000)
+                    .seed(0)
+                    .build();
         }
     }
 

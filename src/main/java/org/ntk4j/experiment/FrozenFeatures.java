@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +42,8 @@ import org.ntk4j.spec.TrainSpec;
  */
 public final class FrozenFeatures {
     /** Settings: dataset, depth, widths (the first carries the CKA runs), last-layer scales, SGD, CKA sample, cap, seed. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             String dataset,
             int depth,
@@ -59,41 +62,55 @@ public final class FrozenFeatures {
         }
 
         public static Settings paper() {
-            return new Settings(
-                    org.ntk4j.data.Datasets.MNIST,
-                    10,
-                    new int[] {2048, 10000},
-                    new double[] {0.01, 1},
-                    0.003,
-                    32,
-                    100,
-                    10,
-                    0,
-                    10,
-                    0);
+            return FrozenFeaturesSettingsBuilder.builder()
+                    .dataset(org.ntk4j.data.Datasets.MNIST)
+                    .depth(10)
+                    .widths(new int[] {2048, 10000})
+                    .scales(new double[] {0.01, 1})
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(100)
+                    .perClass(10)
+                    .trainPerClass(0)
+                    .probes(10)
+                    .seed(0)
+                    .build();
         }
 
         public static Settings cpu() {
             String ds = EquilibriumSetup.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
                     ? org.ntk4j.data.Datasets.MNIST
                     : org.ntk4j.data.Datasets.MNIST_SUBSET;
-            return new Settings(ds, 10, new int[] {256, 1024}, new double[] {0.01, 1}, 0.003, 32, 20, 10, 200, 6, 0);
+            return FrozenFeaturesSettingsBuilder.builder()
+                    .dataset(ds)
+                    .depth(10)
+                    .widths(new int[] {256, 1024})
+                    .scales(new double[] {0.01, 1})
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(20)
+                    .perClass(10)
+                    .trainPerClass(200)
+                    .probes(6)
+                    .seed(0)
+                    .build();
         }
 
         /** The bundled MNIST subset, width 100, 4 epochs, CKA on 50 images at init and end. */
         public static Settings quick() {
-            return new Settings(
-                    org.ntk4j.data.Datasets.MNIST_SUBSET,
-                    10,
-                    new int[] {100},
-                    new double[] {0.01, 1},
-                    0.003,
-                    32,
-                    4,
-                    5,
-                    0,
-                    1,
-                    0);
+            return FrozenFeaturesSettingsBuilder.builder()
+                    .dataset(org.ntk4j.data.Datasets.MNIST_SUBSET)
+                    .depth(10)
+                    .widths(new int[] {100})
+                    .scales(new double[] {0.01, 1})
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(4)
+                    .perClass(5)
+                    .trainPerClass(0)
+                    .probes(1)
+                    .seed(0)
+                    .build();
         }
     }
 

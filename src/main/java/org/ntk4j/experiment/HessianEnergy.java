@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,8 @@ import org.ntk4j.train.Arrays2;
  */
 public final class HessianEnergy {
     /** Settings: dataset, network, SGD, probe points per class, the times (epochs), top k, Lanczos steps, ε, cap, seed. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             String dataset,
             int depth,
@@ -70,45 +73,61 @@ public final class HessianEnergy {
         }
 
         public static Settings paper() {
-            return new Settings(
-                    org.ntk4j.data.Datasets.CIFAR10,
-                    10,
-                    256,
-                    0.003,
-                    32,
-                    100,
-                    50,
-                    new double[] {0, 1, 100},
-                    100,
-                    200,
-                    1e-8,
-                    0,
-                    0);
+            return HessianEnergySettingsBuilder.builder()
+                    .dataset(org.ntk4j.data.Datasets.CIFAR10)
+                    .depth(10)
+                    .width(256)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(100)
+                    .perClass(50)
+                    .times(new double[] {0, 1, 100})
+                    .top(100)
+                    .lanczosSteps(200)
+                    .epsilon(1e-8)
+                    .trainPerClass(0)
+                    .seed(0)
+                    .build();
         }
 
         public static Settings cpu() {
             String ds = EquilibriumSetup.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
                     ? org.ntk4j.data.Datasets.MNIST
                     : org.ntk4j.data.Datasets.MNIST_SUBSET;
-            return new Settings(ds, 10, 100, 0.003, 32, 10, 10, new double[] {0, 1, 10}, 20, 40, 1e-8, 200, 0);
+            return HessianEnergySettingsBuilder.builder()
+                    .dataset(ds)
+                    .depth(10)
+                    .width(100)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(10)
+                    .perClass(10)
+                    .times(new double[] {0, 1, 10})
+                    .top(20)
+                    .lanczosSteps(40)
+                    .epsilon(1e-8)
+                    .trainPerClass(200)
+                    .seed(0)
+                    .build();
         }
 
         /** The bundled MNIST subset, width 32, 2 epochs, times 0, 0.5, 2, top 5 from 15 steps on 50 points. */
         public static Settings quick() {
-            return new Settings(
-                    org.ntk4j.data.Datasets.MNIST_SUBSET,
-                    10,
-                    32,
-                    0.003,
-                    32,
-                    2,
-                    5,
-                    new double[] {0, 0.5, 2},
-                    5,
-                    15,
-                    1e-8,
-                    0,
-                    0);
+            return HessianEnergySettingsBuilder.builder()
+                    .dataset(org.ntk4j.data.Datasets.MNIST_SUBSET)
+                    .depth(10)
+                    .width(32)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(2)
+                    .perClass(5)
+                    .times(new double[] {0, 0.5, 2})
+                    .top(5)
+                    .lanczosSteps(15)
+                    .epsilon(1e-8)
+                    .trainPerClass(0)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,15 +37,42 @@ import org.ntk4j.train.Trainer;
  * {@link PhaseDiagram} at 3×16×16); the paper trains the full-width net on all of CIFAR-10 for 200 epochs (GPU).
  */
 public final class InitScale {
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             double[] alphas, int[] channels, int side, int train, int test, int epochs, int batch, long seed) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(new double[] {0.5, 1, 4}, new int[] {4, 8, 16, 32}, 16, 128, 128, 3, 32, 0);
-                case CPU -> new Settings(
-                        new double[] {0.5, 1, 2, 4}, new int[] {8, 16, 32, 64}, 32, 256, 256, 10, 32, 0);
-                case PAPER -> new Settings(
-                        new double[] {0.5, 1, 2, 4, 8}, new int[] {64, 128, 256, 512}, 32, 50000, 10000, 200, 128, 0);
+                case QUICK -> InitScaleSettingsBuilder.builder()
+                        .alphas(new double[] {0.5, 1, 4})
+                        .channels(new int[] {4, 8, 16, 32})
+                        .side(16)
+                        .train(128)
+                        .test(128)
+                        .epochs(3)
+                        .batch(32)
+                        .seed(0)
+                        .build();
+                case CPU -> InitScaleSettingsBuilder.builder()
+                        .alphas(new double[] {0.5, 1, 2, 4})
+                        .channels(new int[] {8, 16, 32, 64})
+                        .side(32)
+                        .train(256)
+                        .test(256)
+                        .epochs(10)
+                        .batch(32)
+                        .seed(0)
+                        .build();
+                case PAPER -> InitScaleSettingsBuilder.builder()
+                        .alphas(new double[] {0.5, 1, 2, 4, 8})
+                        .channels(new int[] {64, 128, 256, 512})
+                        .side(32)
+                        .train(50000)
+                        .test(10000)
+                        .epochs(200)
+                        .batch(128)
+                        .seed(0)
+                        .build();
             };
         }
     }
@@ -99,8 +127,19 @@ public final class InitScale {
                 rgb(Preprocess.pad(Datasets.load(name, Split.TEST).head(set.test()), 2))
             };
         }
-        PhaseDiagram.Data d = PhaseDiagram.data(new PhaseDiagram.Settings(
-                new double[] {1}, 1, set.side(), set.train(), set.test(), 1, 0.1, 1, 1, false, set.seed()));
+        PhaseDiagram.Data d = PhaseDiagram.data(PhaseDiagramSettingsBuilder.builder()
+                .gammas(new double[] {1})
+                .fixedWidth(1)
+                .side(set.side())
+                .train(set.train())
+                .test(set.test())
+                .probes(1)
+                .lr0(0.1)
+                .epochs(1)
+                .batch(1)
+                .cifarIfPresent(false)
+                .seed(set.seed())
+                .build());
         double scale = Math.sqrt(d.d0()); // unit-norm rows → unit-variance pixels
         return new Dataset[] {
             image("substitute-train", d.xTrain(), d.yTrain(), set.side(), scale),

@@ -8,6 +8,7 @@ import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.GradientCollector;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,6 +58,8 @@ import org.ntk4j.train.Optimizer;
  */
 public final class LayerwiseFeatureMaximisation {
     /** Settings: dataset, depth, LFM widths (the first is also the end-to-end width), LFM Adam lr, batch, epoch cap, patience, SGD lr and epochs, CKA sample, cap, seed. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             String dataset,
             int depth,
@@ -77,33 +80,61 @@ public final class LayerwiseFeatureMaximisation {
         }
 
         public static Settings paper() {
-            return new Settings(
-                    org.ntk4j.data.Datasets.MNIST,
-                    10,
-                    new int[] {32, 256},
-                    0.01,
-                    100,
-                    100,
-                    3,
-                    0.003,
-                    32,
-                    100,
-                    10,
-                    0,
-                    0);
+            return LayerwiseFeatureMaximisationSettingsBuilder.builder()
+                    .dataset(org.ntk4j.data.Datasets.MNIST)
+                    .depth(10)
+                    .widths(new int[] {32, 256})
+                    .lfmLr(0.01)
+                    .lfmBatch(100)
+                    .lfmEpochs(100)
+                    .patience(3)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(100)
+                    .perClass(10)
+                    .trainPerClass(0)
+                    .seed(0)
+                    .build();
         }
 
         public static Settings cpu() {
             String ds = EquilibriumSetup.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
                     ? org.ntk4j.data.Datasets.MNIST
                     : org.ntk4j.data.Datasets.MNIST_SUBSET;
-            return new Settings(ds, 10, new int[] {32, 128}, 0.01, 100, 15, 2, 0.003, 32, 20, 10, 200, 0);
+            return LayerwiseFeatureMaximisationSettingsBuilder.builder()
+                    .dataset(ds)
+                    .depth(10)
+                    .widths(new int[] {32, 128})
+                    .lfmLr(0.01)
+                    .lfmBatch(100)
+                    .lfmEpochs(15)
+                    .patience(2)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(20)
+                    .perClass(10)
+                    .trainPerClass(200)
+                    .seed(0)
+                    .build();
         }
 
         /** The bundled MNIST subset, depth 6, width 32, 3 LFM epochs per layer, 4 SGD epochs. */
         public static Settings quick() {
-            return new Settings(
-                    org.ntk4j.data.Datasets.MNIST_SUBSET, 6, new int[] {32}, 0.01, 100, 3, 1, 0.003, 32, 4, 5, 0, 0);
+            return LayerwiseFeatureMaximisationSettingsBuilder.builder()
+                    .dataset(org.ntk4j.data.Datasets.MNIST_SUBSET)
+                    .depth(6)
+                    .widths(new int[] {32})
+                    .lfmLr(0.01)
+                    .lfmBatch(100)
+                    .lfmEpochs(3)
+                    .patience(1)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(4)
+                    .perClass(5)
+                    .trainPerClass(0)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -42,6 +43,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class LayerwiseLearningRates {
     /** Settings; {@link #paper()} follows the paper's Fig. D.1b setting (with a coarser step). */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int d, int hidden, int points, double s, double sigma, double[] ratios, double dt, double time, long seed) {
         /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
@@ -51,11 +54,31 @@ public final class LayerwiseLearningRates {
         }
 
         public static Settings paper() {
-            return new Settings(20, 30, 100, 1.0, 1e-3, new double[] {1, 2, 4}, 0.005, 15.0, 0);
+            return LayerwiseLearningRatesSettingsBuilder.builder()
+                    .d(20)
+                    .hidden(30)
+                    .points(100)
+                    .s(1.0)
+                    .sigma(1e-3)
+                    .ratios(new double[] {1, 2, 4})
+                    .dt(0.005)
+                    .time(15.0)
+                    .seed(0)
+                    .build();
         }
 
         public static Settings quick() {
-            return new Settings(20, 30, 100, 1.0, 1e-3, new double[] {1, 4}, 0.01, 15.0, 0);
+            return LayerwiseLearningRatesSettingsBuilder.builder()
+                    .d(20)
+                    .hidden(30)
+                    .points(100)
+                    .s(1.0)
+                    .sigma(1e-3)
+                    .ratios(new double[] {1, 4})
+                    .dt(0.01)
+                    .time(15.0)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
 import com.google.gson.JsonObject;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -99,6 +100,8 @@ public final class MulticlassAnisotropic {
             int points, int test, int hidden, double sigma, double lr, int steps, int samples, double[] gammas) {}
 
     /** Settings: the cases, the multi-output teacher's singular values and sizes, and the ReLU / Adam panel. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             List<Case> cases, int d, int points, int hidden, int mnistHidden, int probes, long seed, ReluAdam relu) {
         /** Teacher singular values close together: the two-layer silent-alignment condition 1/s_min ≪ ln(s_max/σ²)/s_max. */
@@ -112,25 +115,26 @@ public final class MulticlassAnisotropic {
 
         /** Fig. 5a (depth 2, close singular values), whitened (γ = 0) and γ = 0.25 MNIST 0/1 at L = 2, γ = 0.25 at L = 3. */
         public static Settings quick() {
-            return new Settings(
-                    List.of(
+            return MulticlassAnisotropicSettingsBuilder.builder()
+                    .cases(List.of(
                             new Case("5a", Data.MULTI_OUTPUT_WHITENED, 2, 1e-3, 0, CLOSE, 0.04, 12),
                             new Case("6", Data.MNIST_01, 2, 1e-3, 0, null, 0.05, 14),
                             new Case("D.4", Data.MNIST_01, 2, 1e-3, 0.25, null, 0.05, 20),
-                            new Case("D.4", Data.MNIST_01, 3, 0.1, 0.25, null, 0.05, 25)),
-                    30,
-                    100,
-                    30,
-                    10,
-                    20,
-                    0,
-                    new ReluAdam(100, 100, 50, 0.01, 1e-3, 1200, 50, new double[] {0, 1}));
+                            new Case("D.4", Data.MNIST_01, 3, 0.1, 0.25, null, 0.05, 25)))
+                    .d(30)
+                    .points(100)
+                    .hidden(30)
+                    .mnistHidden(10)
+                    .probes(20)
+                    .seed(0)
+                    .relu(new ReluAdam(100, 100, 50, 0.01, 1e-3, 1200, 50, new double[] {0, 1}))
+                    .build();
         }
 
         /** quick plus spread singular values at depth 2 (σ = 1e-2) and depth 3 (Fig. 5b, σ = 0.1), D.4 at L = 4, and raw data (γ = 1). */
         public static Settings cpu() {
-            return new Settings(
-                    List.of(
+            return MulticlassAnisotropicSettingsBuilder.builder()
+                    .cases(List.of(
                             new Case("5a", Data.MULTI_OUTPUT_WHITENED, 2, 1e-3, 0, CLOSE, 0.02, 16),
                             new Case("5a", Data.MULTI_OUTPUT_WHITENED, 2, 1e-2, 0, SPREAD, 0.02, 16),
                             new Case("5b", Data.MULTI_OUTPUT_WHITENED, 3, 0.1, 0, SPREAD, 0.02, 40),
@@ -138,14 +142,15 @@ public final class MulticlassAnisotropic {
                             new Case("D.4", Data.MNIST_01, 2, 1e-3, 0.25, null, 0.05, 40),
                             new Case("D.4", Data.MNIST_01, 3, 0.1, 0.25, null, 0.05, 50),
                             new Case("D.4", Data.MNIST_01, 4, 0.2, 0.25, null, 0.05, 60),
-                            new Case("6", Data.MNIST_01, 2, 1e-3, 1, null, 0.02, 60)),
-                    30,
-                    100,
-                    30,
-                    10,
-                    40,
-                    0,
-                    new ReluAdam(200, 200, 100, 0.01, 1e-3, 3000, 80, new double[] {0, 0.25, 1}));
+                            new Case("6", Data.MNIST_01, 2, 1e-3, 1, null, 0.02, 60)))
+                    .d(30)
+                    .points(100)
+                    .hidden(30)
+                    .mnistHidden(10)
+                    .probes(40)
+                    .seed(0)
+                    .relu(new ReluAdam(200, 200, 100, 0.01, 1e-3, 3000, 80, new double[] {0, 0.25, 1}))
+                    .build();
         }
     }
 

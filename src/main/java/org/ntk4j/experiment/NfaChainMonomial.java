@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,6 +60,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class NfaChainMonomial {
     /** Settings; {@link #paper()} is Fig. 1's n, d, r, width and init with the Figs 5–10 optimiser. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int n,
             int d,
@@ -78,12 +81,36 @@ public final class NfaChainMonomial {
         }
 
         public static Settings paper() {
-            return new Settings(384, 32, 5, 128, 0.01, 0.05, 800, 20, 1000, 200, 0);
+            return NfaChainMonomialSettingsBuilder.builder()
+                    .n(384)
+                    .d(32)
+                    .r(5)
+                    .width(128)
+                    .firstScale(0.01)
+                    .lr(0.05)
+                    .steps(800)
+                    .probeEvery(20)
+                    .testPoints(1000)
+                    .corruptions(200)
+                    .seed(0)
+                    .build();
         }
 
         /** The same network and data, a larger step for fewer steps, fewer corruption draws: seconds (the tests). */
         public static Settings quick() {
-            return new Settings(384, 32, 5, 128, 0.01, 0.1, 300, 50, 500, 50, 0);
+            return NfaChainMonomialSettingsBuilder.builder()
+                    .n(384)
+                    .d(32)
+                    .r(5)
+                    .width(128)
+                    .firstScale(0.01)
+                    .lr(0.1)
+                    .steps(300)
+                    .probeEvery(50)
+                    .testPoints(500)
+                    .corruptions(50)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -3,6 +3,7 @@ package org.ntk4j.experiment;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,15 +56,38 @@ public final class NfcPrediction {
      * @param lr          the GD step
      * @param seed        seed
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(int n, double[] gammas, int dataSeeds, int momentSeeds, double lr, long seed) {
         public static Settings of(Scale scale) {
             switch (scale) {
                 case QUICK:
-                    return new Settings(192, new double[] {0.25, 0.75}, 1, 3, 1e-3, 0);
+                    return NfcPredictionSettingsBuilder.builder()
+                            .n(192)
+                            .gammas(new double[] {0.25, 0.75})
+                            .dataSeeds(1)
+                            .momentSeeds(3)
+                            .lr(1e-3)
+                            .seed(0)
+                            .build();
                 case PAPER:
-                    return new Settings(1024, new double[] {0.1, 0.25, 0.5, 0.75, 0.9}, 4, 30, 1e-3, 0);
+                    return NfcPredictionSettingsBuilder.builder()
+                            .n(1024)
+                            .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
+                            .dataSeeds(4)
+                            .momentSeeds(30)
+                            .lr(1e-3)
+                            .seed(0)
+                            .build();
                 default:
-                    return new Settings(512, new double[] {0.1, 0.25, 0.5, 0.75, 0.9}, 2, 8, 1e-3, 0);
+                    return NfcPredictionSettingsBuilder.builder()
+                            .n(512)
+                            .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
+                            .dataSeeds(2)
+                            .momentSeeds(8)
+                            .lr(1e-3)
+                            .seed(0)
+                            .build();
             }
         }
     }

@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -83,6 +84,8 @@ public final class NtkBlockStructure {
      * Settings: the grid, per-class sizes of the training subset and of the kernel sample (m), MLP depth and width,
      * SGD (Nesterov 0.9, weight decay 5e-4) learning rate, batch and epochs, kernels at {@code probeEpochs}.
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             Pair[] pairs,
             int trainPerClass,
@@ -96,19 +99,20 @@ public final class NtkBlockStructure {
             long seed) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(
-                        new Pair[] {new Pair("mlp", "mnist-subset")},
-                        30,
-                        3,
-                        3,
-                        16,
-                        0.05,
-                        60,
-                        6,
-                        new int[] {0, 1, 3, 6},
-                        0);
-                case CPU -> new Settings(
-                        new Pair[] {
+                case QUICK -> NtkBlockStructureSettingsBuilder.builder()
+                        .pairs(new Pair[] {new Pair("mlp", "mnist-subset")})
+                        .trainPerClass(30)
+                        .kernelPerClass(3)
+                        .mlpDepth(3)
+                        .mlpWidth(16)
+                        .lr(0.05)
+                        .batch(60)
+                        .epochs(6)
+                        .probeEpochs(new int[] {0, 1, 3, 6})
+                        .seed(0)
+                        .build();
+                case CPU -> NtkBlockStructureSettingsBuilder.builder()
+                        .pairs(new Pair[] {
                             new Pair("mlp", "mnist"),
                             new Pair("mlp", "fashion-mnist"),
                             new Pair("mlp", "cifar10"),
@@ -116,27 +120,29 @@ public final class NtkBlockStructure {
                             // kernels cost several times more per epoch on 2 cores
                             new Pair("resnet20-w8", "mnist", new double[] {0.02}, 20, 100),
                             new Pair("resnet20-w8", "fashion-mnist", new double[] {0.02}, 20, 100)
-                        },
-                        100,
-                        4,
-                        5,
-                        64,
-                        0.01,
-                        120,
-                        30,
-                        new int[] {0, 1, 2, 5, 10, 20, 30},
-                        0);
-                case PAPER -> new Settings(
-                        thesisGrid(new Pair("mlp", "mnist")),
-                        0,
-                        12,
-                        20,
-                        300,
-                        0.05,
-                        120,
-                        400,
-                        new int[] {0, 1, 2, 5, 10, 20, 50, 100, 200, 400},
-                        0);
+                        })
+                        .trainPerClass(100)
+                        .kernelPerClass(4)
+                        .mlpDepth(5)
+                        .mlpWidth(64)
+                        .lr(0.01)
+                        .batch(120)
+                        .epochs(30)
+                        .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 30})
+                        .seed(0)
+                        .build();
+                case PAPER -> NtkBlockStructureSettingsBuilder.builder()
+                        .pairs(thesisGrid(new Pair("mlp", "mnist")))
+                        .trainPerClass(0)
+                        .kernelPerClass(12)
+                        .mlpDepth(20)
+                        .mlpWidth(300)
+                        .lr(0.05)
+                        .batch(120)
+                        .epochs(400)
+                        .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 50, 100, 200, 400})
+                        .seed(0)
+                        .build();
             };
         }
     }

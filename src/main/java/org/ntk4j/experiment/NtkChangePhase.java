@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,6 +63,8 @@ public final class NtkChangePhase {
      * maximal one of every net). Kernels at {@code checkpoints}. First step: {@code fsInits} initialisations of
      * width {@code fsWidth} (input dimension = width, ‖x‖ = 1, y = 0, η = {@code fsEta}).
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int width,
             int samples,
@@ -80,54 +83,57 @@ public final class NtkChangePhase {
             long seed) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(
-                        32,
-                        64,
-                        new String[] {"relu"},
-                        0,
-                        new int[] {2, 6},
-                        new double[] {1.0, 2.0, 3.0},
-                        100,
-                        new int[] {10, 100},
-                        0.5,
-                        32,
-                        new int[] {2, 8},
-                        new double[] {1.0, 3.0},
-                        300,
-                        1e-3,
-                        0);
-                case CPU -> new Settings(
-                        64,
-                        128,
-                        new String[] {"relu", "tanh"},
-                        0,
-                        new int[] {2, 5, 10},
-                        new double[] {1.0, 1.5, 2.0, 2.5, 3.0},
-                        1000,
-                        new int[] {10, 100, 1000},
-                        0.5,
-                        64,
-                        new int[] {2, 5, 10, 20},
-                        new double[] {1.0, 2.0, 3.0},
-                        1000,
-                        1e-3,
-                        0);
-                case PAPER -> new Settings(
-                        256,
-                        128,
-                        new String[] {"relu", "tanh"},
-                        0,
-                        new int[] {2, 5, 10, 15, 20},
-                        new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0},
-                        100_000,
-                        new int[] {10, 100, 1000, 10_000, 100_000},
-                        0.5,
-                        100,
-                        new int[] {2, 5, 10, 20, 30, 50},
-                        new double[] {1.0, 1.5, 2.0, 2.5, 3.0},
-                        5000,
-                        1e-3,
-                        0);
+                case QUICK -> NtkChangePhaseSettingsBuilder.builder()
+                        .width(32)
+                        .samples(64)
+                        .activations(new String[] {"relu"})
+                        .sigmaB2(0)
+                        .depths(new int[] {2, 6})
+                        .sigmaW2(new double[] {1.0, 2.0, 3.0})
+                        .steps(100)
+                        .checkpoints(new int[] {10, 100})
+                        .lrFraction(0.5)
+                        .fsWidth(32)
+                        .fsDepths(new int[] {2, 8})
+                        .fsSigmaW2(new double[] {1.0, 3.0})
+                        .fsInits(300)
+                        .fsEta(1e-3)
+                        .seed(0)
+                        .build();
+                case CPU -> NtkChangePhaseSettingsBuilder.builder()
+                        .width(64)
+                        .samples(128)
+                        .activations(new String[] {"relu", "tanh"})
+                        .sigmaB2(0)
+                        .depths(new int[] {2, 5, 10})
+                        .sigmaW2(new double[] {1.0, 1.5, 2.0, 2.5, 3.0})
+                        .steps(1000)
+                        .checkpoints(new int[] {10, 100, 1000})
+                        .lrFraction(0.5)
+                        .fsWidth(64)
+                        .fsDepths(new int[] {2, 5, 10, 20})
+                        .fsSigmaW2(new double[] {1.0, 2.0, 3.0})
+                        .fsInits(1000)
+                        .fsEta(1e-3)
+                        .seed(0)
+                        .build();
+                case PAPER -> NtkChangePhaseSettingsBuilder.builder()
+                        .width(256)
+                        .samples(128)
+                        .activations(new String[] {"relu", "tanh"})
+                        .sigmaB2(0)
+                        .depths(new int[] {2, 5, 10, 15, 20})
+                        .sigmaW2(new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0})
+                        .steps(100_000)
+                        .checkpoints(new int[] {10, 100, 1000, 10_000, 100_000})
+                        .lrFraction(0.5)
+                        .fsWidth(100)
+                        .fsDepths(new int[] {2, 5, 10, 20, 30, 50})
+                        .fsSigmaW2(new double[] {1.0, 1.5, 2.0, 2.5, 3.0})
+                        .fsInits(5000)
+                        .fsEta(1e-3)
+                        .seed(0)
+                        .build();
             };
         }
     }

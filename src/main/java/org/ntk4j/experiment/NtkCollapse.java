@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,6 +46,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class NtkCollapse {
     /** Settings: the grid, learning rates, training and measurement sizes. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             Pair[] pairs,
             double[] lrs,
@@ -59,38 +62,51 @@ public final class NtkCollapse {
             long seed) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(
-                        new Pair[] {new Pair("mlp", "mnist-subset")},
-                        new double[] {0.003, 0.1},
-                        30,
-                        20,
-                        6,
-                        3,
-                        3,
-                        16,
-                        60,
-                        15,
-                        0);
-                case CPU -> new Settings(
-                        new Pair[] {
+                case QUICK -> NtkCollapseSettingsBuilder.builder()
+                        .pairs(new Pair[] {new Pair("mlp", "mnist-subset")})
+                        .lrs(new double[] {0.003, 0.1})
+                        .trainPerClass(30)
+                        .testPerClass(20)
+                        .batchPerClass(6)
+                        .kernelPerClass(3)
+                        .mlpDepth(3)
+                        .mlpWidth(16)
+                        .batch(60)
+                        .epochs(15)
+                        .seed(0)
+                        .build();
+                case CPU -> NtkCollapseSettingsBuilder.builder()
+                        .pairs(new Pair[] {
                             new Pair("mlp", "mnist"),
                             new Pair("mlp", "fashion-mnist"),
                             new Pair("mlp", "cifar10"),
                             // ResNet-20 at half the width (stage widths 8/16/32) on three rates, 20 epochs
                             new Pair("resnet20-w8", "mnist", new double[] {0.002, 0.006, 0.02}, 20, 100)
-                        },
-                        new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3},
-                        100,
-                        100,
-                        12,
-                        4,
-                        4,
-                        64,
-                        120,
-                        60,
-                        0);
-                case PAPER -> new Settings(
-                        NtkBlockStructure.thesisGrid(), logGrid(-4, 0.25, 30), 0, 0, 12, 12, 4, 256, 120, 400, 0);
+                        })
+                        .lrs(new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3})
+                        .trainPerClass(100)
+                        .testPerClass(100)
+                        .batchPerClass(12)
+                        .kernelPerClass(4)
+                        .mlpDepth(4)
+                        .mlpWidth(64)
+                        .batch(120)
+                        .epochs(60)
+                        .seed(0)
+                        .build();
+                case PAPER -> NtkCollapseSettingsBuilder.builder()
+                        .pairs(NtkBlockStructure.thesisGrid())
+                        .lrs(logGrid(-4, 0.25, 30))
+                        .trainPerClass(0)
+                        .testPerClass(0)
+                        .batchPerClass(12)
+                        .kernelPerClass(12)
+                        .mlpDepth(4)
+                        .mlpWidth(256)
+                        .batch(120)
+                        .epochs(400)
+                        .seed(0)
+                        .build();
             };
         }
     }

@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,6 +29,8 @@ public final class NtkDispersion {
      * Settings; {@link #paper()} is the M = 50 proof-form oracle table (FiniteWidthNtkMomentsTest) at 2000
      * initialisations per cell.
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int width, int inputDim, int[] depths, double[] sigmaW2, int initialisations, int bootstrap, long seed) {
         /** The settings for a scale: {@code quick} for the tests; {@code cpu} and {@code paper} both run
@@ -37,11 +40,27 @@ public final class NtkDispersion {
         }
 
         public static Settings paper() {
-            return new Settings(50, 50, new int[] {2, 5, 10}, new double[] {1.0, 2.0, 3.0}, 2000, 300, 0);
+            return NtkDispersionSettingsBuilder.builder()
+                    .width(50)
+                    .inputDim(50)
+                    .depths(new int[] {2, 5, 10})
+                    .sigmaW2(new double[] {1.0, 2.0, 3.0})
+                    .initialisations(2000)
+                    .bootstrap(300)
+                    .seed(0)
+                    .build();
         }
 
         public static Settings quick() {
-            return new Settings(50, 50, new int[] {2, 5}, new double[] {1.0, 2.0}, 500, 200, 0);
+            return NtkDispersionSettingsBuilder.builder()
+                    .width(50)
+                    .inputDim(50)
+                    .depths(new int[] {2, 5})
+                    .sigmaW2(new double[] {1.0, 2.0})
+                    .initialisations(500)
+                    .bootstrap(200)
+                    .seed(0)
+                    .build();
         }
     }
 

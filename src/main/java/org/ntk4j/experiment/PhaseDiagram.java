@@ -1,5 +1,6 @@
 package org.ntk4j.experiment;
 
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -50,6 +51,8 @@ import org.ntk4j.theory.PhaseClassifier.Phase;
  */
 public final class PhaseDiagram {
     /** Settings: γ values, width when c_d = 0, input side (3×side×side), sample counts, η₀, epochs, batch. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             double[] gammas,
             int fixedWidth,
@@ -64,10 +67,45 @@ public final class PhaseDiagram {
             long seed) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(new double[] {16, 64, 256}, 64, 8, 128, 128, 16, 0.1, 6, 16, false, 0);
-                case CPU -> new Settings(new double[] {16, 64, 256}, 64, 32, 256, 256, 32, 0.2, 8, 32, true, 0);
-                case PAPER -> new Settings(
-                        new double[] {64, 256, 1024, 4096}, 256, 32, 50000, 10000, 64, 0.1, 100, 128, true, 0);
+                case QUICK -> PhaseDiagramSettingsBuilder.builder()
+                        .gammas(new double[] {16, 64, 256})
+                        .fixedWidth(64)
+                        .side(8)
+                        .train(128)
+                        .test(128)
+                        .probes(16)
+                        .lr0(0.1)
+                        .epochs(6)
+                        .batch(16)
+                        .cifarIfPresent(false)
+                        .seed(0)
+                        .build();
+                case CPU -> PhaseDiagramSettingsBuilder.builder()
+                        .gammas(new double[] {16, 64, 256})
+                        .fixedWidth(64)
+                        .side(32)
+                        .train(256)
+                        .test(256)
+                        .probes(32)
+                        .lr0(0.2)
+                        .epochs(8)
+                        .batch(32)
+                        .cifarIfPresent(true)
+                        .seed(0)
+                        .build();
+                case PAPER -> PhaseDiagramSettingsBuilder.builder()
+                        .gammas(new double[] {64, 256, 1024, 4096})
+                        .fixedWidth(256)
+                        .side(32)
+                        .train(50000)
+                        .test(10000)
+                        .probes(64)
+                        .lr0(0.1)
+                        .epochs(100)
+                        .batch(128)
+                        .cifarIfPresent(true)
+                        .seed(0)
+                        .build();
             };
         }
     }

@@ -1,5 +1,6 @@
 package org.ntk4j.experiment;
 
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,6 +47,8 @@ import org.ntk4j.spec.Specs;
  * 0.03 (quick) / 0.01 (cpu): a depth-3 net escapes its small-init plateau on a time ∝ 1/σ (vs ln(1/σ) at depth 2).
  */
 public final class ReluSilentAlignment {
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int train,
             int test,
@@ -61,9 +64,48 @@ public final class ReluSilentAlignment {
             int deepSteps) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(100, 100, 50, 0.01, 0.2, 300, 40, false, 0, 0.03, 0.5, 800);
-                case CPU -> new Settings(200, 200, 100, 0.01, 0.2, 600, 60, true, 0, 0.01, 0.2, 4000);
-                case PAPER -> new Settings(1000, 1000, 100, 0.01, 0.05, 4000, 100, true, 0, 0.01, 0.05, 16000);
+                case QUICK -> ReluSilentAlignmentSettingsBuilder.builder()
+                        .train(100)
+                        .test(100)
+                        .hidden(50)
+                        .sigma(0.01)
+                        .lr(0.2)
+                        .steps(300)
+                        .samples(40)
+                        .fetched(false)
+                        .seed(0)
+                        .deepSigma(0.03)
+                        .deepLr(0.5)
+                        .deepSteps(800)
+                        .build();
+                case CPU -> ReluSilentAlignmentSettingsBuilder.builder()
+                        .train(200)
+                        .test(200)
+                        .hidden(100)
+                        .sigma(0.01)
+                        .lr(0.2)
+                        .steps(600)
+                        .samples(60)
+                        .fetched(true)
+                        .seed(0)
+                        .deepSigma(0.01)
+                        .deepLr(0.2)
+                        .deepSteps(4000)
+                        .build();
+                case PAPER -> ReluSilentAlignmentSettingsBuilder.builder()
+                        .train(1000)
+                        .test(1000)
+                        .hidden(100)
+                        .sigma(0.01)
+                        .lr(0.05)
+                        .steps(4000)
+                        .samples(100)
+                        .fetched(true)
+                        .seed(0)
+                        .deepSigma(0.01)
+                        .deepLr(0.05)
+                        .deepSteps(16000)
+                        .build();
             };
         }
     }

@@ -2,6 +2,7 @@ package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
 import com.google.gson.JsonObject;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,6 +48,8 @@ public final class SilentAlignment {
      * Settings of a reproduction; {@link #paper()} follows the paper's Fig. B.1 setting (D = 25, s = 1, σ = 1e-3; with
      * a coarser step).
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int d,
             int hidden,
@@ -64,12 +67,32 @@ public final class SilentAlignment {
         }
 
         public static Settings paper() {
-            return new Settings(25, 10, 100, 1.0, new double[] {1e-1, 1e-2, 1e-3, 1e-4}, 0.005, 12.0, 20, 0);
+            return SilentAlignmentSettingsBuilder.builder()
+                    .d(25)
+                    .hidden(10)
+                    .points(100)
+                    .s(1.0)
+                    .sigmas(new double[] {1e-1, 1e-2, 1e-3, 1e-4})
+                    .dt(0.005)
+                    .time(12.0)
+                    .probeEvery(20)
+                    .seed(0)
+                    .build();
         }
 
         /** Two scales and a coarser step: the same checks in a few seconds (the tests). */
         public static Settings quick() {
-            return new Settings(25, 10, 100, 1.0, new double[] {1e-3, 1e-4}, 0.01, 12.0, 10, 0);
+            return SilentAlignmentSettingsBuilder.builder()
+                    .d(25)
+                    .hidden(10)
+                    .points(100)
+                    .s(1.0)
+                    .sigmas(new double[] {1e-3, 1e-4})
+                    .dt(0.01)
+                    .time(12.0)
+                    .probeEvery(10)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -1,5 +1,6 @@
 package org.ntk4j.experiment;
 
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,6 +35,8 @@ import org.ntk4j.theory.SolvableModel;
  */
 public final class SolvableDynamics {
     /** Settings: widths, input dimension, GD step and horizon, ReLU points and steps, Fig. 5 steps. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int width,
             int d0,
@@ -51,9 +54,54 @@ public final class SolvableDynamics {
             long seed) {
         public static Settings of(Scale scale) {
             return switch (scale) {
-                case QUICK -> new Settings(256, 10, 20, 0.005, 3, 128, 100, 20, 0.05, 600, 128, 800, 1e-3, 0);
-                case CPU -> new Settings(1024, 10, 20, 0.005, 3, 512, 100, 20, 0.05, 3000, 512, 4000, 1e-3, 0);
-                case PAPER -> new Settings(4096, 10, 20, 0.001, 3, 2048, 100, 20, 0.01, 30000, 2048, 20000, 1e-3, 0);
+                case QUICK -> SolvableDynamicsSettingsBuilder.builder()
+                        .width(256)
+                        .d0(10)
+                        .linePoints(20)
+                        .step(0.005)
+                        .time(3)
+                        .reluWidth(128)
+                        .reluPoints(100)
+                        .reluD0(20)
+                        .reluStep(0.05)
+                        .reluSteps(600)
+                        .fig5Width(128)
+                        .fig5Steps(800)
+                        .adamLr(1e-3)
+                        .seed(0)
+                        .build();
+                case CPU -> SolvableDynamicsSettingsBuilder.builder()
+                        .width(1024)
+                        .d0(10)
+                        .linePoints(20)
+                        .step(0.005)
+                        .time(3)
+                        .reluWidth(512)
+                        .reluPoints(100)
+                        .reluD0(20)
+                        .reluStep(0.05)
+                        .reluSteps(3000)
+                        .fig5Width(512)
+                        .fig5Steps(4000)
+                        .adamLr(1e-3)
+                        .seed(0)
+                        .build();
+                case PAPER -> SolvableDynamicsSettingsBuilder.builder()
+                        .width(4096)
+                        .d0(10)
+                        .linePoints(20)
+                        .step(0.001)
+                        .time(3)
+                        .reluWidth(2048)
+                        .reluPoints(100)
+                        .reluD0(20)
+                        .reluStep(0.01)
+                        .reluSteps(30000)
+                        .fig5Width(2048)
+                        .fig5Steps(20000)
+                        .adamLr(1e-3)
+                        .seed(0)
+                        .build();
             };
         }
     }

@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -51,6 +52,8 @@ public final class SpeedLimited {
      * @param seed   seed
      * @param adaptive Fig. 12's adaptive-SLO panel
      */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             int n,
             int d,
@@ -65,31 +68,33 @@ public final class SpeedLimited {
             Adaptive adaptive) {
         public static Settings of(Scale scale) {
             if (scale.quick()) {
-                return new Settings(
-                        256,
-                        32,
-                        5,
-                        128,
-                        new double[] {1, 0.01},
-                        new double[] {0.03, 0.2},
-                        250,
-                        new double[] {500, 0.002, 0.002},
-                        0.1,
-                        0,
-                        new Adaptive(3, 3, 64, NfaSetup.fill(4, 0.1), 0.05, 0.25, 150, 20, 0.01));
+                return SpeedLimitedSettingsBuilder.builder()
+                        .n(256)
+                        .d(32)
+                        .r(5)
+                        .width(128)
+                        .scales(new double[] {1, 0.01})
+                        .lrs(new double[] {0.03, 0.2})
+                        .steps(250)
+                        .speeds(new double[] {500, 0.002, 0.002})
+                        .eps(0.1)
+                        .seed(0)
+                        .adaptive(new Adaptive(3, 3, 64, NfaSetup.fill(4, 0.1), 0.05, 0.25, 150, 20, 0.01))
+                        .build();
             }
-            return new Settings(
-                    256,
-                    32,
-                    5,
-                    256,
-                    new double[] {1, 0.1, 0.01, 0.001},
-                    new double[] {0.03, 0.1, 0.2, 0.4},
-                    600,
-                    new double[] {500, 0.002, 0.002},
-                    0.1,
-                    0,
-                    new Adaptive(3, 3, 256, NfaSetup.fill(4, 0.1), 0.05, 0.25, 500, 20, 0.01));
+            return SpeedLimitedSettingsBuilder.builder()
+                    .n(256)
+                    .d(32)
+                    .r(5)
+                    .width(256)
+                    .scales(new double[] {1, 0.1, 0.01, 0.001})
+                    .lrs(new double[] {0.03, 0.1, 0.2, 0.4})
+                    .steps(600)
+                    .speeds(new double[] {500, 0.002, 0.002})
+                    .eps(0.1)
+                    .seed(0)
+                    .adaptive(new Adaptive(3, 3, 256, NfaSetup.fill(4, 0.1), 0.05, 0.25, 500, 20, 0.01))
+                    .build();
         }
     }
 

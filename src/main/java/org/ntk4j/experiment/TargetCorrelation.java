@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import ai.djl.ndarray.NDManager;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,6 +36,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class TargetCorrelation {
     /** Settings: datasets, network, SGD, the probe sample (per class) and probe interval, the last-layer scale. */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             List<String> datasets,
             int depth,
@@ -54,7 +57,19 @@ public final class TargetCorrelation {
 
         /** The CPU scale: the present datasets capped to a class-balanced 1000 per class, width 100, 5 epochs. */
         public static Settings cpu() {
-            return new Settings(EquilibriumSetup.availableDatasets(), 10, 100, 0.003, 32, 5, 100, 4, 0.1, 1000, 0);
+            return TargetCorrelationSettingsBuilder.builder()
+                    .datasets(EquilibriumSetup.availableDatasets())
+                    .depth(10)
+                    .width(100)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(5)
+                    .perClass(100)
+                    .probeEvery(4)
+                    .lastLayerScale(0.1)
+                    .trainPerClass(1000)
+                    .seed(0)
+                    .build();
         }
 
         /**
@@ -63,27 +78,39 @@ public final class TargetCorrelation {
          * epochs (the claim is about the first), w_t on 1000 class-balanced training points every 20 steps.
          */
         public static Settings paper() {
-            return new Settings(
-                    List.of(
+            return TargetCorrelationSettingsBuilder.builder()
+                    .datasets(List.of(
                             org.ntk4j.data.Datasets.MNIST,
                             org.ntk4j.data.Datasets.FASHION_MNIST,
-                            org.ntk4j.data.Datasets.CIFAR10),
-                    10,
-                    256,
-                    0.003,
-                    32,
-                    5,
-                    100,
-                    20,
-                    0.1,
-                    0,
-                    0);
+                            org.ntk4j.data.Datasets.CIFAR10))
+                    .depth(10)
+                    .width(256)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(5)
+                    .perClass(100)
+                    .probeEvery(20)
+                    .lastLayerScale(0.1)
+                    .trainPerClass(0)
+                    .seed(0)
+                    .build();
         }
 
         /** The bundled MNIST subset, the first epoch and one more: seconds. */
         public static Settings quick() {
-            return new Settings(
-                    List.of(org.ntk4j.data.Datasets.MNIST_SUBSET), 10, 100, 0.003, 32, 2, 50, 8, 0.1, 1000, 0);
+            return TargetCorrelationSettingsBuilder.builder()
+                    .datasets(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET))
+                    .depth(10)
+                    .width(100)
+                    .lr(0.003)
+                    .batch(32)
+                    .epochs(2)
+                    .perClass(50)
+                    .probeEvery(8)
+                    .lastLayerScale(0.1)
+                    .trainPerClass(1000)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -3,6 +3,7 @@ package org.ntk4j.experiment;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import com.google.gson.JsonObject;
+import io.soabase.recordbuilder.core.RecordBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,6 +56,8 @@ import org.ntk4j.train.Trainer;
  */
 public final class WrnAlignment {
     /** Settings; {@code gammas} are the whitening exponents run (0 = Fig. 1d/e, 1 = Fig. I.1). */
+    @RecordBuilder
+    @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(
             String dataset,
             int widen,
@@ -70,15 +73,45 @@ public final class WrnAlignment {
         }
 
         public static Settings paper() {
-            return new Settings(Datasets.CIFAR10, 4, 100, 500, 1e-5, 40_000, 80, new double[] {0, 1}, 0);
+            return WrnAlignmentSettingsBuilder.builder()
+                    .dataset(Datasets.CIFAR10)
+                    .widen(4)
+                    .points(100)
+                    .testPoints(500)
+                    .lr(1e-5)
+                    .steps(40_000)
+                    .probes(80)
+                    .gammas(new double[] {0, 1})
+                    .seed(0)
+                    .build();
         }
 
         public static Settings cpu() {
-            return new Settings(Datasets.MNIST_SUBSET, 1, 48, 200, 1e-4, 300, 30, new double[] {0, 1}, 0);
+            return WrnAlignmentSettingsBuilder.builder()
+                    .dataset(Datasets.MNIST_SUBSET)
+                    .widen(1)
+                    .points(48)
+                    .testPoints(200)
+                    .lr(1e-4)
+                    .steps(300)
+                    .probes(30)
+                    .gammas(new double[] {0, 1})
+                    .seed(0)
+                    .build();
         }
 
         public static Settings quick() {
-            return new Settings(Datasets.MNIST_SUBSET, 1, 24, 60, 1e-4, 150, 15, new double[] {0}, 0);
+            return WrnAlignmentSettingsBuilder.builder()
+                    .dataset(Datasets.MNIST_SUBSET)
+                    .widen(1)
+                    .points(24)
+                    .testPoints(60)
+                    .lr(1e-4)
+                    .steps(150)
+                    .probes(15)
+                    .gammas(new double[] {0})
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -50,19 +50,20 @@ class NtkBlockStructureTest {
      */
     @Test
     void convNetKernelHasClassBlocks(@TempDir Path dir) throws Exception {
-        NtkBlockStructure.Settings s = new NtkBlockStructure.Settings(
-                new NtkBlockStructure.Pair[] {
+        NtkBlockStructure.Settings s = NtkBlockStructureSettingsBuilder.builder()
+                .pairs(new NtkBlockStructure.Pair[] {
                     new NtkBlockStructure.Pair("resnet20-w8", "mnist-subset", new double[] {0.02}, 2, 6)
-                },
-                30,
-                2,
-                3,
-                16,
-                0.05,
-                20,
-                6,
-                new int[] {0, 1, 3, 6},
-                0);
+                })
+                .trainPerClass(30)
+                .kernelPerClass(2)
+                .mlpDepth(3)
+                .mlpWidth(16)
+                .lr(0.05)
+                .batch(20)
+                .epochs(6)
+                .probeEpochs(new int[] {0, 1, 3, 6})
+                .seed(0)
+                .build();
         try (NDManager m = NDManager.newBaseManager()) {
             NtkBlockStructure.Result r = NtkBlockStructure.run(s, dir, m);
             assertEquals(1, r.runs().size());
