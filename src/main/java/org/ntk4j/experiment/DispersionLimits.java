@@ -65,76 +65,88 @@ public final class DispersionLimits {
             int checkInits,
             int bootstrap,
             long seed) {
-        public static Settings of(Scale scale) {
-            Config[] all = {
+        /** The six (σ_w², σ_b²) ReLU configurations of the CPU and paper sweeps. */
+        static Config[] sixConfigs() {
+            return new Config[] {
                 new Config(1.0, 0), new Config(2.0, 0), new Config(3.0, 0),
                 new Config(1.0, 1), new Config(1.5, 1), new Config(3.0, 1)
             };
-            return switch (scale) {
-                case QUICK -> DispersionLimitsSettingsBuilder.builder()
-                        .widths(new int[] {20, 40})
-                        .lambdas(new double[] {0.1, 0.3})
-                        .configs(new Config[] {new Config(1.0, 0), new Config(3.0, 0)})
-                        .inits(300)
-                        .zoneWidth(30)
-                        .zoneDepths(new int[] {2, 15})
-                        .zoneSigmaW2(new double[] {1.0, 3.0})
-                        .zoneSigmaB2(1)
-                        .zoneInits(200)
-                        .offWidth(40)
-                        .offDepths(new int[] {10})
-                        .offSigmaW2(new double[] {1.0, 3.0})
-                        .rhos(new double[] {0.5})
-                        .offInits(400)
-                        .checkWidth(20)
-                        .checkDepth(3)
-                        .checkInits(200)
-                        .bootstrap(100)
-                        .seed(0)
-                        .build();
-                case CPU -> DispersionLimitsSettingsBuilder.builder()
-                        .widths(new int[] {50, 100, 200})
-                        .lambdas(new double[] {0.05, 0.1, 0.2, 0.3, 0.5})
-                        .configs(all)
-                        .inits(200)
-                        .zoneWidth(100)
-                        .zoneDepths(new int[] {2, 5, 10, 20, 30, 50})
-                        .zoneSigmaW2(new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0})
-                        .zoneSigmaB2(1)
-                        .zoneInits(200)
-                        .offWidth(100)
-                        .offDepths(new int[] {5, 10, 20})
-                        .offSigmaW2(new double[] {1.0, 1.5, 3.0})
-                        .rhos(new double[] {0.1, 0.5, 0.9})
-                        .offInits(500)
-                        .checkWidth(50)
-                        .checkDepth(5)
-                        .checkInits(300)
-                        .bootstrap(200)
-                        .seed(0)
-                        .build();
-                case PAPER -> DispersionLimitsSettingsBuilder.builder()
-                        .widths(new int[] {100, 200, 500})
-                        .lambdas(new double[] {0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5})
-                        .configs(all)
-                        .inits(500)
-                        .zoneWidth(200)
-                        .zoneDepths(new int[] {2, 5, 10, 20, 50, 100})
-                        .zoneSigmaW2(new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0})
-                        .zoneSigmaB2(1)
-                        .zoneInits(200)
-                        .offWidth(200)
-                        .offDepths(new int[] {5, 10, 20, 50, 100})
-                        .offSigmaW2(new double[] {1.0, 1.5, 2.0, 3.0})
-                        .rhos(new double[] {0.1, 0.3, 0.5, 0.7, 0.9})
-                        .offInits(500)
-                        .checkWidth(100)
-                        .checkDepth(10)
-                        .checkInits(500)
-                        .bootstrap(500)
-                        .seed(0)
-                        .build();
-            };
+        }
+
+        public static Settings of(Scale scale) {
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return DispersionLimitsSettingsBuilder.builder()
+                    .widths(new int[] {20, 40})
+                    .lambdas(new double[] {0.1, 0.3})
+                    .configs(new Config[] {new Config(1.0, 0), new Config(3.0, 0)})
+                    .inits(300)
+                    .zoneWidth(30)
+                    .zoneDepths(new int[] {2, 15})
+                    .zoneSigmaW2(new double[] {1.0, 3.0})
+                    .zoneSigmaB2(1)
+                    .zoneInits(200)
+                    .offWidth(40)
+                    .offDepths(new int[] {10})
+                    .offSigmaW2(new double[] {1.0, 3.0})
+                    .rhos(new double[] {0.5})
+                    .offInits(400)
+                    .checkWidth(20)
+                    .checkDepth(3)
+                    .checkInits(200)
+                    .bootstrap(100)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return DispersionLimitsSettingsBuilder.builder()
+                    .widths(new int[] {50, 100, 200})
+                    .lambdas(new double[] {0.05, 0.1, 0.2, 0.3, 0.5})
+                    .configs(sixConfigs())
+                    .inits(200)
+                    .zoneWidth(100)
+                    .zoneDepths(new int[] {2, 5, 10, 20, 30, 50})
+                    .zoneSigmaW2(new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0})
+                    .zoneSigmaB2(1)
+                    .zoneInits(200)
+                    .offWidth(100)
+                    .offDepths(new int[] {5, 10, 20})
+                    .offSigmaW2(new double[] {1.0, 1.5, 3.0})
+                    .rhos(new double[] {0.1, 0.5, 0.9})
+                    .offInits(500)
+                    .checkWidth(50)
+                    .checkDepth(5)
+                    .checkInits(300)
+                    .bootstrap(200)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return DispersionLimitsSettingsBuilder.builder()
+                    .widths(new int[] {100, 200, 500})
+                    .lambdas(new double[] {0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5})
+                    .configs(sixConfigs())
+                    .inits(500)
+                    .zoneWidth(200)
+                    .zoneDepths(new int[] {2, 5, 10, 20, 50, 100})
+                    .zoneSigmaW2(new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0})
+                    .zoneSigmaB2(1)
+                    .zoneInits(200)
+                    .offWidth(200)
+                    .offDepths(new int[] {5, 10, 20, 50, 100})
+                    .offSigmaW2(new double[] {1.0, 1.5, 2.0, 3.0})
+                    .rhos(new double[] {0.1, 0.3, 0.5, 0.7, 0.9})
+                    .offInits(500)
+                    .checkWidth(100)
+                    .checkDepth(10)
+                    .checkInits(500)
+                    .bootstrap(500)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -42,38 +42,46 @@ public final class InitScale {
     public record Settings(
             double[] alphas, int[] channels, int side, int train, int test, int epochs, int batch, long seed) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> InitScaleSettingsBuilder.builder()
-                        .alphas(new double[] {0.5, 1, 4})
-                        .channels(new int[] {4, 8, 16, 32})
-                        .side(16)
-                        .train(128)
-                        .test(128)
-                        .epochs(3)
-                        .batch(32)
-                        .seed(0)
-                        .build();
-                case CPU -> InitScaleSettingsBuilder.builder()
-                        .alphas(new double[] {0.5, 1, 2, 4})
-                        .channels(new int[] {8, 16, 32, 64})
-                        .side(32)
-                        .train(256)
-                        .test(256)
-                        .epochs(10)
-                        .batch(32)
-                        .seed(0)
-                        .build();
-                case PAPER -> InitScaleSettingsBuilder.builder()
-                        .alphas(new double[] {0.5, 1, 2, 4, 8})
-                        .channels(new int[] {64, 128, 256, 512})
-                        .side(32)
-                        .train(50000)
-                        .test(10000)
-                        .epochs(200)
-                        .batch(128)
-                        .seed(0)
-                        .build();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return InitScaleSettingsBuilder.builder()
+                    .alphas(new double[] {0.5, 1, 4})
+                    .channels(new int[] {4, 8, 16, 32})
+                    .side(16)
+                    .train(128)
+                    .test(128)
+                    .epochs(3)
+                    .batch(32)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return InitScaleSettingsBuilder.builder()
+                    .alphas(new double[] {0.5, 1, 2, 4})
+                    .channels(new int[] {8, 16, 32, 64})
+                    .side(32)
+                    .train(256)
+                    .test(256)
+                    .epochs(10)
+                    .batch(32)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return InitScaleSettingsBuilder.builder()
+                    .alphas(new double[] {0.5, 1, 2, 4, 8})
+                    .channels(new int[] {64, 128, 256, 512})
+                    .side(32)
+                    .train(50000)
+                    .test(10000)
+                    .epochs(200)
+                    .batch(128)
+                    .seed(0)
+                    .build();
         }
     }
 

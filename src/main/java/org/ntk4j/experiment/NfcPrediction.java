@@ -60,35 +60,40 @@ public final class NfcPrediction {
     @RecordBuilder.Options(builderMode = RecordBuilder.BuilderMode.STAGED)
     public record Settings(int n, double[] gammas, int dataSeeds, int momentSeeds, double lr, long seed) {
         public static Settings of(Scale scale) {
-            switch (scale) {
-                case QUICK:
-                    return NfcPredictionSettingsBuilder.builder()
-                            .n(192)
-                            .gammas(new double[] {0.25, 0.75})
-                            .dataSeeds(1)
-                            .momentSeeds(3)
-                            .lr(1e-3)
-                            .seed(0)
-                            .build();
-                case PAPER:
-                    return NfcPredictionSettingsBuilder.builder()
-                            .n(1024)
-                            .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
-                            .dataSeeds(4)
-                            .momentSeeds(30)
-                            .lr(1e-3)
-                            .seed(0)
-                            .build();
-                default:
-                    return NfcPredictionSettingsBuilder.builder()
-                            .n(512)
-                            .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
-                            .dataSeeds(2)
-                            .momentSeeds(8)
-                            .lr(1e-3)
-                            .seed(0)
-                            .build();
-            }
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return NfcPredictionSettingsBuilder.builder()
+                    .n(192)
+                    .gammas(new double[] {0.25, 0.75})
+                    .dataSeeds(1)
+                    .momentSeeds(3)
+                    .lr(1e-3)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return NfcPredictionSettingsBuilder.builder()
+                    .n(512)
+                    .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
+                    .dataSeeds(2)
+                    .momentSeeds(8)
+                    .lr(1e-3)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return NfcPredictionSettingsBuilder.builder()
+                    .n(1024)
+                    .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
+                    .dataSeeds(4)
+                    .momentSeeds(30)
+                    .lr(1e-3)
+                    .seed(0)
+                    .build();
         }
     }
 

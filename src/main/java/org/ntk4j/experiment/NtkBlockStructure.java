@@ -98,52 +98,60 @@ public final class NtkBlockStructure {
             int[] probeEpochs,
             long seed) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> NtkBlockStructureSettingsBuilder.builder()
-                        .pairs(new Pair[] {new Pair("mlp", "mnist-subset")})
-                        .trainPerClass(30)
-                        .kernelPerClass(3)
-                        .mlpDepth(3)
-                        .mlpWidth(16)
-                        .lr(0.05)
-                        .batch(60)
-                        .epochs(6)
-                        .probeEpochs(new int[] {0, 1, 3, 6})
-                        .seed(0)
-                        .build();
-                case CPU -> NtkBlockStructureSettingsBuilder.builder()
-                        .pairs(new Pair[] {
-                            new Pair("mlp", "mnist"),
-                            new Pair("mlp", "fashion-mnist"),
-                            new Pair("mlp", "cifar10"),
-                            // ResNet-20 at half the width (stage widths 8/16/32): the full width's training and
-                            // kernels cost several times more per epoch on 2 cores
-                            new Pair("resnet20-w8", "mnist", new double[] {0.02}, 20, 100),
-                            new Pair("resnet20-w8", "fashion-mnist", new double[] {0.02}, 20, 100)
-                        })
-                        .trainPerClass(100)
-                        .kernelPerClass(4)
-                        .mlpDepth(5)
-                        .mlpWidth(64)
-                        .lr(0.01)
-                        .batch(120)
-                        .epochs(30)
-                        .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 30})
-                        .seed(0)
-                        .build();
-                case PAPER -> NtkBlockStructureSettingsBuilder.builder()
-                        .pairs(thesisGrid(new Pair("mlp", "mnist")))
-                        .trainPerClass(0)
-                        .kernelPerClass(12)
-                        .mlpDepth(20)
-                        .mlpWidth(300)
-                        .lr(0.05)
-                        .batch(120)
-                        .epochs(400)
-                        .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 50, 100, 200, 400})
-                        .seed(0)
-                        .build();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return NtkBlockStructureSettingsBuilder.builder()
+                    .pairs(new Pair[] {new Pair("mlp", "mnist-subset")})
+                    .trainPerClass(30)
+                    .kernelPerClass(3)
+                    .mlpDepth(3)
+                    .mlpWidth(16)
+                    .lr(0.05)
+                    .batch(60)
+                    .epochs(6)
+                    .probeEpochs(new int[] {0, 1, 3, 6})
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return NtkBlockStructureSettingsBuilder.builder()
+                    .pairs(new Pair[] {
+                        new Pair("mlp", "mnist"),
+                        new Pair("mlp", "fashion-mnist"),
+                        new Pair("mlp", "cifar10"),
+                        // ResNet-20 at half the width (stage widths 8/16/32): the full width's training and
+                        // kernels cost several times more per epoch on 2 cores
+                        new Pair("resnet20-w8", "mnist", new double[] {0.02}, 20, 100),
+                        new Pair("resnet20-w8", "fashion-mnist", new double[] {0.02}, 20, 100)
+                    })
+                    .trainPerClass(100)
+                    .kernelPerClass(4)
+                    .mlpDepth(5)
+                    .mlpWidth(64)
+                    .lr(0.01)
+                    .batch(120)
+                    .epochs(30)
+                    .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 30})
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return NtkBlockStructureSettingsBuilder.builder()
+                    .pairs(thesisGrid(new Pair("mlp", "mnist")))
+                    .trainPerClass(0)
+                    .kernelPerClass(12)
+                    .mlpDepth(20)
+                    .mlpWidth(300)
+                    .lr(0.05)
+                    .batch(120)
+                    .epochs(400)
+                    .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 50, 100, 200, 400})
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -61,53 +61,61 @@ public final class NtkCollapse {
             int epochs,
             long seed) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> NtkCollapseSettingsBuilder.builder()
-                        .pairs(new Pair[] {new Pair("mlp", "mnist-subset")})
-                        .lrs(new double[] {0.003, 0.1})
-                        .trainPerClass(30)
-                        .testPerClass(20)
-                        .batchPerClass(6)
-                        .kernelPerClass(3)
-                        .mlpDepth(3)
-                        .mlpWidth(16)
-                        .batch(60)
-                        .epochs(15)
-                        .seed(0)
-                        .build();
-                case CPU -> NtkCollapseSettingsBuilder.builder()
-                        .pairs(new Pair[] {
-                            new Pair("mlp", "mnist"),
-                            new Pair("mlp", "fashion-mnist"),
-                            new Pair("mlp", "cifar10"),
-                            // ResNet-20 at half the width (stage widths 8/16/32) on three rates, 20 epochs
-                            new Pair("resnet20-w8", "mnist", new double[] {0.002, 0.006, 0.02}, 20, 100)
-                        })
-                        .lrs(new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3})
-                        .trainPerClass(100)
-                        .testPerClass(100)
-                        .batchPerClass(12)
-                        .kernelPerClass(4)
-                        .mlpDepth(4)
-                        .mlpWidth(64)
-                        .batch(120)
-                        .epochs(60)
-                        .seed(0)
-                        .build();
-                case PAPER -> NtkCollapseSettingsBuilder.builder()
-                        .pairs(NtkBlockStructure.thesisGrid())
-                        .lrs(logGrid(-4, 0.25, 30))
-                        .trainPerClass(0)
-                        .testPerClass(0)
-                        .batchPerClass(12)
-                        .kernelPerClass(12)
-                        .mlpDepth(4)
-                        .mlpWidth(256)
-                        .batch(120)
-                        .epochs(400)
-                        .seed(0)
-                        .build();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return NtkCollapseSettingsBuilder.builder()
+                    .pairs(new Pair[] {new Pair("mlp", "mnist-subset")})
+                    .lrs(new double[] {0.003, 0.1})
+                    .trainPerClass(30)
+                    .testPerClass(20)
+                    .batchPerClass(6)
+                    .kernelPerClass(3)
+                    .mlpDepth(3)
+                    .mlpWidth(16)
+                    .batch(60)
+                    .epochs(15)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return NtkCollapseSettingsBuilder.builder()
+                    .pairs(new Pair[] {
+                        new Pair("mlp", "mnist"),
+                        new Pair("mlp", "fashion-mnist"),
+                        new Pair("mlp", "cifar10"),
+                        // ResNet-20 at half the width (stage widths 8/16/32) on three rates, 20 epochs
+                        new Pair("resnet20-w8", "mnist", new double[] {0.002, 0.006, 0.02}, 20, 100)
+                    })
+                    .lrs(new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3})
+                    .trainPerClass(100)
+                    .testPerClass(100)
+                    .batchPerClass(12)
+                    .kernelPerClass(4)
+                    .mlpDepth(4)
+                    .mlpWidth(64)
+                    .batch(120)
+                    .epochs(60)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return NtkCollapseSettingsBuilder.builder()
+                    .pairs(NtkBlockStructure.thesisGrid())
+                    .lrs(logGrid(-4, 0.25, 30))
+                    .trainPerClass(0)
+                    .testPerClass(0)
+                    .batchPerClass(12)
+                    .kernelPerClass(12)
+                    .mlpDepth(4)
+                    .mlpWidth(256)
+                    .batch(120)
+                    .epochs(400)
+                    .seed(0)
+                    .build();
         }
     }
 

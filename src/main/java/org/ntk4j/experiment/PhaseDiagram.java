@@ -66,47 +66,55 @@ public final class PhaseDiagram {
             boolean cifarIfPresent,
             long seed) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> PhaseDiagramSettingsBuilder.builder()
-                        .gammas(new double[] {16, 64, 256})
-                        .fixedWidth(64)
-                        .side(8)
-                        .train(128)
-                        .test(128)
-                        .probes(16)
-                        .lr0(0.1)
-                        .epochs(6)
-                        .batch(16)
-                        .cifarIfPresent(false)
-                        .seed(0)
-                        .build();
-                case CPU -> PhaseDiagramSettingsBuilder.builder()
-                        .gammas(new double[] {16, 64, 256})
-                        .fixedWidth(64)
-                        .side(32)
-                        .train(256)
-                        .test(256)
-                        .probes(32)
-                        .lr0(0.2)
-                        .epochs(8)
-                        .batch(32)
-                        .cifarIfPresent(true)
-                        .seed(0)
-                        .build();
-                case PAPER -> PhaseDiagramSettingsBuilder.builder()
-                        .gammas(new double[] {64, 256, 1024, 4096})
-                        .fixedWidth(256)
-                        .side(32)
-                        .train(50000)
-                        .test(10000)
-                        .probes(64)
-                        .lr0(0.1)
-                        .epochs(100)
-                        .batch(128)
-                        .cifarIfPresent(true)
-                        .seed(0)
-                        .build();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return PhaseDiagramSettingsBuilder.builder()
+                    .gammas(new double[] {16, 64, 256})
+                    .fixedWidth(64)
+                    .side(8)
+                    .train(128)
+                    .test(128)
+                    .probes(16)
+                    .lr0(0.1)
+                    .epochs(6)
+                    .batch(16)
+                    .cifarIfPresent(false)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return PhaseDiagramSettingsBuilder.builder()
+                    .gammas(new double[] {16, 64, 256})
+                    .fixedWidth(64)
+                    .side(32)
+                    .train(256)
+                    .test(256)
+                    .probes(32)
+                    .lr0(0.2)
+                    .epochs(8)
+                    .batch(32)
+                    .cifarIfPresent(true)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return PhaseDiagramSettingsBuilder.builder()
+                    .gammas(new double[] {64, 256, 1024, 4096})
+                    .fixedWidth(256)
+                    .side(32)
+                    .train(50000)
+                    .test(10000)
+                    .probes(64)
+                    .lr0(0.1)
+                    .epochs(100)
+                    .batch(128)
+                    .cifarIfPresent(true)
+                    .seed(0)
+                    .build();
         }
     }
 

@@ -63,50 +63,58 @@ public final class ReluSilentAlignment {
             double deepLr,
             int deepSteps) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> ReluSilentAlignmentSettingsBuilder.builder()
-                        .train(100)
-                        .test(100)
-                        .hidden(50)
-                        .sigma(0.01)
-                        .lr(0.2)
-                        .steps(300)
-                        .samples(40)
-                        .fetched(false)
-                        .seed(0)
-                        .deepSigma(0.03)
-                        .deepLr(0.5)
-                        .deepSteps(800)
-                        .build();
-                case CPU -> ReluSilentAlignmentSettingsBuilder.builder()
-                        .train(200)
-                        .test(200)
-                        .hidden(100)
-                        .sigma(0.01)
-                        .lr(0.2)
-                        .steps(600)
-                        .samples(60)
-                        .fetched(true)
-                        .seed(0)
-                        .deepSigma(0.01)
-                        .deepLr(0.2)
-                        .deepSteps(4000)
-                        .build();
-                case PAPER -> ReluSilentAlignmentSettingsBuilder.builder()
-                        .train(1000)
-                        .test(1000)
-                        .hidden(100)
-                        .sigma(0.01)
-                        .lr(0.05)
-                        .steps(4000)
-                        .samples(100)
-                        .fetched(true)
-                        .seed(0)
-                        .deepSigma(0.01)
-                        .deepLr(0.05)
-                        .deepSteps(16000)
-                        .build();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return ReluSilentAlignmentSettingsBuilder.builder()
+                    .train(100)
+                    .test(100)
+                    .hidden(50)
+                    .sigma(0.01)
+                    .lr(0.2)
+                    .steps(300)
+                    .samples(40)
+                    .fetched(false)
+                    .seed(0)
+                    .deepSigma(0.03)
+                    .deepLr(0.5)
+                    .deepSteps(800)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return ReluSilentAlignmentSettingsBuilder.builder()
+                    .train(200)
+                    .test(200)
+                    .hidden(100)
+                    .sigma(0.01)
+                    .lr(0.2)
+                    .steps(600)
+                    .samples(60)
+                    .fetched(true)
+                    .seed(0)
+                    .deepSigma(0.01)
+                    .deepLr(0.2)
+                    .deepSteps(4000)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return ReluSilentAlignmentSettingsBuilder.builder()
+                    .train(1000)
+                    .test(1000)
+                    .hidden(100)
+                    .sigma(0.01)
+                    .lr(0.05)
+                    .steps(4000)
+                    .samples(100)
+                    .fetched(true)
+                    .seed(0)
+                    .deepSigma(0.01)
+                    .deepLr(0.05)
+                    .deepSteps(16000)
+                    .build();
         }
     }
 

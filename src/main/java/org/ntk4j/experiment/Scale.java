@@ -19,12 +19,11 @@ public enum Scale {
     /** The paper's settings (datasets, widths, depths, epochs); meant for a GPU. */
     PAPER;
 
-    /** Whether this is the quick variant. */
-    public boolean quick() {
-        return this == QUICK;
-    }
-
-    /** The settings for this scale, built only for this scale (each study's {@code Settings.of}). */
+    /**
+     * The settings for this scale, built only for this scale: every study's {@code Settings.of} is
+     * {@code scale.choose(Settings::quick, Settings::cpu, Settings::paper)}, and where two scales run the same
+     * settings one of the three methods returns the other, with the reason in its Javadoc.
+     */
     public <T> T choose(Supplier<T> quick, Supplier<T> cpu, Supplier<T> paper) {
         return switch (this) {
             case QUICK -> quick.get();

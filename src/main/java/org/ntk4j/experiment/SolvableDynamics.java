@@ -53,56 +53,64 @@ public final class SolvableDynamics {
             double adamLr,
             long seed) {
         public static Settings of(Scale scale) {
-            return switch (scale) {
-                case QUICK -> SolvableDynamicsSettingsBuilder.builder()
-                        .width(256)
-                        .d0(10)
-                        .linePoints(20)
-                        .step(0.005)
-                        .time(3)
-                        .reluWidth(128)
-                        .reluPoints(100)
-                        .reluD0(20)
-                        .reluStep(0.05)
-                        .reluSteps(600)
-                        .fig5Width(128)
-                        .fig5Steps(800)
-                        .adamLr(1e-3)
-                        .seed(0)
-                        .build();
-                case CPU -> SolvableDynamicsSettingsBuilder.builder()
-                        .width(1024)
-                        .d0(10)
-                        .linePoints(20)
-                        .step(0.005)
-                        .time(3)
-                        .reluWidth(512)
-                        .reluPoints(100)
-                        .reluD0(20)
-                        .reluStep(0.05)
-                        .reluSteps(3000)
-                        .fig5Width(512)
-                        .fig5Steps(4000)
-                        .adamLr(1e-3)
-                        .seed(0)
-                        .build();
-                case PAPER -> SolvableDynamicsSettingsBuilder.builder()
-                        .width(4096)
-                        .d0(10)
-                        .linePoints(20)
-                        .step(0.001)
-                        .time(3)
-                        .reluWidth(2048)
-                        .reluPoints(100)
-                        .reluD0(20)
-                        .reluStep(0.01)
-                        .reluSteps(30000)
-                        .fig5Width(2048)
-                        .fig5Steps(20000)
-                        .adamLr(1e-3)
-                        .seed(0)
-                        .build();
-            };
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return SolvableDynamicsSettingsBuilder.builder()
+                    .width(256)
+                    .d0(10)
+                    .linePoints(20)
+                    .step(0.005)
+                    .time(3)
+                    .reluWidth(128)
+                    .reluPoints(100)
+                    .reluD0(20)
+                    .reluStep(0.05)
+                    .reluSteps(600)
+                    .fig5Width(128)
+                    .fig5Steps(800)
+                    .adamLr(1e-3)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings cpu() {
+            return SolvableDynamicsSettingsBuilder.builder()
+                    .width(1024)
+                    .d0(10)
+                    .linePoints(20)
+                    .step(0.005)
+                    .time(3)
+                    .reluWidth(512)
+                    .reluPoints(100)
+                    .reluD0(20)
+                    .reluStep(0.05)
+                    .reluSteps(3000)
+                    .fig5Width(512)
+                    .fig5Steps(4000)
+                    .adamLr(1e-3)
+                    .seed(0)
+                    .build();
+        }
+
+        public static Settings paper() {
+            return SolvableDynamicsSettingsBuilder.builder()
+                    .width(4096)
+                    .d0(10)
+                    .linePoints(20)
+                    .step(0.001)
+                    .time(3)
+                    .reluWidth(2048)
+                    .reluPoints(100)
+                    .reluD0(20)
+                    .reluStep(0.01)
+                    .reluSteps(30000)
+                    .fig5Width(2048)
+                    .fig5Steps(20000)
+                    .adamLr(1e-3)
+                    .seed(0)
+                    .build();
         }
     }
 

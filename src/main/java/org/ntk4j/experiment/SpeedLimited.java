@@ -67,21 +67,27 @@ public final class SpeedLimited {
             long seed,
             Adaptive adaptive) {
         public static Settings of(Scale scale) {
-            if (scale.quick()) {
-                return SpeedLimitedSettingsBuilder.builder()
-                        .n(256)
-                        .d(32)
-                        .r(5)
-                        .width(128)
-                        .scales(new double[] {1, 0.01})
-                        .lrs(new double[] {0.03, 0.2})
-                        .steps(250)
-                        .speeds(new double[] {500, 0.002, 0.002})
-                        .eps(0.1)
-                        .seed(0)
-                        .adaptive(new Adaptive(3, 3, 64, NfaSetup.fill(4, 0.1), 0.05, 0.25, 150, 20, 0.01))
-                        .build();
-            }
+            return scale.choose(Settings::quick, Settings::cpu, Settings::paper);
+        }
+
+        public static Settings quick() {
+            return SpeedLimitedSettingsBuilder.builder()
+                    .n(256)
+                    .d(32)
+                    .r(5)
+                    .width(128)
+                    .scales(new double[] {1, 0.01})
+                    .lrs(new double[] {0.03, 0.2})
+                    .steps(250)
+                    .speeds(new double[] {500, 0.002, 0.002})
+                    .eps(0.1)
+                    .seed(0)
+                    .adaptive(new Adaptive(3, 3, 64, NfaSetup.fill(4, 0.1), 0.05, 0.25, 150, 20, 0.01))
+                    .build();
+        }
+
+        /** The paper's own settings (§5, App. I and J): n = 256, d = 32, width 256, 600 and 500 full-batch steps. */
+        public static Settings paper() {
             return SpeedLimitedSettingsBuilder.builder()
                     .n(256)
                     .d(32)
@@ -95,6 +101,11 @@ public final class SpeedLimited {
                     .seed(0)
                     .adaptive(new Adaptive(3, 3, 256, NfaSetup.fill(4, 0.1), 0.05, 0.25, 500, 20, 0.01))
                     .build();
+        }
+
+        /** The paper's own settings: they run in about a minute on a CPU. */
+        public static Settings cpu() {
+            return paper();
         }
     }
 
