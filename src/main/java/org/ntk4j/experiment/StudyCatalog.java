@@ -3,11 +3,12 @@ package org.ntk4j.experiment;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.ntk4j.experiment.support.Study;
 
 /**
  * Every study of the five seed papers that {@code ntk4j reproduce} has or is planned to have, with the
  * claim it checks and its figure, so the gap is visible from the CLI ({@code reproduce --list}). An
- * entry is "built" iff a {@link Study} of that name is in {@link Study#all()}; nothing here is a result.
+ * entry is "built" iff a {@link Study} of that name is in {@link Studies#all()}; nothing here is a result.
  *
  * <p>Seeds: 000 Lou, Mingard and Hayou, "The Equilibrium Hypothesis: Rethinking implicit regularization
  * in Deep Neural Networks"; 001 Atanasov, Bordelon and Pehlevan, "Neural networks as kernel learners:
@@ -159,7 +160,7 @@ public final class StudyCatalog {
 
     /** Names of the studies that exist today. */
     static Set<String> builtNames() {
-        return Study.all().stream().map(Study::name).collect(Collectors.toSet());
+        return Studies.all().stream().map(Study::name).collect(Collectors.toSet());
     }
 
     /** The printable list: one line per study (seed, name, status, figures, claim) and a count. */

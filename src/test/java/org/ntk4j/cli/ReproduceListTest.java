@@ -8,16 +8,17 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.ntk4j.experiment.Study;
+import org.ntk4j.experiment.Studies;
 import org.ntk4j.experiment.StudyCatalog;
+import org.ntk4j.experiment.support.Study;
 
-/** {@code ntk4j reproduce --list}: every catalogued study once, "built" exactly for those in Study.all(). */
+/** {@code ntk4j reproduce --list}: every catalogued study once, "built" exactly for those in Studies.all(). */
 class ReproduceListTest {
     @Test
     void listsEveryStudyWithItsStatus() {
         CliTest.Run r = withStdout("reproduce", "--list");
         assertEquals(0, r.code(), r.err());
-        Set<String> built = Study.all().stream().map(Study::name).collect(Collectors.toSet());
+        Set<String> built = Studies.all().stream().map(Study::name).collect(Collectors.toSet());
         List<String> lines = r.out().lines().toList();
         for (StudyCatalog.Entry e : StudyCatalog.ENTRIES) {
             List<String> mine = lines.stream()
@@ -31,7 +32,7 @@ class ReproduceListTest {
         // every built study is catalogued, and the four of seeds 001/003 and the studies are there
         Set<String> names =
                 StudyCatalog.ENTRIES.stream().map(StudyCatalog.Entry::name).collect(Collectors.toSet());
-        assertTrue(names.containsAll(built), "uncatalogued study in Study.all()");
+        assertTrue(names.containsAll(built), "uncatalogued study in Studies.all()");
         assertEquals(StudyCatalog.ENTRIES.size(), names.size(), "no duplicate names");
         for (String n : List.of(
                 "silent-alignment",
@@ -90,7 +91,7 @@ class ReproduceListTest {
         CliTest.Run r = withStdout("reproduce", "--help");
         assertEquals(0, r.code(), r.err());
         String help = r.out().replaceAll("\\s+", " ");
-        for (Study s : Study.all()) {
+        for (Study s : Studies.all()) {
             assertTrue(help.contains(s.name() + ":"), s.name() + " missing from reproduce --help");
         }
         assertTrue(help.contains("--scale"), help);
