@@ -30,12 +30,10 @@ public final class ReproduceCommand implements Callable<Integer> {
             index = "0",
             arity = "0..1",
             paramLabel = "STUDY",
-            description = "a built study (above); --list shows every study of the five papers, built or not")
+            description = "a study (above); --list shows every study of the five papers with its claim")
     String study;
 
-    @Option(
-            names = "--list",
-            description = "list every study of the five seed papers with its claim, figures and status")
+    @Option(names = "--list", description = "list every study of the five seed papers with its claim and figures")
     boolean list;
 
     @Option(
@@ -60,15 +58,13 @@ public final class ReproduceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (list) {
-            System.out.print(org.ntk4j.experiment.StudyCatalog.list());
+            System.out.print(Studies.list());
             return 0;
         }
         if (study == null) {
             throw new UserException("name a study (ntk4j reproduce --list shows them)");
         }
-        Study s = Studies.all().stream()
-                .filter(x -> x.name().equals(study))
-                .findFirst()
+        Study s = Studies.named(study)
                 .orElseThrow(() -> new UserException("unknown study '" + study + "'; expected one of "
                         + Studies.all().stream().map(Study::name).collect(Collectors.joining(", "))));
         Path dir = out != null ? out : defaultDir(study);

@@ -1,6 +1,7 @@
 package org.ntk4j.experiment;
 
 import java.util.List;
+import java.util.Optional;
 import org.ntk4j.experiment.equilibrium.AlignmentHierarchy;
 import org.ntk4j.experiment.equilibrium.EquilibriumDepth;
 import org.ntk4j.experiment.equilibrium.FrozenFeatures;
@@ -28,37 +29,62 @@ import org.ntk4j.experiment.solvable.PhaseDiagram;
 import org.ntk4j.experiment.solvable.SolvableDynamics;
 import org.ntk4j.experiment.support.Study;
 
-/** Every study of {@code ntk4j reproduce}, by paper: the registry the CLI and the catalogue read. */
+/**
+ * Every study of {@code ntk4j reproduce}, by seed paper, each carrying its catalogue entry (paper, figures, claim):
+ * the registry {@code reproduce --list}, {@code --help} and the tests read. The studies live in one package per paper
+ * ({@code equilibrium}, {@code silentalignment}, {@code featurealignment}, {@code ntkregime}, {@code solvable}) and
+ * share only {@code support}; this class sits above them all.
+ */
 public final class Studies {
     private Studies() {}
 
-    /** Every study, in the order they are listed. */
+    private static final List<Study> ALL = List.of(
+            AlignmentHierarchy.STUDY,
+            EquilibriumDepth.STUDY,
+            TargetCorrelation.STUDY,
+            HessianEnergy.STUDY,
+            FrozenFeatures.STUDY,
+            LayerwiseFeatureMaximisation.STUDY,
+            SilentAlignment.STUDY,
+            LayerwiseLearningRates.STUDY,
+            DeepLinearTimescales.STUDY,
+            ReluSilentAlignment.STUDY,
+            MulticlassAnisotropic.STUDY,
+            DepthSweep.STUDY,
+            WrnAlignment.STUDY,
+            NfaChainMonomial.STUDY,
+            CentredNfcDynamics.STUDY,
+            SpeedLimited.STUDY,
+            NfcPrediction.STUDY,
+            NtkDispersion.STUDY,
+            DispersionLimits.STUDY,
+            NtkChangePhase.STUDY,
+            NtkBlockStructure.STUDY,
+            NtkCollapse.STUDY,
+            SolvableDynamics.STUDY,
+            InitScale.STUDY,
+            PhaseDiagram.STUDY);
+
+    /** Every study, by seed paper. */
     public static List<Study> all() {
-        return List.of(
-                SilentAlignment.STUDY,
-                LayerwiseLearningRates.STUDY,
-                DeepLinearTimescales.STUDY,
-                DepthSweep.STUDY,
-                MulticlassAnisotropic.STUDY,
-                WrnAlignment.STUDY,
-                ReluSilentAlignment.STUDY,
-                NtkDispersion.STUDY,
-                DispersionLimits.STUDY,
-                NtkChangePhase.STUDY,
-                NtkBlockStructure.STUDY,
-                NtkCollapse.STUDY,
-                NfaChainMonomial.STUDY,
-                CentredNfcDynamics.STUDY,
-                SpeedLimited.STUDY,
-                NfcPrediction.STUDY,
-                TargetCorrelation.STUDY,
-                AlignmentHierarchy.STUDY,
-                EquilibriumDepth.STUDY,
-                FrozenFeatures.STUDY,
-                LayerwiseFeatureMaximisation.STUDY,
-                HessianEnergy.STUDY,
-                SolvableDynamics.STUDY,
-                PhaseDiagram.STUDY,
-                InitScale.STUDY);
+        return ALL;
+    }
+
+    /** The study of that command-line name, if any. */
+    public static Optional<Study> named(String name) {
+        return ALL.stream().filter(s -> s.name().equals(name)).findFirst();
+    }
+
+    /** The printable catalogue: one line per study (seed, name, figures, claim) and a count. */
+    public static String list() {
+        StringBuilder t =
+                new StringBuilder(String.format("%-5s %-24s %-32s %s%n", "seed", "study", "figures", "claim"));
+        for (Study s : ALL) {
+            t.append(String.format("%-5s %-24s %-32s %s%n", s.paper().seed(), s.name(), s.figures(), s.claim()));
+        }
+        t.append(String.format(
+                "%d studies of the five papers; run one with: ntk4j reproduce NAME [--quick | --scale cpu|paper]%n",
+                ALL.size()));
+        return t.toString();
     }
 }

@@ -12,6 +12,11 @@ public final class HtmlReport {
     private HtmlReport() {}
 
     public static void write(Path dir, String title, Map<String, String> summary, List<String> notes) {
+        write(dir, title, "", summary, notes);
+    }
+
+    /** The same with {@code leadHtml} (already escaped HTML, e.g. a study's verdict table) between the title and the summary. */
+    public static void write(Path dir, String title, String leadHtml, Map<String, String> summary, List<String> notes) {
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>")
                 .append(esc(title))
@@ -21,7 +26,9 @@ public final class HtmlReport {
                         + "img{max-width:540px;margin:6px;border:1px solid #eee}</style></head><body>")
                 .append("<h1>")
                 .append(esc(title))
-                .append("</h1><table>");
+                .append("</h1>")
+                .append(leadHtml)
+                .append("<table>");
         for (Map.Entry<String, String> e : summary.entrySet()) {
             h.append("<tr><th>")
                     .append(esc(e.getKey()))
@@ -73,7 +80,8 @@ public final class HtmlReport {
         Files2.writeString(dir.resolve("report.html"), h.toString());
     }
 
-    static String esc(String s) {
+    /** {@code s} with the HTML special characters escaped. */
+    public static String esc(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

@@ -14,10 +14,13 @@ import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Preprocess;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
@@ -27,7 +30,6 @@ import org.ntk4j.kernel.Ntk;
 import org.ntk4j.metrics.Alignment;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -171,39 +173,35 @@ public final class AlignmentHierarchy {
     private AlignmentHierarchy() {}
 
     /** The study as {@code ntk4j reproduce alignment-hierarchy} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "alignment-hierarchy";
-        }
-
-        @Override
-        public String summary() {
-            return "Equilibrium Hypothesis Figs 1, 5, 7: Eq. 5 layer CKA of a depth-10 FFNN against SGD steps (sharp rise"
-                    + " in ~2 epochs, interior peak layer), lr sweep 0.0005/0.003/0.05 with test accuracy (~1.5 min on the MNIST subset, 3.5-7 min with MNIST and Fashion-MNIST fetched)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            List<Row> rows = AlignmentHierarchy.run(Settings.of(scale), out, manager);
-            StringBuilder t = new StringBuilder(String.format(
-                    "%-14s %-7s %-62s %5s %6s %8s %8s%n",
-                    "dataset", "lr", "Eq. 5 A_l at the end, l = 1..L", "peak", "traced", "rise@2ep", "test acc"));
-            for (Row r : rows) {
-                t.append(String.format(
-                        Locale.ROOT,
-                        "%-14s %-7s %-62s %5d %6d %8.2f %8.4f%n",
-                        r.dataset(),
-                        r.lr(),
-                        Tables.fmt(r.finalCka()),
-                        r.peakLayer(),
-                        r.tracedPeak(),
-                        r.riseByEpoch2(),
-                        r.testAccuracy()));
-            }
-            return t + "\n" + Verdicts.text(verdicts(rows));
-        }
-    };
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("alignment-hierarchy")
+            .paper(Paper.EQUILIBRIUM_HYPOTHESIS)
+            .figures("Figs 1, 5, 7, 8")
+            .claim(
+                    "Eq. 5 layer CKA rises sharply within ~2 epochs then plateaus, peaking at an interior layer; lr sweep")
+            .summary(
+                    "Equilibrium Hypothesis Figs 1, 5, 7: Eq. 5 layer CKA of a depth-10 FFNN against SGD steps (sharp rise"
+                            + " in ~2 epochs, interior peak layer), lr sweep 0.0005/0.003/0.05 with test accuracy (~1.5 min on the MNIST subset, 3.5-7 min with MNIST and Fashion-MNIST fetched)")
+            .runner((scale, out, manager) -> {
+                List<Row> rows = AlignmentHierarchy.run(Settings.of(scale), out, manager);
+                StringBuilder t = new StringBuilder(String.format(
+                        "%-14s %-7s %-62s %5s %6s %8s %8s%n",
+                        "dataset", "lr", "Eq. 5 A_l at the end, l = 1..L", "peak", "traced", "rise@2ep", "test acc"));
+                for (Row r : rows) {
+                    t.append(String.format(
+                            Locale.ROOT,
+                            "%-14s %-7s %-62s %5d %6d %8.2f %8.4f%n",
+                            r.dataset(),
+                            r.lr(),
+                            Tables.fmt(r.finalCka()),
+                            r.peakLayer(),
+                            r.tracedPeak(),
+                            r.riseByEpoch2(),
+                            r.testAccuracy()));
+                }
+                return t + "\n" + Verdicts.text(verdicts(rows));
+            })
+            .build();
 
     /** Every dataset × lr: trains, probes Eq. 5 per layer and the loss, writes plots, results.json and report.html. */
     public static List<Row> run(Settings set, Path out, NDManager manager) {
@@ -450,11 +448,9 @@ public final class AlignmentHierarchy {
                             r.testAccuracy(),
                             r.seconds()));
         }
-        HtmlReport.write(
-                out,
-                "Equilibrium Hypothesis, Figs 1/5/7: the alignment hierarchy",
-                summary,
-                List.of(String.format(
+        new StudyReport("Equilibrium Hypothesis, Figs 1/5/7: the alignment hierarchy")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Depth-%d bias-free ReLU FFNN, width %d, He init, inputs %s; SGD momentum 0.9, weight"
                                 + " decay 5e-4, batch %d, %d epochs, lr %s. Eq. 5 on %d class-balanced training images (full per-layer"
@@ -470,7 +466,8 @@ public final class AlignmentHierarchy {
                         set.perClass() * 10,
                         set.probesPerEpochEarly(),
                         String.join(", ", set.datasets()),
-                        set.trainPerClass())));
-        Verdicts.addToReport(out, verdicts(rows));
+                        set.trainPerClass())))
+                .verdicts(verdicts(rows))
+                .write(out);
     }
 }

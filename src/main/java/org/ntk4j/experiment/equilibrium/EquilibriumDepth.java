@@ -10,15 +10,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -178,12 +180,16 @@ public final class EquilibriumDepth {
     private EquilibriumDepth() {}
 
     /** The study as {@code ntk4j reproduce equilibrium-depth} runs it. */
-    public static final Study STUDY = Study.of(
-            "equilibrium-depth",
-            "Equilibrium Hypothesis Fig. 2, Tables 1-3: the argmax-CKA layer l* against depth L = 10..50 (paper"
-                    + " 10..100), fit log l* = a log L + C against a = 3/5 with a bootstrap interval, and the"
-                    + " closed-form l_eq(L) (~50 s, 200 MNIST images per class)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("equilibrium-depth")
+            .paper(Paper.EQUILIBRIUM_HYPOTHESIS)
+            .figures("Fig. 2, Tables 1-3")
+            .claim("argmax-CKA layer l* grows as L^(3/5) over depths 10..100 (log l* = 3/5 log L + C)")
+            .summary(
+                    "Equilibrium Hypothesis Fig. 2, Tables 1-3: the argmax-CKA layer l* against depth L = 10..50 (paper"
+                            + " 10..100), fit log l* = a log L + C against a = 3/5 with a bootstrap interval, and the"
+                            + " closed-form l_eq(L) (~50 s, 200 MNIST images per class)")
+            .runner((scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-14s %5s %7s %6s %5s %5s %6s %8s %8s%n",
@@ -216,7 +222,8 @@ public final class EquilibriumDepth {
                             f.theorySlope()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(r));
-            });
+            })
+            .build();
 
     /** Trains every sweep's depths, measures Eq. 5 at the end, fits, writes plots, results.json and report.html. */
     public static Result run(Settings set, Path out, NDManager manager) {
@@ -491,11 +498,9 @@ public final class EquilibriumDepth {
                     Arrays.toString(sw.lrs()),
                     Arrays.toString(sw.epochs())));
         }
-        HtmlReport.write(
-                out,
-                "Equilibrium Hypothesis, Fig. 2: the most-aligned layer against depth",
-                summary,
-                List.of(String.format(
+        new StudyReport("Equilibrium Hypothesis, Fig. 2: the most-aligned layer against depth")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Bias-free ReLU FFNNs, He init, inputs scaled to ‖x‖² = d; SGD momentum 0.9, weight decay 5e-4,"
                                 + " batch %d; training set capped to %s images per class; Eq. 5 at the end of training"
@@ -506,8 +511,9 @@ public final class EquilibriumDepth {
                         set.trainPerClass() > 0 ? "" + set.trainPerClass() : "all",
                         set.perClass() * 10,
                         set.bootstrap(),
-                        sweeps)));
-        Verdicts.addToReport(out, verdicts(r));
+                        sweeps)))
+                .verdicts(verdicts(r))
+                .write(out);
     }
 
     private static double[] constant(int n, double v) {

@@ -10,17 +10,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -141,11 +143,15 @@ public final class FrozenFeatures {
     private FrozenFeatures() {}
 
     /** The study as {@code ntk4j reproduce frozen-features} runs it. */
-    public static final Study STUDY = Study.of(
-            "frozen-features",
-            "Equilibrium Hypothesis Fig. 12, Table 4: all but the last layer frozen, last-layer init scale s in {0.01, 1}:"
-                    + " Eq. 5 CKA of the frozen layers still evolves; accuracy against width (~4 min, the width-1024 runs dominate)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("frozen-features")
+            .paper(Paper.EQUILIBRIUM_HYPOTHESIS)
+            .figures("Fig. 12, Table 4")
+            .claim("with all but the last layer frozen, layer CKA still evolves; last-layer scale s moves the peak")
+            .summary(
+                    "Equilibrium Hypothesis Fig. 12, Table 4: all but the last layer frozen, last-layer init scale s in {0.01, 1}:"
+                            + " Eq. 5 CKA of the frozen layers still evolves; accuracy against width (~4 min, the width-1024 runs dominate)")
+            .runner((scale, out, manager) -> {
                 List<Run> runs = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
                         "%6s %5s %-50s %4s %4s %8s %9s %9s%n",
@@ -164,7 +170,8 @@ public final class FrozenFeatures {
                             r.maxTrainAccuracy()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(runs));
-            });
+            })
+            .build();
 
     /** Every width × s: frozen training, Eq. 5 per layer at the first width, accuracies; writes the report. */
     public static List<Run> run(Settings set, Path out, NDManager manager) {
@@ -414,11 +421,9 @@ public final class FrozenFeatures {
                             r.maxTestAccuracy(),
                             r.seconds()));
         }
-        HtmlReport.write(
-                out,
-                "Equilibrium Hypothesis, Fig. 12 / Table 4: all but the last layer frozen",
-                summary,
-                List.of(String.format(
+        new StudyReport("Equilibrium Hypothesis, Fig. 12 / Table 4: all but the last layer frozen")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Depth-%d bias-free ReLU FFNN, He init, layers 1..%d frozen (lr multiplier 0), last layer"
                                 + " W_L ~ N(0, s²·2/N); %s (%s images per class), inputs scaled to ‖x‖² = d; SGD lr %s,"
@@ -433,7 +438,8 @@ public final class FrozenFeatures {
                         set.batch(),
                         set.epochs(),
                         set.perClass() * 10,
-                        Arrays.toString(set.widths()))));
-        Verdicts.addToReport(out, verdicts(runs));
+                        Arrays.toString(set.widths()))))
+                .verdicts(verdicts(runs))
+                .write(out);
     }
 }

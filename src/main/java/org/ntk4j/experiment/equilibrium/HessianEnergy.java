@@ -13,17 +13,19 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Stats;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.metrics.OutputHessian;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -154,12 +156,16 @@ public final class HessianEnergy {
     private HessianEnergy() {}
 
     /** The study as {@code ntk4j reproduce hessian-energy} runs it. */
-    public static final Study STUDY = Study.of(
-            "hessian-energy",
-            "Equilibrium Hypothesis Figs 4a, 4c, Thm 6: top |lambda| of the output-weighted Hessian H_w by Lanczos at"
-                    + " init / during the CKA rise / end, energy of its top eigenvectors on layers 1, 7, 10, and"
-                    + " corr(dPsi Y~, -eta H_w Psi Y~)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("hessian-energy")
+            .paper(Paper.EQUILIBRIUM_HYPOTHESIS)
+            .figures("Fig. 4a, 4c, Thm 6")
+            .claim("top |lambda| of the output-weighted Hessian H_w (2, 15, 6) and its energy on middle layers")
+            .summary(
+                    "Equilibrium Hypothesis Figs 4a, 4c, Thm 6: top |lambda| of the output-weighted Hessian H_w by Lanczos at"
+                            + " init / during the CKA rise / end, energy of its top eigenvectors on layers 1, 7, 10, and"
+                            + " corr(dPsi Y~, -eta H_w Psi Y~)")
+            .runner((scale, out, manager) -> {
                 Settings set = Settings.of(scale);
                 List<Snapshot> snaps = run(set, out, manager);
                 StringBuilder t = new StringBuilder(String.format(
@@ -184,7 +190,8 @@ public final class HessianEnergy {
                             s.theorem6Error()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(snaps, set.depth()));
-            });
+            })
+            .build();
 
     static String pick(double[] e) {
         int n = e.length;
@@ -406,11 +413,9 @@ public final class HessianEnergy {
                             s.theorem6Error(),
                             s.minusCorrYw()));
         }
-        HtmlReport.write(
-                out,
-                "Equilibrium Hypothesis, Figs 4a/4c: the output-weighted Hessian H_w",
-                summary,
-                List.of(String.format(
+        new StudyReport("Equilibrium Hypothesis, Figs 4a/4c: the output-weighted Hessian H_w")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Depth-%d width-%d bias-free ReLU FFNN, He init, on %s (%s per class), inputs scaled to ‖x‖² = d; SGD lr"
                                 + " %s, momentum 0.9, weight decay 5e-4, batch %d, %d epochs. H_w on %d class-balanced"
@@ -428,7 +433,8 @@ public final class HessianEnergy {
                         set.epsilon(),
                         set.top(),
                         set.lanczosSteps(),
-                        Arrays.toString(set.times()))));
-        Verdicts.addToReport(out, verdicts(snaps, set.depth()));
+                        Arrays.toString(set.times()))))
+                .verdicts(verdicts(snaps, set.depth()))
+                .write(out);
     }
 }

@@ -17,9 +17,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
@@ -28,7 +31,6 @@ import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -166,11 +168,15 @@ public final class LayerwiseFeatureMaximisation {
     private LayerwiseFeatureMaximisation() {}
 
     /** The study as {@code ntk4j reproduce lfm} runs it. */
-    public static final Study STUDY = Study.of(
-            "lfm",
-            "Equilibrium Hypothesis App. E, Figs 10-11: layer-wise feature maximisation (greedy per-layer kernel"
-                    + " regression to ½δ_{y y'}) against end-to-end SGD: Eq. 5 profile and test accuracy",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("lfm")
+            .paper(Paper.EQUILIBRIUM_HYPOTHESIS)
+            .figures("App. E, Figs 10-11")
+            .claim("layer-wise feature maximisation gives flatter CKA profiles and lower accuracy than end-to-end")
+            .summary(
+                    "Equilibrium Hypothesis App. E, Figs 10-11: layer-wise feature maximisation (greedy per-layer kernel"
+                            + " regression to ½δ_{y y'}) against end-to-end SGD: Eq. 5 profile and test accuracy")
+            .runner((scale, out, manager) -> {
                 List<Run> runs = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-11s %6s %-62s %8s %8s%n",
@@ -186,7 +192,8 @@ public final class LayerwiseFeatureMaximisation {
                             r.testAccuracy()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(runs));
-            });
+            })
+            .build();
 
     /** End-to-end at the first width, then LFM at each width; writes plots, results.json and report.html. */
     public static List<Run> run(Settings set, Path out, NDManager manager) {
@@ -470,11 +477,9 @@ public final class LayerwiseFeatureMaximisation {
                                     : "",
                             r.seconds()));
         }
-        HtmlReport.write(
-                out,
-                "Equilibrium Hypothesis, App. E: layer-wise feature maximisation against end-to-end training",
-                summary,
-                List.of(String.format(
+        new StudyReport("Equilibrium Hypothesis, App. E: layer-wise feature maximisation against end-to-end training")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Depth-%d bias-free ReLU FFNN (the paper: LeakyReLU), He init; %s (%s images per class), inputs"
                                 + " scaled to ‖x‖² = d. LFM: layers 1..%d greedily, Adam lr %s, batch %d, ≤ %d epochs"
@@ -496,7 +501,8 @@ public final class LayerwiseFeatureMaximisation {
                         set.depth() - 1,
                         set.lr(),
                         set.widths()[0],
-                        set.perClass() * 10)));
-        Verdicts.addToReport(out, verdicts(runs));
+                        set.perClass() * 10)))
+                .verdicts(verdicts(runs))
+                .write(out);
     }
 }

@@ -8,13 +8,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -132,38 +134,33 @@ public final class TargetCorrelation {
     private TargetCorrelation() {}
 
     /** The study as {@code ntk4j reproduce target-correlation} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "target-correlation";
-        }
-
-        @Override
-        public String summary() {
-            return "Equilibrium Hypothesis Figs 3, 6, Approx. 1: -corr(Y~, w_t) of the centred labels and the CE output"
-                    + " gradient stays ~1 during the first epoch (depth-10 FFNN; ~10 s on the MNIST subset, 20-80 s with MNIST and Fashion-MNIST fetched)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            List<Row> rows = TargetCorrelation.run(Settings.of(scale), out, manager);
-            StringBuilder t = new StringBuilder(String.format(
-                    "%-14s %-10s %9s %12s %12s %9s %9s%n",
-                    "dataset", "init", "at init", "epoch-1 min", "epoch-1 mean", "at end", "test acc"));
-            for (Row r : rows) {
-                t.append(String.format(
-                        "%-14s %-10s %9.4f %12.4f %12.4f %9.4f %9.4f%n",
-                        r.dataset(),
-                        r.init(),
-                        r.atInit(),
-                        r.firstEpochMin(),
-                        r.firstEpochMean(),
-                        r.atEnd(),
-                        r.testAccuracy()));
-            }
-            return t + "\n" + Verdicts.text(verdicts(rows));
-        }
-    };
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("target-correlation")
+            .paper(Paper.EQUILIBRIUM_HYPOTHESIS)
+            .figures("Figs 3, 6, Approx. 1")
+            .claim("-corr(Y~, w_t) of centred labels and the CE loss gradient stays ~1 during the first epoch")
+            .summary(
+                    "Equilibrium Hypothesis Figs 3, 6, Approx. 1: -corr(Y~, w_t) of the centred labels and the CE output"
+                            + " gradient stays ~1 during the first epoch (depth-10 FFNN; ~10 s on the MNIST subset, 20-80 s with MNIST and Fashion-MNIST fetched)")
+            .runner((scale, out, manager) -> {
+                List<Row> rows = TargetCorrelation.run(Settings.of(scale), out, manager);
+                StringBuilder t = new StringBuilder(String.format(
+                        "%-14s %-10s %9s %12s %12s %9s %9s%n",
+                        "dataset", "init", "at init", "epoch-1 min", "epoch-1 mean", "at end", "test acc"));
+                for (Row r : rows) {
+                    t.append(String.format(
+                            "%-14s %-10s %9.4f %12.4f %12.4f %9.4f %9.4f%n",
+                            r.dataset(),
+                            r.init(),
+                            r.atInit(),
+                            r.firstEpochMin(),
+                            r.firstEpochMean(),
+                            r.atEnd(),
+                            r.testAccuracy()));
+                }
+                return t + "\n" + Verdicts.text(verdicts(rows));
+            })
+            .build();
 
     /** Trains each dataset × init, probing −corr(Ỹ, w), and writes the report. */
     public static List<Row> run(Settings set, Path out, NDManager manager) {
@@ -278,11 +275,9 @@ public final class TargetCorrelation {
                             "−corr at init %.4f, epoch-1 min %.4f / mean %.4f, at end" + " %.4f; test accuracy %.4f",
                             r.atInit(), r.firstEpochMin(), r.firstEpochMean(), r.atEnd(), r.testAccuracy()));
         }
-        HtmlReport.write(
-                out,
-                "Equilibrium Hypothesis, Figs 3/6: the CE output gradient against the centred labels",
-                summary,
-                List.of(String.format(
+        new StudyReport("Equilibrium Hypothesis, Figs 3/6: the CE output gradient against the centred labels")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "Depth-%d bias-free ReLU FFNN of width %d, He init (and the last layer's init ×%s), inputs"
                                 + " scaled to ‖x‖² = d; SGD lr %s, momentum 0.9, weight decay 5e-4, batch %d, %d epochs; w_t on %d"
                                 + " class-balanced training points, every %d steps in epoch 1 then at each epoch end. Datasets: %s"
@@ -295,7 +290,8 @@ public final class TargetCorrelation {
                         set.epochs(),
                         set.perClass() * 10,
                         set.probeEvery(),
-                        String.join(", ", set.datasets()))));
-        Verdicts.addToReport(out, verdicts(rows));
+                        String.join(", ", set.datasets()))))
+                .verdicts(verdicts(rows))
+                .write(out);
     }
 }

@@ -12,14 +12,16 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.metrics.CentredNfc;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -218,12 +220,17 @@ public final class CentredNfcDynamics {
 
     private CentredNfcDynamics() {}
 
-    public static final Study STUDY = Study.of(
-            "centred-nfc",
-            "Feature Learning as Alignment (anon.), Figs 2, 5, 6, 8-10: centred NFC >= uncentred NFC over training"
-                    + " (5-hidden-layer MLPs on MNIST, Fashion-MNIST and synthetic stand-ins; VGG-11 conv layers),"
-                    + " double- and PTK-centred NFC vs init scale (~3 min)",
-            (scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))));
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("centred-nfc")
+            .paper(Paper.FEATURE_LEARNING_AS_ALIGNMENT)
+            .figures("Figs 2, 4, 5-10")
+            .claim("centred NFC exceeds the uncentred NFC over training (MLPs on six datasets, VGG-11)")
+            .summary(
+                    "Feature Learning as Alignment (anon.), Figs 2, 5, 6, 8-10: centred NFC >= uncentred NFC over training"
+                            + " (5-hidden-layer MLPs on MNIST, Fashion-MNIST and synthetic stand-ins; VGG-11 conv layers),"
+                            + " double- and PTK-centred NFC vs init scale (~3 min)")
+            .runner((scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))))
+            .build();
 
     /** Runs every part, writes plots, results.json and report.html. */
     public static Result run(Settings set, Path out, NDManager manager) {
@@ -619,11 +626,9 @@ public final class CentredNfcDynamics {
                             s.cEnd()[1],
                             s.testLoss()));
         }
-        HtmlReport.write(
-                out,
-                "Feature learning as alignment, Figs 2, 5, 6, 8–10: centred vs uncentred NFC",
-                summary,
-                List.of(
+        new StudyReport("Feature learning as alignment, Figs 2, 5, 6, 8–10: centred vs uncentred NFC")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 Locale.ROOT,
                                 "Fig. 2: bias-free ReLU MLP, %d hidden layers of width %d, PyTorch-default scale, SGD lr %s,"
@@ -657,7 +662,8 @@ public final class CentredNfcDynamics {
                                 set.gdLr(),
                                 set.gdSteps(),
                                 set.n(),
-                                set.d())));
-        Verdicts.addToReport(out, verdicts(r));
+                                set.d())))
+                .verdicts(verdicts(r))
+                .write(out);
     }
 }

@@ -20,10 +20,13 @@ import org.ejml.interfaces.decomposition.QRDecomposition;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.metrics.FeatureAnsatz;
@@ -32,7 +35,6 @@ import org.ntk4j.model.Network;
 import org.ntk4j.probe.Probe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -156,24 +158,19 @@ public final class NfaChainMonomial {
     private NfaChainMonomial() {}
 
     /** The study as {@code ntk4j reproduce nfa-chain-monomial} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "nfa-chain-monomial";
-        }
-
-        @Override
-        public String summary() {
-            return "Feature Learning as Alignment (anon.), Fig. 1: first-layer NFC rho(W^TW, AGOP) on the chain monomial (0.93), the random-eigenvector"
-                    + " corruption (0.53), K's eigenvalue std/mean (5.9), rho against the EGOP (8-16 s)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            Result r = NfaChainMonomial.run(Settings.of(scale), out, manager);
-            return Verdicts.text(verdicts(r));
-        }
-    };
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("nfa-chain-monomial")
+            .paper(Paper.FEATURE_LEARNING_AS_ALIGNMENT)
+            .figures("Fig. 1")
+            .claim("first-layer NFC rho(W^TW, AGOP) ~0.93; random-eigenvector control ~0.53; K eig std/mean ~5.9")
+            .summary(
+                    "Feature Learning as Alignment (anon.), Fig. 1: first-layer NFC rho(W^TW, AGOP) on the chain monomial (0.93), the random-eigenvector"
+                            + " corruption (0.53), K's eigenvalue std/mean (5.9), rho against the EGOP (8-16 s)")
+            .runner((scale, out, manager) -> {
+                Result r = NfaChainMonomial.run(Settings.of(scale), out, manager);
+                return Verdicts.text(verdicts(r));
+            })
+            .build();
 
     /** Trains, measures and writes plots, results.json and report.html into {@code out}. */
     public static Result run(Settings set, Path out, NDManager manager) {
@@ -439,11 +436,9 @@ public final class NfaChainMonomial {
                         "NFC %.3f (at init %.3f), centred NFC %.3f; ρ(AGOP, EGOP) %.3f",
                         r.nfc(), r.initialNfc(), r.centredNfc(), r.agopEgop()));
         summary.put("second layer", String.format("NFC %.3f", r.secondLayerNfc()));
-        HtmlReport.write(
-                out,
-                "Feature learning as alignment, Fig. 1: the NFA on the chain monomial",
-                summary,
-                List.of(
+        new StudyReport("Feature learning as alignment, Fig. 1: the NFA on the chain monomial")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 Locale.ROOT,
                                 "Chain monomial r = %d, n = %d, d = %d (labels scaled to std 1); bias-free ReLU MLP"
@@ -461,7 +456,8 @@ public final class NfaChainMonomial {
                                 set.steps(),
                                 set.corruptions()),
                         "Paper: ρ(F, Ḡ) = 0.93, ρ(F, WᵀQW) = 0.53 (one Q), K's eigenvalue std = 5.9 × mean; the EGOP, NFM and AGOP"
-                                + " all show the r×r block (image only)."));
-        Verdicts.addToReport(out, verdicts(r));
+                                + " all show the r×r block (image only)."))
+                .verdicts(verdicts(r))
+                .write(out);
     }
 }

@@ -14,15 +14,17 @@ import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.metrics.CentredNfc;
 import org.ntk4j.metrics.FeatureAnsatz;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -116,11 +118,16 @@ public final class NfcPrediction {
 
     private NfcPrediction() {}
 
-    public static final Study STUDY = Study.of(
-            "nfc-prediction",
-            "Feature Learning as Alignment (anon.), Fig. 3 / corrected Eq. 26: free-probability predicted vs observed"
-                    + " centred NFC of a trained quadratic network on the alignment-reversing data (~26 s)",
-            (scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))));
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("nfc-prediction")
+            .paper(Paper.FEATURE_LEARNING_AS_ALIGNMENT)
+            .figures("Fig. 3, Eq. 26")
+            .claim("free-probability predicted vs observed C-NFC on the alignment-reversing data")
+            .summary(
+                    "Feature Learning as Alignment (anon.), Fig. 3 / corrected Eq. 26: free-probability predicted vs observed"
+                            + " centred NFC of a trained quadratic network on the alignment-reversing data (~26 s)")
+            .runner((scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))))
+            .build();
 
     /** The quadratic network d → k → 1 with W ~ N(0, 1/k), a ~ N(0, 1), output scale κ. */
     static ModelSpec network(int d, int k, double kappa) {
@@ -367,11 +374,9 @@ public final class NfcPrediction {
                             x.matrixFormula(),
                             x.weightChange()));
         }
-        HtmlReport.write(
-                out,
-                "Feature learning as alignment, Fig. 3: predicted vs observed centred NFC",
-                summary,
-                List.of(String.format(
+        new StudyReport("Feature learning as alignment, Fig. 3: predicted vs observed centred NFC")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Alignment-reversing data (ε₁ = 0.5, ε₂ = 10⁻², labels 1/0 + 10⁻⁵), n = d = k = %d, %d data"
                                 + " seeds per γ, moments over %d network seeds (paper: 1024, 4 or 10 data seeds, 30"
@@ -380,7 +385,8 @@ public final class NfcPrediction {
                         set.n(),
                         set.dataSeeds(),
                         set.momentSeeds(),
-                        set.lr())));
-        Verdicts.addToReport(out, verdicts(r));
+                        set.lr())))
+                .verdicts(verdicts(r))
+                .write(out);
     }
 }

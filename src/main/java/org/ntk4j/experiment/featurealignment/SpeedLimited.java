@@ -12,14 +12,16 @@ import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.metrics.CentredNfc;
 import org.ntk4j.metrics.FeatureCorrelation;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -189,12 +191,17 @@ public final class SpeedLimited {
 
     private SpeedLimited() {}
 
-    public static final Study STUDY = Study.of(
-            "slo",
-            "Feature Learning as Alignment (anon.), Figs 4, 11, 12: speed-limited optimisation keeps C/UC NFC ~1 and the"
-                    + " NFM close to the EGOP at every first-layer init scale, unlike GD; adaptive SLO lifts every layer's"
-                    + " UC-NFC (chain monomial; ~45 s)",
-            (scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))));
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("slo")
+            .paper(Paper.FEATURE_LEARNING_AS_ALIGNMENT)
+            .figures("Figs 4, 11, 12, 17")
+            .claim("speed-limited optimisation pushes C/UC NFC to ~1 whatever the init scale")
+            .summary(
+                    "Feature Learning as Alignment (anon.), Figs 4, 11, 12: speed-limited optimisation keeps C/UC NFC ~1 and the"
+                            + " NFM close to the EGOP at every first-layer init scale, unlike GD; adaptive SLO lifts every layer's"
+                            + " UC-NFC (chain monomial; ~45 s)")
+            .runner((scale, out, manager) -> Verdicts.text(verdicts(run(Settings.of(scale), out, manager))))
+            .build();
 
     public static Result run(Settings set, Path out, NDManager manager) {
         long t0 = System.nanoTime();
@@ -489,11 +496,9 @@ public final class SpeedLimited {
                             x.testLoss()));
         }
         Adaptive a = set.adaptive();
-        HtmlReport.write(
-                out,
-                "Feature learning as alignment, Figs 4, 11 and 12: speed-limited optimisation",
-                summary,
-                List.of(
+        new StudyReport("Feature learning as alignment, Figs 4, 11 and 12: speed-limited optimisation")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 Locale.ROOT,
                                 "Chain monomial r = %d, n = %d, d = %d; bias-free ReLU MLP %d → %d → %d → 1 (first"
@@ -540,7 +545,8 @@ public final class SpeedLimited {
                                 + " 0.1\" multiplies every layer, readout included; \"500 epochs\" of full-batch"
                                 + " training = 500 steps; the generalisation loss is the MSE on n fresh points. Paper:"
                                 + " all layers finish at the same high UC-NFC, above the best layer under GD, and the"
-                                + " generalisation loss is lower with SLO (no numbers printed)."));
-        Verdicts.addToReport(out, verdicts(r));
+                                + " generalisation loss is lower with SLO (no numbers printed)."))
+                .verdicts(verdicts(r))
+                .write(out);
     }
 }

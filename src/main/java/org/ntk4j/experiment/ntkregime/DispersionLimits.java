@@ -9,13 +9,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Outcome;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.theory.Activation;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
@@ -192,14 +194,19 @@ public final class DispersionLimits {
 
     private DispersionLimits() {}
 
-    public static final Study STUDY = Study.of(
-            "dispersion-limits",
-            "Seleznova & Kutyniok 2021 Figs 1-2, 2022 Thm 3.1 / Fig. 1 / eq. (18): NTK dispersion at L ~ M against the"
-                    + " infinite-depth-and-width limits, the three zones for ReLU and tanh, off-diagonal ratio (~80 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("dispersion-limits")
+            .paper(Paper.SELEZNOVA_THESIS)
+            .figures("§3.1 Figs 1-2")
+            .claim("dispersion at widths 100-500, depths up to M/2, against Thm 3.1 limits; ReLU and tanh zones")
+            .summary(
+                    "Seleznova & Kutyniok 2021 Figs 1-2, 2022 Thm 3.1 / Fig. 1 / eq. (18): NTK dispersion at L ~ M against the"
+                            + " infinite-depth-and-width limits, the three zones for ReLU and tanh, off-diagonal ratio (~80 s)")
+            .runner((scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
-            });
+            })
+            .build();
 
     /** The zone of a dispersion: 0 (r ≤ 1.1), 1 (1.1 &lt; r ≤ 2), 2 (r &gt; 2). */
     static int zone(double r) {
@@ -690,12 +697,11 @@ public final class DispersionLimits {
                             x.limit(),
                             x.finite()));
         }
-        HtmlReport.write(
-                out,
-                "Seleznova & Kutyniok: NTK dispersion at depth ~ width (Can We Trust NTK Theory? Figs 1–2; NTK Beyond"
-                        + " the Infinite-Width Limit Thm 3.1, Fig. 1, eq. (18))",
-                summary,
-                List.of(String.format(
+        new StudyReport(
+                        "Seleznova & Kutyniok: NTK dispersion at depth ~ width (Can We Trust NTK Theory? Figs 1–2; NTK Beyond"
+                                + " the Infinite-Width Limit Thm 3.1, Fig. 1, eq. (18))")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Widths %s (paper 100–500), L = λM for λ in %s (depths up to M/2), %d initialisations per cell"
                                 + " (paper 200 / 500), n₀ = M, unit-norm Gaussian input; zones at M = %d with %d"
@@ -709,7 +715,8 @@ public final class DispersionLimits {
                         set.zoneInits(),
                         set.zoneSigmaB2(),
                         set.offWidth(),
-                        set.offInits())));
-        Verdicts.addToReport(out, r.verdicts());
+                        set.offInits())))
+                .verdicts(r.verdicts())
+                .write(out);
     }
 }

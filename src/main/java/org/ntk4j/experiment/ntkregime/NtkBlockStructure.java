@@ -11,13 +11,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -142,15 +144,20 @@ public final class NtkBlockStructure {
 
     private NtkBlockStructure() {}
 
-    public static final Study STUDY = Study.of(
-            "block-structure",
-            "Seleznova & Kutyniok 2022 Fig. 4, Seleznova et al. 2023 Figs 1, 13-20: label awareness and class-block"
-                    + " structure (gamma, kappa, block norms, alignment) of the NTK during training, MLP and ResNet-20 (half width)"
-                    + " (~2 min)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("block-structure")
+            .paper(Paper.SELEZNOVA_THESIS)
+            .figures("§3.2 Fig. 4, §3.3 Figs 1, 13-20")
+            .claim("label awareness and class-block structure of the NTK during training (MLP, ResNet, VGG, DenseNet)")
+            .summary(
+                    "Seleznova & Kutyniok 2022 Fig. 4, Seleznova et al. 2023 Figs 1, 13-20: label awareness and class-block"
+                            + " structure (gamma, kappa, block norms, alignment) of the NTK during training, MLP and ResNet-20 (half width)"
+                            + " (~2 min)")
+            .runner((scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
-            });
+            })
+            .build();
 
     public static Result run(Settings set, Path out, NDManager manager) {
         try {
@@ -414,12 +421,11 @@ public final class NtkBlockStructure {
                 subs.add(w.dataset() + " → " + w.datasetUsed());
             }
         }
-        HtmlReport.write(
-                out,
-                "Label awareness and block structure of the NTK during training (Seleznova & Kutyniok 2022 Fig. 4;"
-                        + " Seleznova et al. 2023 Figs 1, 13–20)",
-                summary,
-                List.of(
+        new StudyReport(
+                        "Label awareness and block structure of the NTK during training (Seleznova & Kutyniok 2022 Fig. 4;"
+                                + " Seleznova et al. 2023 Figs 1, 13–20)")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 Locale.ROOT,
                                 "Grid %s; %s per class of each training set (paper: full sets), kernels on m = %d per"
@@ -438,7 +444,8 @@ public final class NtkBlockStructure {
                         CollapseSetup.CONV_NOTE,
                         subs.isEmpty()
                                 ? "Every dataset of the grid was on this machine."
-                                : "Not on this machine, replaced by the bundled MNIST subset: " + subs + "."));
-        Verdicts.addToReport(out, r.verdicts());
+                                : "Not on this machine, replaced by the bundled MNIST subset: " + subs + "."))
+                .verdicts(r.verdicts())
+                .write(out);
     }
 }

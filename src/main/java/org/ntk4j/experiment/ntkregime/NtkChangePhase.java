@@ -17,9 +17,12 @@ import java.util.SplittableRandom;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Split;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Outcome;
@@ -30,7 +33,6 @@ import org.ntk4j.metrics.KernelChange;
 import org.ntk4j.metrics.KernelSpectrum;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -187,14 +189,19 @@ public final class NtkChangePhase {
 
     private NtkChangePhase() {}
 
-    public static final Study STUDY = Study.of(
-            "ntk-change-phase",
-            "Seleznova & Kutyniok 2021 Figs 3, 4, 8-11 + 2022 Thm 4.1: relative NTK change over GD against chi_1;"
-                    + " transition at chi_1 = 1 (~35 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("ntk-change-phase")
+            .paper(Paper.SELEZNOVA_THESIS)
+            .figures("§3.1 Figs 3, 4, 8-11")
+            .claim("relative NTK change over training against chi_1: phase transition at chi_1 = 1")
+            .summary(
+                    "Seleznova & Kutyniok 2021 Figs 3, 4, 8-11 + 2022 Thm 4.1: relative NTK change over GD against chi_1;"
+                            + " transition at chi_1 = 1 (~35 s)")
+            .runner((scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
-            });
+            })
+            .build();
 
     static String table(Result r) {
         StringBuilder t = new StringBuilder(String.format(Locale.ROOT, "learning rate (all nets) %.4g%n", r.lr()));
@@ -684,12 +691,11 @@ public final class NtkChangePhase {
                             Tables.fmt(w.change()),
                             w.minLoss()));
         }
-        HtmlReport.write(
-                out,
-                "Seleznova & Kutyniok: relative NTK change over training against χ₁ (Can We Trust NTK Theory?, Figs 3,"
-                        + " 4, 8–11; NTK Beyond the Infinite-Width Limit, Thm 4.1)",
-                summary,
-                List.of(
+        new StudyReport(
+                        "Seleznova & Kutyniok: relative NTK change over training against χ₁ (Can We Trust NTK Theory?, Figs 3,"
+                                + " 4, 8–11; NTK Beyond the Infinite-Width Limit, Thm 4.1)")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 Locale.ROOT,
                                 "Scale: width %d (paper 256), %d MNIST images (paper 128) from the bundled subset,"
@@ -713,7 +719,8 @@ public final class NtkChangePhase {
                                         + " backprop-identity NTK in double precision.",
                                 set.fsInits(),
                                 set.fsWidth(),
-                                set.fsEta())));
-        Verdicts.addToReport(out, r.verdicts());
+                                set.fsEta())))
+                .verdicts(r.verdicts())
+                .write(out);
     }
 }

@@ -14,8 +14,11 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.NormOps_DDRM;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
@@ -25,7 +28,6 @@ import org.ntk4j.model.Dense;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NeuralCollapseProbe;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -151,14 +153,19 @@ public final class NtkCollapse {
 
     private NtkCollapse() {}
 
-    public static final Study STUDY = Study.of(
-            "ntk-collapse",
-            "Seleznova et al. 2023 Figs 2-12: NC1-NC4 and the invariant E (norm, alignment) of trained nets against the"
-                    + " learning rate, MLP and ResNet-20 (half width) (~2 min)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("ntk-collapse")
+            .paper(Paper.SELEZNOVA_THESIS)
+            .figures("§3.3 Figs 2-12")
+            .claim("neural collapse NC1-NC4 and the invariant E against the learning rate")
+            .summary(
+                    "Seleznova et al. 2023 Figs 2-12: NC1-NC4 and the invariant E (norm, alignment) of trained nets against the"
+                            + " learning rate, MLP and ResNet-20 (half width) (~2 min)")
+            .runner((scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out, manager);
                 return table(r) + "\n" + Verdicts.text(r.verdicts());
-            });
+            })
+            .build();
 
     /** The measured invariant: {‖E‖_F, ‖E‖_F/‖WᵀW/m‖_F, alignment, κ_d, κ_c, κ_n, A(Θ^h, YYᵀ)}. */
     static double[] invariant(Network net, Dataset batch, Dataset kset) {
@@ -447,11 +454,9 @@ public final class NtkCollapse {
                             w.invariantAlignment()));
         }
         List<String> subs = r.rows().stream().map(Row::dataset).distinct().toList();
-        HtmlReport.write(
-                out,
-                "Neural (tangent kernel) collapse against the learning rate (Seleznova et al. 2023, Figs 2–12)",
-                summary,
-                List.of(
+        new StudyReport("Neural (tangent kernel) collapse against the learning rate (Seleznova et al. 2023, Figs 2–12)")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 Locale.ROOT,
                                 "Grid %s (datasets used: %s; a dataset missing on this machine is replaced by the bundled MNIST"
@@ -469,7 +474,8 @@ public final class NtkCollapse {
                                 set.epochs(),
                                 set.batchPerClass(),
                                 set.kernelPerClass()),
-                        CollapseSetup.CONV_NOTE));
-        Verdicts.addToReport(out, r.verdicts());
+                        CollapseSetup.CONV_NOTE))
+                .verdicts(r.verdicts())
+                .write(out);
     }
 }

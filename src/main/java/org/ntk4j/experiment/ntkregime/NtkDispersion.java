@@ -7,10 +7,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
@@ -84,39 +86,33 @@ public final class NtkDispersion {
     private NtkDispersion() {}
 
     /** The study as {@code ntk4j reproduce ntk-dispersion} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "ntk-dispersion";
-        }
-
-        @Override
-        public String summary() {
-            return "Seleznova & Kutyniok 2022, Thm. 3.2 / Fig. 1: dispersion E[Θ²]/E[Θ]² of the NTK over"
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("ntk-dispersion")
+            .paper(Paper.SELEZNOVA_THESIS)
+            .figures("Thm 3.2, Fig. 1")
+            .claim("E[Theta^2]/E[Theta]^2 of the NTK over initialisations (width 50) against the closed form")
+            .summary("Seleznova & Kutyniok 2022, Thm. 3.2 / Fig. 1: dispersion E[Θ²]/E[Θ]² of the NTK over"
                     + " initialisations of finite-width"
-                    + " ReLU nets, sampled with the kernel engine against the closed form (~40 s)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            StringBuilder t = new StringBuilder(String.format(
-                    "%-5s %8s %18s %10s %20s %12s%n",
-                    "L", "sigma_w^2", "r (sampled ± SE)", "theory", "E[Θ] (sampled ± SE)", "theory"));
-            for (Row r : NtkDispersion.run(Settings.of(scale), out, manager)) {
-                t.append(String.format(
-                        "%-5d %8.2f %10.4f ± %.4f %10.4f %12.4g ± %.3g %12.4g%n",
-                        r.depth(),
-                        r.sigmaW2(),
-                        r.dispersion(),
-                        r.dispersionSe(),
-                        r.dispersionTheory(),
-                        r.mean(),
-                        r.meanSe(),
-                        r.meanTheory()));
-            }
-            return t.toString();
-        }
-    };
+                    + " ReLU nets, sampled with the kernel engine against the closed form (~40 s)")
+            .runner((scale, out, manager) -> {
+                StringBuilder t = new StringBuilder(String.format(
+                        "%-5s %8s %18s %10s %20s %12s%n",
+                        "L", "sigma_w^2", "r (sampled ± SE)", "theory", "E[Θ] (sampled ± SE)", "theory"));
+                for (Row r : NtkDispersion.run(Settings.of(scale), out, manager)) {
+                    t.append(String.format(
+                            "%-5d %8.2f %10.4f ± %.4f %10.4f %12.4g ± %.3g %12.4g%n",
+                            r.depth(),
+                            r.sigmaW2(),
+                            r.dispersion(),
+                            r.dispersionSe(),
+                            r.dispersionTheory(),
+                            r.mean(),
+                            r.meanSe(),
+                            r.meanTheory()));
+                }
+                return t.toString();
+            })
+            .build();
 
     public static List<Row> run(Settings set, Path out, NDManager manager) {
         try {
@@ -193,15 +189,14 @@ public final class NtkDispersion {
                             row.meanSe(),
                             row.meanTheory()));
         }
-        HtmlReport.write(
-                out,
-                "Seleznova & Kutyniok 2022, Thm. 3.2: NTK dispersion across" + " initialisations",
-                summary,
-                List.of(String.format(
+        new StudyReport("Seleznova & Kutyniok 2022, Thm. 3.2: NTK dispersion across" + " initialisations")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "ReLU MLPs of width M = %d on a unit-norm input of dimension n₀ = %d, standard parameterisation, biases"
                                 + " initialised at 0 and trained; Θ(x, x) from ntk4j's kernel engine in float64 for %d initialisations"
                                 + " per cell; r by the leave-one-out estimator (App. C.3, 1/N prefactor), errors by a"
                                 + " %d-resample bootstrap.",
-                        set.width(), set.inputDim(), set.initialisations(), set.bootstrap())));
+                        set.width(), set.inputDim(), set.initialisations(), set.bootstrap())))
+                .write(out);
     }
 }

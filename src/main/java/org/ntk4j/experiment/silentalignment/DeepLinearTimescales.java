@@ -9,15 +9,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.probe.ScheduledProbe;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -108,40 +110,34 @@ public final class DeepLinearTimescales {
     private DeepLinearTimescales() {}
 
     /** The study as {@code ntk4j reproduce deep-linear} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "deep-linear";
-        }
-
-        @Override
-        public String summary() {
-            return "Atanasov et al., Silent Alignment, Fig. 4b/c: three-layer linear nets; half-loss time and"
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("deep-linear")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Fig. 4b/c")
+            .claim("three-layer linear nets: t_half and first-layer alignment time scale as 1/sigma")
+            .summary("Atanasov et al., Silent Alignment, Fig. 4b/c: three-layer linear nets; half-loss time and"
                     + " first-layer alignment time both scale"
-                    + " as 1/sigma, weights align first, final NTK alignment tends to 3/sqrt(38) (~30 s)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            Result res = DeepLinearTimescales.run(Settings.of(scale), out, manager);
-            StringBuilder t = new StringBuilder(String.format(
-                    "%-8s %8s %12s %8s %12s %12s%n",
-                    "sigma", "t_half", "t(cos>=1/2)", "ratio", "alignment", "sigma->0"));
-            for (Row r : res.rows()) {
+                    + " as 1/sigma, weights align first, final NTK alignment tends to 3/sqrt(38) (~30 s)")
+            .runner((scale, out, manager) -> {
+                Result res = DeepLinearTimescales.run(Settings.of(scale), out, manager);
+                StringBuilder t = new StringBuilder(String.format(
+                        "%-8s %8s %12s %8s %12s %12s%n",
+                        "sigma", "t_half", "t(cos>=1/2)", "ratio", "alignment", "sigma->0"));
+                for (Row r : res.rows()) {
+                    t.append(String.format(
+                            "%-8.3g %8.2f %12.2f %8.2f %12.4f %12.4f%n",
+                            r.sigma(),
+                            r.halfLossTime(),
+                            r.weightAlignTime(),
+                            r.weightAlignTime() / r.halfLossTime(),
+                            r.finalAlignment(),
+                            r.finalAlignmentTheory()));
+                }
                 t.append(String.format(
-                        "%-8.3g %8.2f %12.2f %8.2f %12.4f %12.4f%n",
-                        r.sigma(),
-                        r.halfLossTime(),
-                        r.weightAlignTime(),
-                        r.weightAlignTime() / r.halfLossTime(),
-                        r.finalAlignment(),
-                        r.finalAlignmentTheory()));
-            }
-            t.append(String.format(
-                    "log-log slope of t_half vs sigma: %.3f (theory %.0f)%n", res.slope(), res.slopeTheory()));
-            return t.toString();
-        }
-    };
+                        "log-log slope of t_half vs sigma: %.3f (theory %.0f)%n", res.slope(), res.slopeTheory()));
+                return t.toString();
+            })
+            .build();
 
     public static Result run(Settings set, Path out, NDManager manager) {
         Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
@@ -326,13 +322,12 @@ public final class DeepLinearTimescales {
                             r.finalAlignment(),
                             r.finalAlignmentTheory()));
         }
-        HtmlReport.write(
-                out,
-                "Atanasov et al., Silent Alignment, Fig. 4b/c: timescales of deep linear" + " networks",
-                summary,
-                List.of(String.format(
+        new StudyReport("Atanasov et al., Silent Alignment, Fig. 4b/c: timescales of deep linear" + " networks")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "L = %d layers, D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.0f;"
                                 + " one run folder per σ.",
-                        set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
+                        set.depth(), set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())))
+                .write(out);
     }
 }

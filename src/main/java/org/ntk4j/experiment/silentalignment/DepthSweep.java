@@ -12,9 +12,12 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.model.Network;
@@ -22,7 +25,6 @@ import org.ntk4j.model.Param;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -141,12 +143,16 @@ public final class DepthSweep {
 
     private DepthSweep() {}
 
-    public static final Study STUDY = Study.of(
-            "depth-sweep",
-            "Atanasov et al., Silent Alignment, Fig. 4a, D.3b: t_half vs sigma per depth from the corrected ODE (power"
-                    + " law sigma^-(L-2), log for L = 2), GD with balanced init against it, final NTK alignment rising"
-                    + " with L to L/sqrt(L^2+D-1) (~13 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("depth-sweep")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Fig. 4a, D.3b")
+            .claim("t_half vs sigma for several depths against the ODE; final alignment L/sqrt(L^2+r-1)")
+            .summary(
+                    "Atanasov et al., Silent Alignment, Fig. 4a, D.3b: t_half vs sigma per depth from the corrected ODE (power"
+                            + " law sigma^-(L-2), log for L = 2), GD with balanced init against it, final NTK alignment rising"
+                            + " with L to L/sqrt(L^2+D-1) (~13 s)")
+            .runner((scale, out, manager) -> {
                 Result res = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-3s %10s %8s %10s %10s %10s %10s %10s %10s %10s%n",
@@ -175,7 +181,8 @@ public final class DepthSweep {
                             r.finalAlignmentTheory()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(res.rows()));
-            });
+            })
+            .build();
 
     static double[] logGrid(double from, double to, int n) {
         double[] g = new double[n];
@@ -490,11 +497,9 @@ public final class DepthSweep {
                             r.finalAlignment(),
                             r.finalAlignmentTheory()));
         }
-        HtmlReport.write(
-                out,
-                "Atanasov et al., Silent Alignment, Fig. 4a / D.3b: depth, timescales and final alignment",
-                summary,
-                List.of(String.format(
+        new StudyReport("Atanasov et al., Silent Alignment, Fig. 4a / D.3b: depth, timescales and final alignment")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "Whitened linear teacher: D = %d, P = %d, s = %.1f; linear nets of hidden width N = %d, no biases;"
                                 + " full-batch GD with dt = %s (balanced init, to 1.15 × the ODE's t½) and %s (random init,"
                                 + " to %.1f × the ODE's t½ + 5). The σ per depth (%s) are"
@@ -508,7 +513,8 @@ public final class DepthSweep {
                         set.dt(),
                         set.randomDt(),
                         set.horizon(),
-                        java.util.Arrays.toString(set.sigmas()))));
-        Verdicts.addToReport(out, verdicts(res.rows()));
+                        java.util.Arrays.toString(set.sigmas()))))
+                .verdicts(verdicts(res.rows()))
+                .write(out);
     }
 }

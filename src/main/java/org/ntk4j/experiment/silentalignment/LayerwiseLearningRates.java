@@ -9,15 +9,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.metrics.KernelSpectrum;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -104,49 +106,43 @@ public final class LayerwiseLearningRates {
     private LayerwiseLearningRates() {}
 
     /** The study as {@code ntk4j reproduce layerwise-lr} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "layerwise-lr";
-        }
-
-        @Override
-        public String summary() {
-            return "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK of a two-layer linear net trained"
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("layerwise-lr")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Fig. D.1b")
+            .claim("final NTK under per-layer learning rates: eigenvalue ratio 1 + eta1/eta2")
+            .summary("Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK of a two-layer linear net trained"
                     + " with per-layer learning rates,"
                     + " eigenvalue ratio 1 + eta1/eta2 and smallest eigenvalue s/sqrt(eta1/eta2), the lr-weighted kernel"
-                    + " beside it (~10 s)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            StringBuilder t = new StringBuilder(String.format(
-                    "%-9s %9s %9s %9s %10s | %-20s %9s %9s %10s%n",
-                    "eta1/eta2",
-                    "NTK",
-                    "1+ratio",
-                    "smallest",
-                    "s/sqrt(r)",
-                    "lr-weighted max/min",
-                    "smallest",
-                    "s*sqrt(r)",
-                    "final loss"));
-            for (Row r : LayerwiseLearningRates.run(Settings.of(scale), out, manager)) {
-                t.append(String.format(
-                        "%-9.3g %9.4f %9.4f %9.4f %10.4f | %-20.4f %9.4f %9.4f %10.2g%n",
-                        r.ratio(),
-                        r.eigenRatio(),
-                        r.eigenRatioTheory(),
-                        r.smallest(),
-                        r.smallestTheory(),
-                        r.weightedEigenRatio(),
-                        r.weightedSmallest(),
-                        r.weightedSmallestTheory(),
-                        r.finalLoss()));
-            }
-            return t.toString();
-        }
-    };
+                    + " beside it (~10 s)")
+            .runner((scale, out, manager) -> {
+                StringBuilder t = new StringBuilder(String.format(
+                        "%-9s %9s %9s %9s %10s | %-20s %9s %9s %10s%n",
+                        "eta1/eta2",
+                        "NTK",
+                        "1+ratio",
+                        "smallest",
+                        "s/sqrt(r)",
+                        "lr-weighted max/min",
+                        "smallest",
+                        "s*sqrt(r)",
+                        "final loss"));
+                for (Row r : LayerwiseLearningRates.run(Settings.of(scale), out, manager)) {
+                    t.append(String.format(
+                            "%-9.3g %9.4f %9.4f %9.4f %10.4f | %-20.4f %9.4f %9.4f %10.2g%n",
+                            r.ratio(),
+                            r.eigenRatio(),
+                            r.eigenRatioTheory(),
+                            r.smallest(),
+                            r.smallestTheory(),
+                            r.weightedEigenRatio(),
+                            r.weightedSmallest(),
+                            r.weightedSmallestTheory(),
+                            r.finalLoss()));
+                }
+                return t.toString();
+            })
+            .build();
 
     public static List<Row> run(Settings set, Path out, NDManager manager) {
         Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
@@ -252,13 +248,13 @@ public final class LayerwiseLearningRates {
                             row.weightedSmallestTheory(),
                             row.finalLoss()));
         }
-        HtmlReport.write(
-                out,
-                "Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK under per-layer learning" + " rates",
-                summary,
-                List.of(String.format(
+        new StudyReport("Atanasov et al., Silent Alignment, Fig. D.1b: the final NTK under per-layer learning"
+                        + " rates")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "D = %d, N = %d hidden, P = %d whitened points, s = %.1f, σ = %s, full-batch GD with η₂ = %s"
                                 + " for t ≤ %.1f; one run folder per ratio.",
-                        set.d(), set.hidden(), set.points(), set.s(), set.sigma(), set.dt(), set.time())));
+                        set.d(), set.hidden(), set.points(), set.s(), set.sigma(), set.dt(), set.time())))
+                .write(out);
     }
 }

@@ -14,9 +14,12 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Synthetic;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.TwoLayerNet;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
@@ -25,7 +28,6 @@ import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -194,13 +196,18 @@ public final class MulticlassAnisotropic {
 
     private MulticlassAnisotropic() {}
 
-    public static final Study STUDY = Study.of(
-            "multiclass-anisotropic",
-            "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and partially whitened data in linear nets;"
-                    + " final traced-NTK alignment vs eq. 53/42 (corrected), alignment rising with depth, silent"
-                    + " alignment lost as the data get anisotropic; Fig. 6 also with a two-layer ReLU net and Adam"
-                    + " (~50 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("multiclass-anisotropic")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Figs 5, 6, D.4")
+            .claim("silent alignment with multi-class and anisotropic / partially whitened data (linear nets; Fig. 6"
+                    + " also with a ReLU net and Adam)")
+            .summary(
+                    "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and partially whitened data in linear nets;"
+                            + " final traced-NTK alignment vs eq. 53/42 (corrected), alignment rising with depth, silent"
+                            + " alignment lost as the data get anisotropic; Fig. 6 also with a two-layer ReLU net and Adam"
+                            + " (~50 s)")
+            .runner((scale, out, manager) -> {
                 Result res = run(Settings.of(scale), out, manager);
                 List<Row> rows = res.rows();
                 StringBuilder t = new StringBuilder(String.format(
@@ -247,7 +254,8 @@ public final class MulticlassAnisotropic {
                             r.run().nnTestAcc()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(rows, res.relu()));
-            });
+            })
+            .build();
 
     public static Result run(Settings set, Path out, NDManager manager) {
         List<Row> rows = new ArrayList<>();
@@ -715,11 +723,9 @@ public final class MulticlassAnisotropic {
                     false);
         }
         ReluAdam ra = set.relu();
-        HtmlReport.write(
-                out,
-                "Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and anisotropic data",
-                summary,
-                List.of(
+        new StudyReport("Atanasov et al., Silent Alignment, Figs 5, 6, D.4: multi-output and anisotropic data")
+                .summary(summary)
+                .notes(List.of(
                         String.format(
                                 "Multi-output: whitened D = %d, P = %d, C = 3 outputs with teacher singular values %s"
                                         + " (close) or %s (spread), hidden width %d (the paper: 10-class whitened MNIST).",
@@ -749,7 +755,8 @@ public final class MulticlassAnisotropic {
                                 ra.hidden(),
                                 ra.sigma(),
                                 ra.lr(),
-                                ra.steps())));
-        Verdicts.addToReport(out, verdicts(rows, relu));
+                                ra.steps())))
+                .verdicts(verdicts(rows, relu))
+                .write(out);
     }
 }

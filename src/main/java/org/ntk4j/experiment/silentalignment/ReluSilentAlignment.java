@@ -13,16 +13,18 @@ import org.ntk4j.data.Synthetic;
 import org.ntk4j.data.Whitening;
 import org.ntk4j.experiment.silentalignment.ReluSetup.Data;
 import org.ntk4j.experiment.silentalignment.ReluSetup.Row;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.TwoLayerNet;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.job.RegressJob;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.Specs;
 
@@ -121,13 +123,18 @@ public final class ReluSilentAlignment {
 
     private ReluSilentAlignment() {}
 
-    public static final Study STUDY = Study.of(
-            "relu-silent-alignment",
-            "Atanasov et al., Silent Alignment, Fig. 1a-c: two-layer ReLU nets on whitened MNIST 0/1 (and CIFAR-10"
-                    + " 0/1 or a synthetic stand-in): the NTK aligns before the loss falls; regression with the final"
-                    + " NTK (ntk4j regress) matches the trained net better than with K0; Fig. D.2: the same for a"
-                    + " depth-3 ReLU net (~25 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("relu-silent-alignment")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Fig. 1a-c, D.2")
+            .claim("two- and three-layer (D.2) ReLU MLPs on whitened MNIST/CIFAR 2-class: NTK aligns before the loss"
+                    + " falls; final-NTK regression tracks the net")
+            .summary(
+                    "Atanasov et al., Silent Alignment, Fig. 1a-c: two-layer ReLU nets on whitened MNIST 0/1 (and CIFAR-10"
+                            + " 0/1 or a synthetic stand-in): the NTK aligns before the loss falls; regression with the final"
+                            + " NTK (ntk4j regress) matches the trained net better than with K0; Fig. D.2: the same for a"
+                            + " depth-3 ReLU net (~25 s)")
+            .runner((scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-34s %6s %9s %9s %9s %9s %9s %8s%n",
@@ -146,7 +153,8 @@ public final class ReluSilentAlignment {
                             r.nnTestAcc()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(rows));
-            });
+            })
+            .build();
 
     static Data images(String dataset, Settings set) {
         return ReluSetup.images(dataset, set.train(), set.test(), 0);
@@ -299,7 +307,10 @@ public final class ReluSilentAlignment {
                 set.sigma(),
                 set.lr(),
                 set.steps()));
-        HtmlReport.write(out, "Atanasov et al., Silent Alignment, Figs. 1a-c and D.2: ReLU networks", summary, n);
-        Verdicts.addToReport(out, verdicts(rows));
+        new StudyReport("Atanasov et al., Silent Alignment, Figs. 1a-c and D.2: ReLU networks")
+                .summary(summary)
+                .notes(n)
+                .verdicts(verdicts(rows))
+                .write(out);
     }
 }

@@ -9,14 +9,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -118,38 +120,32 @@ public final class SilentAlignment {
     private SilentAlignment() {}
 
     /** The study as {@code ntk4j reproduce silent-alignment} runs it. */
-    public static final Study STUDY = new Study() {
-        @Override
-        public String name() {
-            return "silent-alignment";
-        }
-
-        @Override
-        public String summary() {
-            return "Atanasov et al., Silent Alignment, Fig. 3: two-layer linear nets from small init; loss vs eqs."
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("silent-alignment")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Fig. 3")
+            .claim("two-layer linear nets: NTK aligns to 2/sqrt(D+3) before the loss falls; t_half vs closed form")
+            .summary("Atanasov et al., Silent Alignment, Fig. 3: two-layer linear nets from small init; loss vs eqs."
                     + " 27-28, half-loss time vs its closed"
-                    + " form, NTK alignment reaching 2/sqrt(D+3) before the loss moves (~25 s)";
-        }
-
-        @Override
-        public String run(Scale scale, Path out, NDManager manager) {
-            StringBuilder t = new StringBuilder(String.format(
-                    "%-8s %10s %10s %10s %12s %10s %10s%n",
-                    "sigma", "t_half", "theory", "t_align99", "alignment", "final", "theory"));
-            for (Row r : SilentAlignment.run(Settings.of(scale), out, manager)) {
-                t.append(String.format(
-                        "%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n",
-                        r.sigma(),
-                        r.halfLossTime(),
-                        r.halfLossTimeTheory(),
-                        r.alignTime(),
-                        r.initialAlignment(),
-                        r.finalAlignment(),
-                        r.finalAlignmentTheory()));
-            }
-            return t.toString();
-        }
-    };
+                    + " form, NTK alignment reaching 2/sqrt(D+3) before the loss moves (~25 s)")
+            .runner((scale, out, manager) -> {
+                StringBuilder t = new StringBuilder(String.format(
+                        "%-8s %10s %10s %10s %12s %10s %10s%n",
+                        "sigma", "t_half", "theory", "t_align99", "alignment", "final", "theory"));
+                for (Row r : SilentAlignment.run(Settings.of(scale), out, manager)) {
+                    t.append(String.format(
+                            "%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n",
+                            r.sigma(),
+                            r.halfLossTime(),
+                            r.halfLossTimeTheory(),
+                            r.alignTime(),
+                            r.initialAlignment(),
+                            r.finalAlignment(),
+                            r.finalAlignmentTheory()));
+                }
+                return t.toString();
+            })
+            .build();
 
     /** Runs every σ into {@code out}/sigma-…/, writes the comparison plots, results.json and report.html. */
     public static List<Row> run(Settings set, Path out, NDManager manager) {
@@ -321,13 +317,12 @@ public final class SilentAlignment {
                             r.finalAlignmentTheory(),
                             r.alignTime()));
         }
-        HtmlReport.write(
-                out,
-                "Atanasov et al., Silent Alignment, Fig. 3: silent alignment in two-layer linear" + " networks",
-                summary,
-                List.of(String.format(
+        new StudyReport("Atanasov et al., Silent Alignment, Fig. 3: silent alignment in two-layer linear" + " networks")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
                                 + " one run folder per σ (sigma-*/).",
-                        set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())));
+                        set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())))
+                .write(out);
     }
 }

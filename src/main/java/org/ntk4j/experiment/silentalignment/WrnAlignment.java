@@ -12,9 +12,12 @@ import java.util.Locale;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.kernel.Mode;
@@ -24,7 +27,6 @@ import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
@@ -134,12 +136,16 @@ public final class WrnAlignment {
 
     private WrnAlignment() {}
 
-    public static final Study STUDY = Study.of(
-            "wrn-alignment",
-            "Atanasov et al., Silent Alignment, Fig. 1d,e, I.1: Wide-ResNet with Adam; NTK alignment done before the"
-                    + " loss falls and the kernel grows (whitened), not on raw data; NN vs final/initial-NTK regression"
-                    + " (cpu: k = 1 on 48 MNIST 0/1 images, Adam 1e-4, 300 steps, ~40 s; paper: k = 4 on CIFAR-10, Adam 1e-5, GPU)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("wrn-alignment")
+            .paper(Paper.SILENT_ALIGNMENT)
+            .figures("Fig. 1d,e, I.1")
+            .claim("WRN on CIFAR with Adam: kernel alignment ordering (GPU scale; CPU variant)")
+            .summary(
+                    "Atanasov et al., Silent Alignment, Fig. 1d,e, I.1: Wide-ResNet with Adam; NTK alignment done before the"
+                            + " loss falls and the kernel grows (whitened), not on raw data; NN vs final/initial-NTK regression"
+                            + " (cpu: k = 1 on 48 MNIST 0/1 images, Adam 1e-4, 300 steps, ~40 s; paper: k = 4 on CIFAR-10, Adam 1e-5, GPU)")
+            .runner((scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-6s %8s %8s %10s %9s %9s %9s %10s %10s %10s%n",
@@ -168,7 +174,8 @@ public final class WrnAlignment {
                             r.corrInitialKernel()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(rows));
-            });
+            })
+            .build();
 
     /** The wide ResNet of the paper at widening k for the dataset's image shape: σ = 0.3, first conv σ = 6, no bias. */
     static ModelSpec wrn(int widen, int[] input) {
@@ -436,11 +443,9 @@ public final class WrnAlignment {
                             r.corrFinalKernel(),
                             r.corrInitialKernel()));
         }
-        HtmlReport.write(
-                out,
-                "Atanasov et al., Silent Alignment, Fig. 1d/e and I.1: a Wide-ResNet trained with Adam",
-                summary,
-                List.of(String.format(
+        new StudyReport("Atanasov et al., Silent Alignment, Fig. 1d/e and I.1: a Wide-ResNet trained with Adam")
+                .summary(summary)
+                .notes(List.of(String.format(
                         "WRN-10-%d (b = 1, σ = 0.3, first conv σ = 6, no biases) on P = %d images of classes 0/1 of %s"
                                 + " (whitening γ = %s; %d test images), full-batch Adam lr %s for %d steps, NTK every %d"
                                 + " steps. The paper: k = 4, CIFAR-10, P = 100, Adam 1e-5 (step count not stated)."
@@ -453,7 +458,8 @@ public final class WrnAlignment {
                         set.testPoints(),
                         set.lr(),
                         set.steps(),
-                        Math.max(1, set.steps() / set.probes()))));
-        Verdicts.addToReport(out, verdicts(rows));
+                        Math.max(1, set.steps() / set.probes()))))
+                .verdicts(verdicts(rows))
+                .write(out);
     }
 }

@@ -12,15 +12,17 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyData;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -100,12 +102,15 @@ public final class InitScale {
 
     private InitScale() {}
 
-    public static final Study STUDY = Study.of(
-            "init-scale",
-            "Xu & Ziyin, When Does Feature Learning Happen?, Fig. 2: ResNet-18 (CPU: 1/8 width, 256 images, 10"
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("init-scale")
+            .paper(Paper.XU_ZIYIN)
+            .figures("Fig. 2")
+            .claim("ResNet-18 on CIFAR-10 over init scales: parameter norm and test accuracy")
+            .summary("Xu & Ziyin, When Does Feature Learning Happen?, Fig. 2: ResNet-18 (CPU: 1/8 width, 256 images, 10"
                     + " epochs; CIFAR-10, else MNIST padded to 3x32x32) with every weight scaled by alpha: final sum"
-                    + " of layer norms and test accuracy against alpha (~16 s)",
-            (scale, out, manager) -> {
+                    + " of layer norms and test accuracy against alpha (~16 s)")
+            .runner((scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-6s %11s %11s %9s %9s %9s%n",
@@ -122,7 +127,8 @@ public final class InitScale {
                             r.seconds()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(rows));
-            });
+            })
+            .build();
 
     /** CIFAR-10 (first images, per-pixel standardised by the loader's scale) or the substitute, as image datasets. */
     static Dataset[] data(Settings set) {
@@ -300,11 +306,9 @@ public final class InitScale {
                             r.testAccuracy(),
                             r.seconds()));
         }
-        HtmlReport.write(
-                out,
-                "Xu & Ziyin, When Does Feature Learning Happen?, Fig. 2: init scale",
-                summary,
-                List.of(String.format(
+        new StudyReport("Xu & Ziyin, When Does Feature Learning Happen?, Fig. 2: init scale")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "ResNet-18 structure (blocks 2-2-2-2) with channels %s on %s (%d train / %d test, 3×%d×%d);"
                                 + " SGD lr 0.1, momentum 0.9, weight decay 5e-4, cosine over %d epochs, batch %d; every"
@@ -317,7 +321,8 @@ public final class InitScale {
                         set.side(),
                         set.side(),
                         set.epochs(),
-                        set.batch())));
-        Verdicts.addToReport(out, verdicts(rows));
+                        set.batch())))
+                .verdicts(verdicts(rows))
+                .write(out);
     }
 }

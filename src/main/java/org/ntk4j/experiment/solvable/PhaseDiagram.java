@@ -8,15 +8,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.TwoLayerNet;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Outcome;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.PhaseClassifier;
@@ -150,15 +152,20 @@ public final class PhaseDiagram {
 
     private PhaseDiagram() {}
 
-    public static final Study STUDY = Study.of(
-            "phase-diagram",
-            "Xu & Ziyin, When Does Feature Learning Happen?, Table 1, Figs 3-4: two-layer ReLU nets (CIFAR-10 or a"
-                    + " CIFAR-shaped synthetic substitute) in the 20 scalings of Table 1; measured phase (NTK-speed"
-                    + " exponent, relative kernel change) against the theory's labels, test accuracy per scaling (~100 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("phase-diagram")
+            .paper(Paper.XU_ZIYIN)
+            .figures("Figs 3, 4, Table 1")
+            .claim("two-layer ReLU nets in the 20 Table-1 scalings: measured phase against the theoretical labels")
+            .summary(
+                    "Xu & Ziyin, When Does Feature Learning Happen?, Table 1, Figs 3-4: two-layer ReLU nets (CIFAR-10 or a"
+                            + " CIFAR-shaped synthetic substitute) in the 20 scalings of Table 1; measured phase (NTK-speed"
+                            + " exponent, relative kernel change) against the theory's labels, test accuracy per scaling (~100 s)")
+            .runner((scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out);
                 return table(rows) + "\n" + Verdicts.text(verdicts(rows));
-            });
+            })
+            .build();
 
     static String table(List<Row> rows) {
         StringBuilder t = new StringBuilder(String.format(
@@ -489,11 +496,9 @@ public final class PhaseDiagram {
         Files2.writeString(
                 out.resolve("results.json"),
                 Specs.toJson(Map.of("settings", set, "data", data.name(), "rows", rows)) + "\n");
-        HtmlReport.write(
-                out,
-                "Xu & Ziyin, When Does Feature Learning Happen?, Table 1 and Figs 3-4: measured phases",
-                summary,
-                List.of(String.format(
+        new StudyReport("Xu & Ziyin, When Does Feature Learning Happen?, Table 1 and Figs 3-4: measured phases")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "SolvableSetup.Data: %s; %d train / %d test points, inputs scaled to ‖x‖ = 1. Two-layer ReLU net, 10 outputs,"
                                 + " softmax cross-entropy, SGD (no momentum, no weight decay) batch %d, %d epochs,"
@@ -508,8 +513,9 @@ public final class PhaseDiagram {
                         set.lr0(),
                         java.util.Arrays.toString(set.gammas()),
                         set.fixedWidth(),
-                        set.probes())));
-        Verdicts.addToReport(out, verdicts(rows));
+                        set.probes())))
+                .verdicts(verdicts(rows))
+                .write(out);
     }
 
     /** The data of a run: CIFAR-10 when present and asked for, else the synthetic CIFAR-shaped substitute. */

@@ -10,15 +10,17 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
+import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
+import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.TwoLayerNet;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Outcome;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Plots;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.PhaseClassifier;
@@ -161,12 +163,16 @@ public final class SolvableDynamics {
 
     private SolvableDynamics() {}
 
-    public static final Study STUDY = Study.of(
-            "solvable-dynamics",
-            "Xu & Ziyin, When Does Feature Learning Happen?, Figs 1, 5: zeta(t) of trained two-layer linear nets"
-                    + " against eq. 21 (alignment / disalignment, kernel vs feature learning), ReLU on 100 points,"
-                    + " SGD vs Adam under Xavier+-/Kaiming+- (~15 s)",
-            (scale, out, manager) -> {
+    public static final Study STUDY = StudyBuilder.builder()
+            .name("solvable-dynamics")
+            .paper(Paper.XU_ZIYIN)
+            .figures("Figs 1, 5")
+            .claim("zeta(t) of two-layer linear nets against eq. 21: kernel vs feature-learning phase")
+            .summary(
+                    "Xu & Ziyin, When Does Feature Learning Happen?, Figs 1, 5: zeta(t) of trained two-layer linear nets"
+                            + " against eq. 21 (alignment / disalignment, kernel vs feature learning), ReLU on 100 points,"
+                            + " SGD vs Adam under Xavier+-/Kaiming+- (~15 s)")
+            .runner((scale, out, manager) -> {
                 Result r = run(Settings.of(scale), out);
                 StringBuilder t = new StringBuilder(String.format(
                         "%-34s %-17s %8s %8s %10s %10s %10s%n",
@@ -195,7 +201,8 @@ public final class SolvableDynamics {
                             o.zetaAdam()));
                 }
                 return t + "\n" + Verdicts.text(verdicts(r));
-            });
+            })
+            .build();
 
     /** Scaling presets (κ, η, σ_u, σ_W) at width d and the exponents the phase classifier reads. */
     record Preset(String name, double kappa, double eta, double sigmaU, double sigmaW, PhaseClassifier.Exponents e) {
@@ -630,11 +637,9 @@ public final class SolvableDynamics {
         }
         json.put("curves", cj);
         Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
-        HtmlReport.write(
-                out,
-                "Xu & Ziyin, When Does Feature Learning Happen?, Figs 1 and 5: layer alignment",
-                summary,
-                List.of(String.format(
+        new StudyReport("Xu & Ziyin, When Does Feature Learning Happen?, Figs 1 and 5: layer alignment")
+                .summary(summary)
+                .notes(List.of(String.format(
                         Locale.ROOT,
                         "Linear: width %d, d₀ = %d, %d points x_i = c_i·n (c ~ N(0,1), y = c + 0.5·N(0,1)), full-batch GD"
                                 + " on (f − y)² with step %s·η to t = %s, compared with eq. 21 for the reduced point (x̄, ȳ)."
@@ -656,8 +661,9 @@ public final class SolvableDynamics {
                         set.reluSteps(),
                         set.fig5Width(),
                         set.adamLr(),
-                        set.fig5Steps())));
-        Verdicts.addToReport(out, verdicts(r));
+                        set.fig5Steps())))
+                .verdicts(verdicts(r))
+                .write(out);
     }
 
     private static double[] concat(double[] a, double[] b) {
