@@ -25,15 +25,14 @@ public final class Plots {
             Map<String, double[]> series,
             boolean logY) {
         XYChart chart = new XYChartBuilder()
-                .width(series.size() > 4 ? 860 : 640)
+                .width(860)
                 .height(420)
                 .title(title)
                 .xAxisTitle(xLabel)
                 .yAxisTitle(yLabel)
                 .build();
-        // many series (per-layer curves) would hide the lines under an inside legend
-        chart.getStyler()
-                .setLegendPosition(series.size() > 4 ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNE);
+        // the legend outside the plot: inside it covers data points
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisLogarithmic(logY);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         for (Map.Entry<String, double[]> e : series.entrySet()) {

@@ -6,14 +6,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
 import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyReport;
+import org.ntk4j.experiment.support.Verdicts;
+import org.ntk4j.experiment.support.Verdicts.Verdict;
+import org.ntk4j.report.Chart;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.Plots;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
 
@@ -98,7 +101,8 @@ public final class NtkDispersion {
                 StringBuilder t = new StringBuilder(String.format(
                         "%-5s %8s %18s %10s %20s %12s%n",
                         "L", "sigma_w^2", "r (sampled ± SE)", "theory", "E[Θ] (sampled ± SE)", "theory"));
-                for (Row r : NtkDispersion.run(Settings.of(scale), out, manager)) {
+                List<Row> rows = NtkDispersion.run(Settings.of(scale), out, manager);
+                for (Row r : rows) {
                     t.append(String.format(
                             "%-5d %8.2f %10.4f ± %.4f %10.4f %12.4g ± %.3g %12.4g%n",
                             r.depth(),
@@ -110,7 +114,7 @@ public final class NtkDispersion {
                             r.meanSe(),
                             r.meanTheory()));
                 }
-                return t.toString();
+                return t + "\n" + Verdicts.text(verdicts(rows));
             })
             .build();
 
@@ -144,6 +148,33 @@ public final class NtkDispersion {
         return rows;
     }
 
+    /**
+     * Verdicts per (L, σ_w²): the sampled dispersion against Thm 3.2 within 3 bootstrap standard errors (reproduced),
+     * 5 SE (partly), else not; the sampled mean E[Θ] against the theorem's is held to the same test and the worse
+     * of the two is the verdict.
+     */
+    static List<Verdict> verdicts(List<Row> rows) {
+        List<Verdict> v = new ArrayList<>();
+        for (Row r : rows) {
+            double zr = Math.abs(r.dispersion() - r.dispersionTheory()) / r.dispersionSe();
+            double zm = Math.abs(r.mean() - r.meanTheory()) / r.meanSe();
+            double z = Math.max(zr, zm);
+            v.add(new Verdict(
+                    String.format(Locale.ROOT, "dispersion r (L = %d, σw² = %s)", r.depth(), r.sigmaW2()),
+                    String.format(Locale.ROOT, "%.4f ± %.4f", r.dispersion(), r.dispersionSe()),
+                    String.format(Locale.ROOT, "%.4f", r.dispersionTheory()),
+                    Verdicts.grade(z <= 3, z <= 5),
+                    String.format(
+                            Locale.ROOT,
+                            "within 3 SE: r off by %.1f SE, E[Θ] %.4g vs %.4g off by %.1f SE",
+                            zr,
+                            r.mean(),
+                            r.meanTheory(),
+                            zm)));
+        }
+        return v;
+    }
+
     /** Θ(x, x) of {@code initialisations} independently initialised networks (float64, seeds seed..seed+K−1). */
     static double[] sample(Settings set, int depth, double sigmaW2, double[] x, NDManager manager) {
         return NtkSampling.engineDiagonal(
@@ -156,26 +187,30 @@ public final class NtkDispersion {
 
     private static void write(Settings set, Path out, List<Row> rows) {
         double[] depths = java.util.Arrays.stream(set.depths()).asDoubleStream().toArray();
-        Map<String, double[]> r = new LinkedHashMap<>();
+        Chart c = new Chart(
+                String.format(
+                        "NTK dispersion E[Θ²]/E[Θ]², width %d, %d initialisations (± 1 bootstrap SE)",
+                        set.width(), set.initialisations()),
+                "depth L",
+                "r");
         for (double s2 : set.sigmaW2()) {
             List<Row> cell = rows.stream().filter(x -> x.sigmaW2() == s2).toList();
-            r.put(
+            c.scatter(
                     "σw² = " + s2 + " sampled",
-                    cell.stream().mapToDouble(Row::dispersion).toArray());
-            r.put(
+                    depths,
+                    cell.stream().mapToDouble(Row::dispersion).toArray(),
+                    cell.stream().mapToDouble(Row::dispersionSe).toArray());
+            c.line(
                     "σw² = " + s2 + " Thm 3.2",
+                    depths,
                     cell.stream().mapToDouble(Row::dispersionTheory).toArray());
         }
-        Plots.lines(
-                out.resolve("dispersion.png"),
-                String.format(
-                        "NTK dispersion E[Θ²]/E[Θ]², width %d, %d initialisations", set.width(), set.initialisations()),
-                "depth L",
-                "r",
-                depths,
-                r,
-                false);
-        Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "rows", rows)) + "\n");
+        c.save(out.resolve("dispersion.png"));
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("settings", set);
+        json.put("rows", rows);
+        json.put("verdicts", verdicts(rows));
+        Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row row : rows) {
             summary.put(
@@ -191,6 +226,7 @@ public final class NtkDispersion {
         }
         new StudyReport("Seleznova & Kutyniok 2022, Thm. 3.2: NTK dispersion across" + " initialisations")
                 .summary(summary)
+                .verdicts(verdicts(rows))
                 .notes(List.of(String.format(
                         "ReLU MLPs of width M = %d on a unit-norm input of dimension n₀ = %d, standard parameterisation, biases"
                                 + " initialised at 0 and trained; Θ(x, x) from ntk4j's kernel engine in float64 for %d initialisations"

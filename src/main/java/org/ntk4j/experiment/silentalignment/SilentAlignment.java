@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.experiment.support.Paper;
@@ -15,6 +16,8 @@ import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
 import org.ntk4j.experiment.support.StudyBuilder;
 import org.ntk4j.experiment.support.StudyReport;
+import org.ntk4j.experiment.support.Verdicts;
+import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.NtkProbe;
 import org.ntk4j.probe.ProbeListener;
@@ -112,6 +115,7 @@ public final class SilentAlignment {
             double r0,
             double halfLossTime,
             double halfLossTimeTheory,
+            double lossDropTime,
             double alignTime,
             double initialAlignment,
             double finalAlignment,
@@ -130,20 +134,22 @@ public final class SilentAlignment {
                     + " form, NTK alignment reaching 2/sqrt(D+3) before the loss moves (~25 s)")
             .runner((scale, out, manager) -> {
                 StringBuilder t = new StringBuilder(String.format(
-                        "%-8s %10s %10s %10s %12s %10s %10s%n",
-                        "sigma", "t_half", "theory", "t_align99", "alignment", "final", "theory"));
-                for (Row r : SilentAlignment.run(Settings.of(scale), out, manager)) {
+                        "%-8s %10s %10s %10s %10s %12s %10s %10s%n",
+                        "sigma", "t_half", "theory", "t_loss10", "t_align99", "alignment", "final", "theory"));
+                List<Row> rows = SilentAlignment.run(Settings.of(scale), out, manager);
+                for (Row r : rows) {
                     t.append(String.format(
-                            "%-8.0e %10.3f %10.3f %10.2f %12.4f %10.6f %10.6f%n",
+                            "%-8.0e %10.3f %10.3f %10.2f %10.2f %12.4f %10.6f %10.6f%n",
                             r.sigma(),
                             r.halfLossTime(),
                             r.halfLossTimeTheory(),
+                            r.lossDropTime(),
                             r.alignTime(),
                             r.initialAlignment(),
                             r.finalAlignment(),
                             r.finalAlignmentTheory()));
                 }
-                return t.toString();
+                return t + "\n" + Verdicts.text(verdicts(rows));
             })
             .build();
 
@@ -208,6 +214,7 @@ public final class SilentAlignment {
                     r0,
                     half,
                     LinearNetworks.halfLossTime(set.s(), (q0 + r0) / 2),
+                    Series.crossing(t0, l, 0.9 * l[0]),
                     alignTime,
                     a[0],
                     fin,
@@ -215,6 +222,49 @@ public final class SilentAlignment {
         }
         write(set, out, rows, tAxis, lossM, lossT, tProbe, align);
         return rows;
+    }
+
+    /**
+     * Verdicts per σ: the half-loss time t½ against its closed form (within 2% reproduced, 10% partly); silence, the
+     * NTK alignment at 99% of its final value before the loss has fallen by 10% (reproduced), only before t½ (partly)
+     * or after it (not: the init is then too large for a silent phase); the final alignment against 2/√(D + 3)
+     * (within 0.1% reproduced, 1% partly).
+     */
+    static List<Verdict> verdicts(List<Row> rows) {
+        List<Verdict> v = new ArrayList<>();
+        for (Row r : rows) {
+            String at = String.format(Locale.ROOT, " (σ = %.0e)", r.sigma());
+            double dev = r.halfLossTime() / r.halfLossTimeTheory() - 1;
+            v.add(new Verdict(
+                    "t½ against the closed form" + at,
+                    String.format(Locale.ROOT, "%.3f (%+.1f%%)", r.halfLossTime(), 100 * dev),
+                    String.format(Locale.ROOT, "%.3f", r.halfLossTimeTheory()),
+                    Verdicts.grade(Math.abs(dev) <= 0.02, Math.abs(dev) <= 0.10),
+                    "within 2%: (1/2s) ln((√2−1)(s/c₀−1)), c₀ = (q₀+r₀)/2 from this net's init"));
+            v.add(new Verdict(
+                    "NTK aligned before the loss moves" + at,
+                    String.format(
+                            Locale.ROOT,
+                            "t_align99 %.2f, loss −10%% at %.2f, t½ %.2f",
+                            r.alignTime(),
+                            r.lossDropTime(),
+                            r.halfLossTime()),
+                    "alignment first",
+                    Verdicts.grade(r.alignTime() < r.lossDropTime(), r.alignTime() < r.halfLossTime()),
+                    r.alignTime() < r.lossDropTime()
+                            ? "aligned while the loss is within 10% of its initial value"
+                            : r.alignTime() < r.halfLossTime()
+                                    ? "aligned before t½ but after the loss started to fall"
+                                    : "aligned after t½: no silent phase at this init scale (the effect needs σ ≪ 1)"));
+            double fa = Math.abs(r.finalAlignment() / r.finalAlignmentTheory() - 1);
+            v.add(new Verdict(
+                    "final NTK alignment" + at,
+                    String.format(Locale.ROOT, "%.5f", r.finalAlignment()),
+                    String.format(Locale.ROOT, "%.5f", r.finalAlignmentTheory()),
+                    Verdicts.grade(fa <= 1e-3, fa <= 1e-2),
+                    "2/√(D+3), within 0.1%"));
+        }
+        return v;
     }
 
     /**
@@ -301,7 +351,11 @@ public final class SilentAlignment {
                 java.util.Arrays.copyOf(ta, shortest),
                 al,
                 false);
-        Files2.writeString(out.resolve("results.json"), Specs.toJson(Map.of("settings", set, "rows", rows)) + "\n");
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("settings", set);
+        json.put("rows", rows);
+        json.put("verdicts", verdicts(rows));
+        Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row r : rows) {
             summary.put(
@@ -323,6 +377,7 @@ public final class SilentAlignment {
                         "D = %d, N = %d hidden, P = %d whitened points, s = %.1f, full-batch GD with dt = %s for t ≤ %.1f;"
                                 + " one run folder per σ (sigma-*/).",
                         set.d(), set.hidden(), set.points(), set.s(), set.dt(), set.time())))
+                .verdicts(verdicts(rows))
                 .write(out);
     }
 }

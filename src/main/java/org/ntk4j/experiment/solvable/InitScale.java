@@ -97,6 +97,7 @@ public final class InitScale {
             double finalNorm,
             double trainAccuracy,
             double testAccuracy,
+            int testImages,
             double trainLoss,
             double seconds) {}
 
@@ -230,6 +231,7 @@ public final class InitScale {
                         normSum(net),
                         r.trainAccuracy(),
                         r.testAccuracy(),
+                        data[1].size(),
                         r.trainLoss(),
                         (System.nanoTime() - t0) / 1e9));
             }
@@ -260,16 +262,17 @@ public final class InitScale {
                 "test accuracy falls with α",
                 String.format(
                         Locale.ROOT,
-                        "%d/%d steps down; %.3f → %.3f",
+                        "%d/%d steps down; α = %s vs %s: %s",
                         accDown,
                         pairs,
-                        first.testAccuracy(),
-                        last.testAccuracy()),
+                        first.alpha(),
+                        last.alpha(),
+                        Verdicts.accuracyPair(
+                                first.testAccuracy(), first.testImages(), last.testAccuracy(), last.testImages())),
                 "larger init, worse test",
-                Verdicts.grade(
-                        accDown == pairs && last.testAccuracy() < first.testAccuracy(),
-                        last.testAccuracy() < first.testAccuracy()),
-                "final-epoch accuracy (the paper's values are lost from the text)"));
+                Verdicts.gradeAbove(first.testAccuracy(), first.testImages(), last.testAccuracy(), last.testImages()),
+                "smallest α above the largest by more than 2 binomial SE of the difference on " + first.testImages()
+                        + " test images; final-epoch accuracy (the paper's values are lost from the text)"));
         double minTrain = rows.stream().mapToDouble(Row::trainAccuracy).min().orElse(0);
         v.add(new Verdict(
                 "100% train accuracy for every α",

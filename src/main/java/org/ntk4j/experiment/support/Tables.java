@@ -6,6 +6,7 @@ import java.util.Locale;
 public final class Tables {
     private Tables() {}
 
+    /** The values to three decimals, separated by spaces. */
     public static String fmt(double[] v) {
         StringBuilder b = new StringBuilder();
         for (double x : v) {

@@ -46,4 +46,30 @@ public final class Verdicts {
         }
         return t.toString();
     }
+
+    /**
+     * Grades the claim "a is above b" for two accuracies (or any binomial proportions) measured on {@code na} and
+     * {@code nb} images: reproduced when a − b exceeds two standard errors of the difference
+     * ({@link Stats#differenceSe}), partly when the difference is within ±2 SE (not resolved at this sample size),
+     * not when b exceeds a by more than 2 SE.
+     */
+    public static Outcome gradeAbove(double a, int na, double b, int nb) {
+        double se = Stats.differenceSe(a, na, b, nb);
+        return a - b > 2 * se ? Outcome.REPRODUCED : b - a > 2 * se ? Outcome.NOT : Outcome.PARTLY;
+    }
+
+    /** The lower of two outcomes (not &lt; partly &lt; reproduced). */
+    public static Outcome worst(Outcome a, Outcome b) {
+        return a.ordinal() >= b.ordinal() ? a : b;
+    }
+
+    /** "a vs b (difference d ± 2 SE)": the measured text of {@link #gradeAbove}, accuracies in percent. */
+    public static String accuracyPair(double a, int na, double b, int nb) {
+        return String.format(
+                java.util.Locale.ROOT,
+                "%.1f%% vs %.1f%% (±%.1f, 2 SE)",
+                100 * a,
+                100 * b,
+                200 * Stats.differenceSe(a, na, b, nb));
+    }
 }
