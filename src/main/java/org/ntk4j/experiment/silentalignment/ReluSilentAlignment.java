@@ -37,7 +37,7 @@ import org.ntk4j.spec.Specs;
  *   90% of its rise before the loss has fallen by 10%;</li>
  *   <li>kernel regression (Atanasov et al. eq. 1, f₀ = 0, pseudo-inverse; the {@code ntk4j regress} code path,
  *   {@link RegressJob}, on an NPZ written like {@code ntk4j kernel}'s) with the final NTK K_∞ reproduces the trained
- *   network's test outputs better than with the initial K₀: ReluSetup.corr(f_NN, f_KR∞) &gt; ReluSetup.corr(f_NN, f_KR0).</li>
+ *   network's test outputs better than with the initial K₀: corr(f_NN, f_KR∞) &gt; corr(f_NN, f_KR0).</li>
  * </ul>
  * Data: MNIST digits 0/1 (the full set when fetched, else the bundled subset) and CIFAR-10 classes 0/1 when fetched;
  * otherwise the notes' synthetic stand-in (anisotropic Gaussian inputs, labels of a random 4-unit ReLU teacher
@@ -279,7 +279,7 @@ public final class ReluSilentAlignment {
                     String.format(
                             Locale.ROOT,
                             "alignment %.4f → %.4f (90%% of its rise at t = %.2f); loss down 10%% at t = %.2f; test"
-                                    + " outputs: ReluSetup.corr(NN, KR K_T) %.4f, ReluSetup.corr(NN, KR K_0) %.4f; relative errors %.3f /"
+                                    + " outputs: corr(NN, KR K_T) %.4f, corr(NN, KR K_0) %.4f; relative errors %.3f /"
                                     + " %.3f; NN test accuracy %.3f",
                             r.alignment()[0],
                             r.alignment()[r.alignment().length - 1],

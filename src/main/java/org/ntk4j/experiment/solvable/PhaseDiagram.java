@@ -519,7 +519,7 @@ public final class PhaseDiagram {
                 .summary(summary)
                 .notes(List.of(String.format(
                         Locale.ROOT,
-                        "SolvableSetup.Data: %s; %d train / %d test points, inputs scaled to ‖x‖ = 1. Two-layer ReLU net, 10 outputs,"
+                        "Data: %s; %d train / %d test points, inputs scaled to ‖x‖ = 1. Two-layer ReLU net, 10 outputs,"
                                 + " softmax cross-entropy, SGD (no momentum, no weight decay) batch %d, %d epochs,"
                                 + " η = %s·γ^c_η; γ ∈ %s (width γ, or %d when c_d = 0); δK on %d training points. Lazy"
                                 + " column: symmetrised init (f₀ = 0). The paper's widths, batch size and epochs are"
