@@ -9,10 +9,13 @@ import org.ntk4j.experiment.equilibrium.HessianEnergy;
 import org.ntk4j.experiment.equilibrium.LayerwiseFeatureMaximisation;
 import org.ntk4j.experiment.equilibrium.TargetCorrelation;
 import org.ntk4j.experiment.featurealignment.CentredNfcDynamics;
+import org.ntk4j.experiment.featurealignment.EarlyCnfc;
 import org.ntk4j.experiment.featurealignment.NfaChainMonomial;
 import org.ntk4j.experiment.featurealignment.NfcPrediction;
 import org.ntk4j.experiment.featurealignment.SpeedLimited;
+import org.ntk4j.experiment.ntkregime.CollapseFlow;
 import org.ntk4j.experiment.ntkregime.DispersionLimits;
+import org.ntk4j.experiment.ntkregime.DispersionProfiles;
 import org.ntk4j.experiment.ntkregime.NtkBlockStructure;
 import org.ntk4j.experiment.ntkregime.NtkChangePhase;
 import org.ntk4j.experiment.ntkregime.NtkCollapse;
@@ -23,9 +26,11 @@ import org.ntk4j.experiment.silentalignment.LayerwiseLearningRates;
 import org.ntk4j.experiment.silentalignment.MulticlassAnisotropic;
 import org.ntk4j.experiment.silentalignment.ReluSilentAlignment;
 import org.ntk4j.experiment.silentalignment.SilentAlignment;
+import org.ntk4j.experiment.silentalignment.TransferError;
 import org.ntk4j.experiment.silentalignment.WrnAlignment;
 import org.ntk4j.experiment.solvable.InitScale;
 import org.ntk4j.experiment.solvable.PhaseDiagram;
+import org.ntk4j.experiment.solvable.SgdAlignment;
 import org.ntk4j.experiment.solvable.SolvableDynamics;
 import org.ntk4j.experiment.support.Study;
 
@@ -52,18 +57,23 @@ public final class Studies {
             MulticlassAnisotropic.STUDY,
             DepthSweep.STUDY,
             WrnAlignment.STUDY,
+            TransferError.STUDY,
             NfaChainMonomial.STUDY,
             CentredNfcDynamics.STUDY,
             SpeedLimited.STUDY,
             NfcPrediction.STUDY,
+            EarlyCnfc.STUDY,
             NtkDispersion.STUDY,
             DispersionLimits.STUDY,
+            DispersionProfiles.STUDY,
             NtkChangePhase.STUDY,
             NtkBlockStructure.STUDY,
             NtkCollapse.STUDY,
+            CollapseFlow.STUDY,
             SolvableDynamics.STUDY,
             InitScale.STUDY,
-            PhaseDiagram.STUDY);
+            PhaseDiagram.STUDY,
+            SgdAlignment.STUDY);
 
     /** Every study, by seed paper. */
     public static List<Study> all() {

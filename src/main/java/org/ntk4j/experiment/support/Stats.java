@@ -92,4 +92,22 @@ public final class Stats {
         }
         return Math.sqrt(s / (v.length - 1));
     }
+
+    /** Spearman rank correlation (ties broken by position). */
+    public static double spearman(double[] a, double[] b) {
+        return pearson(ranks(a), ranks(b));
+    }
+
+    private static double[] ranks(double[] v) {
+        Integer[] idx = new Integer[v.length];
+        for (int i = 0; i < v.length; i++) {
+            idx[i] = i;
+        }
+        java.util.Arrays.sort(idx, (x, y) -> Double.compare(v[x], v[y]));
+        double[] r = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            r[idx[i]] = i;
+        }
+        return r;
+    }
 }
