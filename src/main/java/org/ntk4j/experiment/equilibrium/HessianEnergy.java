@@ -54,8 +54,9 @@ import org.ntk4j.train.Arrays2;
  * |λ| ~ 5·10³ (ε = 1e-5) and 6·10⁵ (ε = 1e-8, width 100) at init in our runs.
  *
  * <p>Scale: {@code paper}: CIFAR-10 in full, depth 10, width 256, lr 0.003, batch 32, 100 epochs (not
- * stated), times 0, 1 and 100 epochs, top 100 from 200 Lanczos steps on 500 points. {@code cpu}: MNIST
- * (200 per class), width 100, 10 epochs, times 0, 1, 10 epochs, top 20 from 40 Lanczos steps on 100 points.
+ * stated), times 0, 1 and 100 epochs, top 100 from 200 Lanczos steps on 500 points. {@code cpu}: CIFAR-10 when
+ * fetched (else MNIST, else the bundled subset; 200 per class), width 100, 10 epochs, times 0, 1, 10 epochs, top 20
+ * from 40 Lanczos steps on 100 points.
  */
 public final class HessianEnergy {
     /** Settings: dataset, network, SGD, probe points per class, the times (epochs), top k, Lanczos steps, ε, cap, seed. */
@@ -98,10 +99,14 @@ public final class HessianEnergy {
                     .build();
         }
 
+        /** CIFAR-10 (the paper's data) when fetched, else MNIST, else the bundled subset; width 100, 10 epochs. */
         public static Settings cpu() {
-            String ds = StudyData.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
-                    ? org.ntk4j.data.Datasets.MNIST
-                    : org.ntk4j.data.Datasets.MNIST_SUBSET;
+            List<String> have = StudyData.availableDatasets();
+            String ds = have.contains(org.ntk4j.data.Datasets.CIFAR10)
+                    ? org.ntk4j.data.Datasets.CIFAR10
+                    : have.contains(org.ntk4j.data.Datasets.MNIST)
+                            ? org.ntk4j.data.Datasets.MNIST
+                            : org.ntk4j.data.Datasets.MNIST_SUBSET;
             return HessianEnergySettingsBuilder.builder()
                     .dataset(ds)
                     .depth(10)

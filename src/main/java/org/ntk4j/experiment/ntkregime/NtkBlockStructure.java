@@ -15,6 +15,7 @@ import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
 import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyData;
 import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
@@ -76,16 +77,19 @@ public final class NtkBlockStructure {
         }
 
         public static Settings cpu() {
+            List<CollapseSetup.Pair> pairs = new ArrayList<>(List.of(
+                    new CollapseSetup.Pair("mlp", "mnist"),
+                    new CollapseSetup.Pair("mlp", "fashion-mnist"),
+                    new CollapseSetup.Pair("mlp", "cifar10"),
+                    // ResNet-20 at half the width (stage widths 8/16/32): the full width's training and
+                    // kernels cost several times more per epoch on 2 cores
+                    new CollapseSetup.Pair("resnet20-w8", "mnist", new double[] {0.02}, 20, 100),
+                    new CollapseSetup.Pair("resnet20-w8", "fashion-mnist", new double[] {0.02}, 20, 100)));
+            if (StudyData.fetched("cifar10")) { // the thesis's ResNet-20 on CIFAR-10, when the data is here
+                pairs.add(new CollapseSetup.Pair("resnet20-w8", "cifar10", new double[] {0.02}, 20, 100));
+            }
             return NtkBlockStructureSettingsBuilder.builder()
-                    .pairs(new CollapseSetup.Pair[] {
-                        new CollapseSetup.Pair("mlp", "mnist"),
-                        new CollapseSetup.Pair("mlp", "fashion-mnist"),
-                        new CollapseSetup.Pair("mlp", "cifar10"),
-                        // ResNet-20 at half the width (stage widths 8/16/32): the full width's training and
-                        // kernels cost several times more per epoch on 2 cores
-                        new CollapseSetup.Pair("resnet20-w8", "mnist", new double[] {0.02}, 20, 100),
-                        new CollapseSetup.Pair("resnet20-w8", "fashion-mnist", new double[] {0.02}, 20, 100)
-                    })
+                    .pairs(pairs.toArray(CollapseSetup.Pair[]::new))
                     .trainPerClass(100)
                     .kernelPerClass(4)
                     .mlpDepth(5)

@@ -18,6 +18,7 @@ import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
 import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyData;
 import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Tables;
 import org.ntk4j.experiment.support.Verdicts;
@@ -86,14 +87,17 @@ public final class NtkCollapse {
         }
 
         public static Settings cpu() {
+            List<CollapseSetup.Pair> pairs = new ArrayList<>(List.of(
+                    new CollapseSetup.Pair("mlp", "mnist"),
+                    new CollapseSetup.Pair("mlp", "fashion-mnist"),
+                    new CollapseSetup.Pair("mlp", "cifar10"),
+                    // ResNet-20 at half the width (stage widths 8/16/32) on three rates, 20 epochs
+                    new CollapseSetup.Pair("resnet20-w8", "mnist", new double[] {0.002, 0.006, 0.02}, 20, 100)));
+            if (StudyData.fetched("cifar10")) { // the thesis's Fig. 8 (ResNet-20 on CIFAR-10), when the data is here
+                pairs.add(new CollapseSetup.Pair("resnet20-w8", "cifar10", new double[] {0.002, 0.006, 0.02}, 20, 100));
+            }
             return NtkCollapseSettingsBuilder.builder()
-                    .pairs(new CollapseSetup.Pair[] {
-                        new CollapseSetup.Pair("mlp", "mnist"),
-                        new CollapseSetup.Pair("mlp", "fashion-mnist"),
-                        new CollapseSetup.Pair("mlp", "cifar10"),
-                        // ResNet-20 at half the width (stage widths 8/16/32) on three rates, 20 epochs
-                        new CollapseSetup.Pair("resnet20-w8", "mnist", new double[] {0.002, 0.006, 0.02}, 20, 100)
-                    })
+                    .pairs(pairs.toArray(CollapseSetup.Pair[]::new))
                     .lrs(new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3})
                     .trainPerClass(100)
                     .testPerClass(100)

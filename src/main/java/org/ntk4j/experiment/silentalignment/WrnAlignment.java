@@ -17,6 +17,7 @@ import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.Study;
 import org.ntk4j.experiment.support.StudyBuilder;
+import org.ntk4j.experiment.support.StudyData;
 import org.ntk4j.experiment.support.StudyReport;
 import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
@@ -56,9 +57,10 @@ import org.ntk4j.train.Trainer;
  * </ul>
  *
  * <p>Scales: {@code paper} is the paper's setting (CIFAR-10 classes 0/1, P = 100, k = 4, Adam 1e-5; needs
- * {@code ntk4j data fetch cifar10} and a GPU; the step count is not stated, 40 000 here). {@code cpu} and
- * {@code quick} shrink it: the bundled MNIST subset (digits 0/1; CIFAR-10 is not offline), widening k = 1, fewer
- * points, and Adam at a larger rate (1e-4) so the same dynamics take a few hundred steps instead of tens of thousands.
+ * {@code ntk4j data fetch cifar10} and a GPU; the step count is not stated, 40 000 here). {@code cpu} shrinks it:
+ * CIFAR-10 classes 0/1 when fetched (else the bundled MNIST digits 0/1), widening k = 1, fewer points, and Adam at a
+ * larger rate (1e-4) so the same dynamics take a few hundred steps instead of tens of thousands; {@code quick} (the
+ * tests) always uses the bundled MNIST subset.
  */
 public final class WrnAlignment {
     /** Settings; {@code gammas} are the whitening exponents run (0 = Fig. 1d/e, 1 = Fig. I.1). */
@@ -92,9 +94,10 @@ public final class WrnAlignment {
                     .build();
         }
 
+        /** CIFAR-10 classes 0/1 when fetched (else the bundled MNIST 0/1 digits), k = 1, 48 points, Adam 1e-4. */
         public static Settings cpu() {
             return WrnAlignmentSettingsBuilder.builder()
-                    .dataset(Datasets.MNIST_SUBSET)
+                    .dataset(StudyData.fetched(Datasets.CIFAR10) ? Datasets.CIFAR10 : Datasets.MNIST_SUBSET)
                     .widen(1)
                     .points(48)
                     .testPoints(200)
@@ -144,7 +147,8 @@ public final class WrnAlignment {
             .summary(
                     "Atanasov et al., Silent Alignment, Fig. 1d,e, I.1: Wide-ResNet with Adam; NTK alignment done before the"
                             + " loss falls and the kernel grows (whitened), not on raw data; NN vs final/initial-NTK regression"
-                            + " (cpu: k = 1 on 48 MNIST 0/1 images, Adam 1e-4, 300 steps, ~40 s; paper: k = 4 on CIFAR-10, Adam 1e-5, GPU)")
+                            + " (cpu: k = 1 on 48 CIFAR-10 0/1 images when fetched, else MNIST 0/1, Adam 1e-4, 300 steps;"
+                            + " paper: k = 4 on CIFAR-10, Adam 1e-5, GPU)")
             .runner((scale, out, manager) -> {
                 List<Row> rows = run(Settings.of(scale), out, manager);
                 StringBuilder t = new StringBuilder(String.format(
