@@ -24,8 +24,8 @@ import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.metrics.CentredNfc;
 import org.ntk4j.metrics.FeatureAnsatz;
 import org.ntk4j.model.Network;
+import org.ntk4j.report.Chart;
 import org.ntk4j.report.Files2;
-import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
@@ -321,30 +321,24 @@ public final class NfcPrediction {
         json.put("result", r);
         json.put("verdicts", verdicts(r));
         Files2.writeString(out.resolve("results.json"), Specs.toJson(json) + "\n");
-        double[] g = java.util.stream.IntStream.range(0, r.rows().size())
-                .asDoubleStream()
-                .toArray();
-        Map<String, double[]> s = new LinkedHashMap<>();
-        s.put(
-                "predicted (corrected eq. 26)",
-                r.rows().stream().mapToDouble(Row::predicted).toArray());
-        s.put(
-                "eq. 26 as printed",
-                r.rows().stream().mapToDouble(Row::predictedAsPrinted).toArray());
-        s.put(
-                "observed C-NFC (trained)",
-                r.rows().stream().mapToDouble(Row::observed).toArray());
-        s.put(
-                "matrix formula",
-                r.rows().stream().mapToDouble(Row::matrixFormula).toArray());
-        Plots.lines(
-                out.resolve("predicted-vs-observed.png"),
-                "C-NFC after one GD step, per dataset (see the table)",
-                "dataset",
-                "ρ",
-                g,
-                s,
-                false);
+        // Fig. 3 (right): predicted against observed, one point per dataset, beside the diagonal
+        double[] obs = r.rows().stream().mapToDouble(Row::observed).toArray();
+        double lo = Math.min(0, java.util.Arrays.stream(obs).min().orElse(0));
+        new Chart("C-NFC after one GD step: predicted against observed (Fig. 3, right)", "observed ρ", "predicted ρ")
+                .scatter(
+                        "corrected eq. 26 (averaged moments)",
+                        obs,
+                        r.rows().stream().mapToDouble(Row::predicted).toArray())
+                .scatter(
+                        "corrected eq. 26 (the net's own moments)",
+                        obs,
+                        r.rows().stream().mapToDouble(Row::predictedOwnMoments).toArray())
+                .scatter(
+                        "eq. 26 as printed",
+                        obs,
+                        r.rows().stream().mapToDouble(Row::predictedAsPrinted).toArray())
+                .line("predicted = observed", new double[] {lo, 1}, new double[] {lo, 1})
+                .save(out.resolve("predicted-vs-observed.png"));
         Map<String, String> summary = new LinkedHashMap<>();
         summary.put(
                 "moments m1..m4",
