@@ -57,6 +57,14 @@ class ReproduceListTest {
             assertTrue(names.contains(n), n);
         }
         assertTrue(r.out().contains(names.size() + " studies of the five papers"), r.out());
+        for (String n :
+                List.of("transfer-error", "sgd-alignment", "ntk-collapse-flow", "dispersion-profiles", "early-cnfc")) {
+            assertTrue(names.contains(n), n);
+        }
+        assertTrue(r.out().contains("Not covered by any study (" + Studies.NOT_COVERED.size() + ")"), r.out());
+        for (Studies.Gap g : Studies.NOT_COVERED) {
+            assertTrue(r.out().contains(g.claim()), g.claim());
+        }
     }
 
     /** Runs the CLI with System.out captured (the command prints there, as the others do). */
