@@ -53,7 +53,7 @@ public final class RegressCommand implements Callable<Integer> {
         }
         Path dir = out != null ? out : kernel.toAbsolutePath().resolveSibling(kernel.getFileName() + "-regress");
         RegressJob.Result r = RegressJob.run(new RegressJob.Config(kernel, dir, ridge, lr, t));
-        r.metrics().forEach((k, v) -> System.out.println(k + ": " + v));
+        r.metrics().asText().forEach((k, v) -> System.out.println(k + ": " + v));
         System.out.println("report: " + dir.resolve("report.html").toAbsolutePath());
         return 0;
     }

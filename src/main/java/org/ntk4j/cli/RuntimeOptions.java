@@ -5,9 +5,10 @@ import ai.djl.ndarray.NDManager;
 import java.nio.file.Path;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.util.Devices;
+import org.ntk4j.util.Machine;
 import picocli.CommandLine.Option;
 
-/** Options every compute command shares: device, threads, data directory. */
+/** Options every compute command shares: device, TF32, threads, data directory. */
 public final class RuntimeOptions {
     @Option(
             names = "--device",
@@ -15,6 +16,15 @@ public final class RuntimeOptions {
             defaultValue = "auto",
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
+
+    @Option(
+            names = "--tf32",
+            paramLabel = "on|off",
+            defaultValue = "off",
+            description = "let float32 convolutions and matrix products on an Ampere or newer GPU use TF32"
+                    + " (faster, ~1e-3 relative error; default ${DEFAULT-VALUE}: float32 kernels match the CPU's;"
+                    + " no effect on the CPU; recorded in the kernel sidecar)")
+    String tf32;
 
     @Option(
             names = "--threads",
@@ -46,6 +56,7 @@ public final class RuntimeOptions {
     NDManager manager() {
         threads = effectiveThreads();
         Devices.threads(threads);
+        Devices.tf32(tf32);
         Device d = Devices.select(device);
         return NDManager.newBaseManager(d);
     }
@@ -55,7 +66,7 @@ public final class RuntimeOptions {
         if (threads != null) {
             return threads;
         }
-        String p = System.getProperty("ai.djl.pytorch.num_threads");
+        String p = System.getProperty(Machine.THREADS_PROPERTY);
         if (p != null) {
             try {
                 return Integer.parseInt(p.trim());
@@ -63,10 +74,7 @@ public final class RuntimeOptions {
                 // fall through to the default
             }
         }
-        return defaultThreads(
-                Runtime.getRuntime().availableProcessors(),
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                        .getSystemLoadAverage());
+        return defaultThreads(Machine.cores(), Machine.loadAverage());
     }
 
     Path dataDir() {

@@ -7,6 +7,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.Random;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * 2-d convolution (cross-correlation, as torch.nn.Conv2d), weight W of shape (C_out, C_in, k, k),

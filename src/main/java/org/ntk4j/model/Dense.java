@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.util.Random;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Fully connected layer y = c_w·W a + c_b·b, W of shape (out × in), tangent-aware: in probe mode it

@@ -1,7 +1,9 @@
 package org.ntk4j.model;
 
+import org.ntk4j.spec.ActivationKind;
 import org.ntk4j.spec.Arch;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Parameterization;
 import org.ntk4j.spec.Pool;
 import org.ntk4j.spec.Shortcut;
 
@@ -41,17 +43,15 @@ public final class Models {
      * dense1..denseL. "linear" is a deep linear network (φ = identity).
      */
     static Module mlp(ModelSpec s) {
-        Parameterization par = Parameterization.valueOf(s.parameterization().name());
+        Parameterization par = s.parameterization();
         Initializer init = Initializer.valueOf(s.initializer().name());
-        Activation.Kind act = s.arch() == Arch.LINEAR
-                ? Activation.Kind.LINEAR
-                : Activation.Kind.valueOf(s.activation().name());
+        ActivationKind act = s.arch() == Arch.LINEAR ? ActivationKind.LINEAR : s.activation();
         Sequential seq = new Sequential("mlp");
         seq.add(new Flatten("flatten"));
         int l = 1;
         for (int w : s.widths()) {
             seq.add(new Dense("dense" + l, w, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB()));
-            if (act != Activation.Kind.LINEAR) {
+            if (act != ActivationKind.LINEAR) {
                 seq.add(new Activation("act" + l, act));
             }
             l++;
@@ -65,15 +65,15 @@ public final class Models {
         final ModelSpec s;
         final Parameterization par;
         final Initializer init;
-        final Activation.Kind act;
+        final ActivationKind act;
         final boolean bn;
         boolean first = true;
 
         Layers(ModelSpec s) {
             this.s = s;
-            this.par = Parameterization.valueOf(s.parameterization().name());
+            this.par = s.parameterization();
             this.init = Initializer.valueOf(s.initializer().name());
-            this.act = Activation.Kind.valueOf(s.activation().name());
+            this.act = s.activation();
             this.bn = s.batchNormOn();
         }
 

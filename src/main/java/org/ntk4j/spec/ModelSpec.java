@@ -72,8 +72,7 @@ public record ModelSpec(
     /** Pooling after each conv of the "cnn" arch. */
     public static final List<String> POOLS = List.of("max", "avg", "none");
     /**
-     * The activation names a spec may use; {@code org.ntk4j.model.Activation.Kind} has one constant
-     * per name.
+     * The activation names a spec may use: one per {@link ActivationKind}.
      */
     public static final List<String> ACTIVATIONS = List.of("relu", "tanh", "erf", "linear", "quadratic");
 
@@ -420,7 +419,7 @@ public record ModelSpec(
             return build();
         }
 
-        /** Throws the same UserException as {@code Activation.Kind.parse} for a name not in {@link #ACTIVATIONS}. */
+        /** Throws a one-line UserException for a name not in {@link #ACTIVATIONS}. */
         static void checkActivation(String s) {
             if (!ACTIVATIONS.contains(s.trim().toLowerCase(Locale.ROOT))) {
                 throw new UserException(

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.ntk4j.testing.Python;
 
 /**
  * Shards from the command line: every shard of a plan computed with {@code kernel --rows/--test-rows --cols}
@@ -93,7 +94,7 @@ class ShardCliTest {
                 CliTest.run("kernel", "assemble", dir.resolve("nothing").toString()), "is not a shard store");
 
         // Python reads the store lazily through the manifest: the same values as the assembled kernel
-        Assumptions.assumeTrue(hasNumpy(), "python3 with numpy is not installed");
+        Assumptions.assumeTrue(Python.hasNumpy(), "python3 with numpy is not installed");
         Path script = Path.of("scripts", "ntk4j_shards.py").toAbsolutePath();
         String code = "import sys, numpy as np\nsys.path.insert(0, '" + script.getParent() + "')\n"
                 + "from ntk4j_shards import ShardedKernel\n"
@@ -106,7 +107,7 @@ class ShardCliTest {
                 + "        i1 = min(i1, K.shape[0]); i0 = min(i0, i1 - 1)\n"
                 + "        ok &= bool(np.array_equal(K[i0:i1, j0:j1], W[i0:i1, j0:j1]))\n"
                 + "print('equal' if ok else 'different', float(np.abs(W).max()))\n";
-        String out = python(code);
+        String out = Python.run(code);
         assertTrue(out.startsWith("equal "), out);
         assertTrue(Double.parseDouble(out.substring(6)) > 0, out);
     }
@@ -157,22 +158,5 @@ class ShardCliTest {
 
     static String pyList(String[] a) {
         return "['" + String.join("', '", a) + "']";
-    }
-
-    static boolean hasNumpy() {
-        try {
-            return "ok".equals(python("import numpy\nprint('ok')"));
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
-    static String python(String code) throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", code)
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        p.waitFor();
-        return out;
     }
 }

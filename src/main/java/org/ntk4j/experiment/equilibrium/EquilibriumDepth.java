@@ -311,7 +311,13 @@ public final class EquilibriumDepth {
                             d.train().featureDim(), depth, sw.width(), d.train().numClasses());
                     String tag = sw.dataset() + "-L" + depth + (set.seeds() > 1 ? "-s" + seed : "");
                     Trained tr = trainToTarget(
-                            manager, spec, set, sw.lrs()[j], sw.epochs()[j], seed, d, test, out.resolve(tag));
+                            manager,
+                            spec,
+                            set,
+                            new Schedule(sw.lrs()[j], sw.epochs()[j], seed),
+                            d,
+                            test,
+                            out.resolve(tag));
                     int row = depth / 10 - 1;
                     double paperAcc =
                             table != null && depth % 10 == 0 && row >= 0 && row < 10 ? table[2][row] : Double.NaN;
@@ -341,6 +347,9 @@ public final class EquilibriumDepth {
     /** A trained network's last training result, the epochs it took and Eq. 5 per layer at the end. */
     record Trained(Trainer.Result result, int epochs, double[] cka) {}
 
+    /** One network's learning rate, epoch budget and seed. */
+    record Schedule(double lr, int maxEpochs, long seed) {}
+
     /**
      * Trains one network (seed {@code seed}) in chunks of {@code set.chunk()} epochs until its training accuracy
      * reaches {@code set.target()} or {@code maxEpochs} have run (target 0: {@code maxEpochs} in one go), each chunk
@@ -350,12 +359,13 @@ public final class EquilibriumDepth {
             NDManager manager,
             ModelSpec spec,
             Settings set,
-            double lr,
-            int maxEpochs,
-            long seed,
+            Schedule schedule,
             EquilibriumSetup.Data d,
             Dataset test,
             Path dir) {
+        double lr = schedule.lr();
+        int maxEpochs = schedule.maxEpochs();
+        long seed = schedule.seed();
         int chunk = set.target() > 0 ? Math.max(1, set.chunk()) : maxEpochs;
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, seed, m, DataType.FLOAT32)) {

@@ -18,11 +18,11 @@ import org.ntk4j.experiment.support.Verdicts;
 import org.ntk4j.experiment.support.Verdicts.Verdict;
 import org.ntk4j.report.Chart;
 import org.ntk4j.report.Files2;
+import org.ntk4j.spec.Parameterization;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.Activation;
 import org.ntk4j.theory.FiniteWidthNtkMoments;
 import org.ntk4j.theory.MonteCarloNtk;
-import org.ntk4j.theory.Parameterization;
 
 /**
  * Seleznova &amp; Kutyniok, "Neural Tangent Kernel Beyond the Infinite-Width Limit: Effects of Depth and
@@ -325,18 +325,33 @@ public final class DispersionProfiles {
      * depth, the falling profile non-decreasing in depth.
      */
     static List<Verdict> verdicts(Result r) {
-        List<Verdict> v = new ArrayList<>();
         List<Cell> cells = r.cells();
+        return List.of(
+                theoryFit(cells),
+                growsTowardsEdgeOfChaos(cells),
+                peaksThenFalls(cells),
+                offDiagonalFollows(cells),
+                angleFree(cells),
+                edgeOfChaosLimit(r.limits()),
+                widthProfiles(r));
+    }
+
+    /** Thm 3.2 against the sampled r, cell by cell. */
+    private static Verdict theoryFit(List<Cell> cells) {
         long within = cells.stream()
                 .filter(c -> Math.abs(c.dispersion() - c.theory()) <= 3 * c.se())
                 .count();
         double frac = (double) within / cells.size();
-        v.add(new Verdict(
+        return new Verdict(
                 "sampled r against Thm 3.2 (α₀ ≠ 1 included)",
                 within + " of " + cells.size() + " cells within 3 SE",
                 "Thm 3.2",
                 Verdicts.grade(frac >= 0.9, frac >= 0.7),
-                "≥ 90% of the (α₀, σ_w², L) cells within 3 bootstrap SE"));
+                "≥ 90% of the (α₀, σ_w², L) cells within 3 bootstrap SE");
+    }
+
+    /** Fig. 2: r grows with σ_w² at the deepest depth, for every α₀. */
+    private static Verdict growsTowardsEdgeOfChaos(List<Cell> cells) {
         double[] s2s =
                 cells.stream().mapToDouble(Cell::sigmaW2).distinct().sorted().toArray();
         double[] alphas = cells.stream().mapToDouble(Cell::alpha).distinct().toArray();
@@ -351,12 +366,19 @@ public final class DispersionProfiles {
                 up += hi.dispersion() - lo.dispersion() > 2 * (hi.se() + lo.se()) ? 1 : 0;
             }
         }
-        v.add(new Verdict(
+        return new Verdict(
                 "Fig. 2: r grows as σ_w² → 2",
                 up + " of " + steps + " steps up by > 2 SE (L = " + deepest + ")",
                 "grows towards the EOC",
                 Verdicts.grade(up == steps, up > steps / 2),
-                "each step up in σ_w² at every α₀, deepest L"));
+                "each step up in σ_w² at every α₀, deepest L");
+    }
+
+    /** Fig. 2: for α₀ &lt; 1 in the ordered phase, r peaks inside the depth range, then falls. */
+    private static Verdict peaksThenFalls(List<Cell> cells) {
+        double[] s2s =
+                cells.stream().mapToDouble(Cell::sigmaW2).distinct().sorted().toArray();
+        double[] alphas = cells.stream().mapToDouble(Cell::alpha).distinct().toArray();
         int combos = 0;
         int peaked = 0;
         StringBuilder where = new StringBuilder();
@@ -392,24 +414,32 @@ public final class DispersionProfiles {
                         last.depth()));
             }
         }
-        v.add(new Verdict(
+        return new Verdict(
                 "Fig. 2: α₀ < 1 peaks, then falls with depth (ordered)",
                 peaked + " of " + combos + " (α₀, σ_w²)",
                 "a peak, then a fall",
                 Verdicts.grade(combos > 0 && peaked == combos, peaked > 0),
-                "Thm 3.2 peaks inside the depth range and the sampled r falls by > 2 SE after its peak; " + where));
+                "Thm 3.2 peaks inside the depth range and the sampled r falls by > 2 SE after its peak; " + where);
+    }
+
+    /** Figs 7–8: the off-diagonal r ranks the cells as Thm 3.2's diagonal r does. */
+    private static Verdict offDiagonalFollows(List<Cell> cells) {
         double[] offMean = cells.stream()
                 .mapToDouble(
                         c -> java.util.Arrays.stream(c.offDiagonal()).average().orElse(Double.NaN))
                 .toArray();
         double[] theory = cells.stream().mapToDouble(Cell::theory).toArray();
         double rho = Stats.spearman(offMean, theory);
-        v.add(new Verdict(
+        return new Verdict(
                 "Figs 7-8: off-diagonal r follows the diagonal's",
                 String.format(Locale.ROOT, "Spearman %.3f over %d cells", rho, cells.size()),
                 "behaves like the diagonal",
                 Verdicts.grade(rho >= 0.9, rho >= 0.7),
-                "rank correlation of the angle-averaged off-diagonal r with Thm 3.2's diagonal r, ≥ 0.9"));
+                "rank correlation of the angle-averaged off-diagonal r with Thm 3.2's diagonal r, ≥ 0.9");
+    }
+
+    /** Figs 7–8: r does not depend on the angle between the two inputs. */
+    private static Verdict angleFree(List<Cell> cells) {
         long sameAngle = 0;
         for (Cell c : cells) {
             double lo = java.util.Arrays.stream(c.offDiagonal()).min().orElse(0);
@@ -418,13 +448,16 @@ public final class DispersionProfiles {
             sameAngle += hi - lo <= 3 * se ? 1 : 0;
         }
         double fSame = (double) sameAngle / cells.size();
-        v.add(new Verdict(
+        return new Verdict(
                 "Figs 7-8: the angle does not matter",
                 sameAngle + " of " + cells.size() + " cells",
                 "no significant dependence",
                 Verdicts.grade(fSame >= 0.9, fSame >= 0.7),
-                "spread of r over ⟨x, x̃⟩ within 3 SE (the largest) in ≥ 90% of the cells"));
-        Limits lim = r.limits();
+                "spread of r over ⟨x, x̃⟩ within 3 SE (the largest) in ≥ 90% of the cells");
+    }
+
+    /** Fig. 5: the EOC limit approaches the chaotic one as α₀ falls. */
+    private static Verdict edgeOfChaosLimit(Limits lim) {
         boolean monotone = true;
         for (int j = 0; j < lim.lambdas().length; j++) {
             for (int i = 1; i < lim.alphas().length; i++) {
@@ -434,7 +467,7 @@ public final class DispersionProfiles {
         }
         int lastA = lim.alphas().length - 1;
         int lastL = lim.lambdas().length - 1;
-        v.add(new Verdict(
+        return new Verdict(
                 "Fig. 5: EOC limit → chaotic limit as α₀ → 0",
                 String.format(
                         Locale.ROOT,
@@ -445,7 +478,11 @@ public final class DispersionProfiles {
                         lim.chaotic()[lastL]),
                 "approaches",
                 Verdicts.grade(monotone, false),
-                "eq. (9) closer to eq. (8) at every λ for each smaller α₀"));
+                "eq. (9) closer to eq. (8) at every λ for each smaller α₀");
+    }
+
+    /** Fig. 6: the rising, constant and falling width profiles in the ordered phase. */
+    private static Verdict widthProfiles(Result r) {
         int ordered = 0;
         int ok = 0;
         StringBuilder eoc = new StringBuilder();
@@ -479,15 +516,14 @@ public final class DispersionProfiles {
             }
             ok += shallowPeak && lowest && rises ? 1 : 0;
         }
-        v.add(new Verdict(
+        return new Verdict(
                 "Fig. 6: rising width lowest, peaking shallow; falling only rises",
                 ok + " of " + ordered + " ordered σ_w²",
                 "as described",
                 Verdicts.grade(ordered > 0 && ok == ordered, ok > 0),
                 "Thm 3.2, n_ℓ from M₁ to M₂ / constant / from M₂ to M₁ (same mean width): the rising profile's peak in"
                         + " the first third of the depths, lowest at the deepest, the falling one non-decreasing"
-                        + eoc));
-        return v;
+                        + eoc);
     }
 
     private static Cell find(List<Cell> cells, double alpha, double s2, int depth) {
@@ -504,7 +540,8 @@ public final class DispersionProfiles {
                 .orElseThrow();
     }
 
-    private static void write(Settings set, Path out, Result r) {
+    /** Fig. 2 per α₀: the sampled diagonal and off-diagonal r against depth, with Thm 3.2. */
+    private static void depthFigures(Settings set, Path out, Result r) {
         for (double alpha : set.alphas()) {
             Chart c = new Chart(
                     String.format(
@@ -541,6 +578,10 @@ public final class DispersionProfiles {
             }
             c.save(out.resolve(String.format(Locale.ROOT, "dispersion-alpha0-%s.png", alpha)));
         }
+    }
+
+    /** Figs 5 and 6: the closed-form limits as α₀ falls and the width profiles. */
+    private static void limitFigures(Settings set, Path out, Result r) {
         Limits lim = r.limits();
         Chart f5 = new Chart("Fig. 5: Thm 3.1 edge-of-chaos limit as α₀ → 0, and the chaotic limit", "λ = L/M", "r")
                 .logY();
@@ -562,6 +603,11 @@ public final class DispersionProfiles {
             f6.line(p.shape() + ", σ_w² = " + p.sigmaW2(), p.depths(), p.dispersion());
         }
         f6.save(out.resolve("width-profiles.png"));
+    }
+
+    private static void write(Settings set, Path out, Result r) {
+        depthFigures(set, out, r);
+        limitFigures(set, out, r);
         List<Verdict> v = verdicts(r);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", set);

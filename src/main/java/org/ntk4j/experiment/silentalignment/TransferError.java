@@ -579,7 +579,8 @@ public final class TransferError {
                                 least.se()));
     }
 
-    private static void write(Settings set, Path out, Result r) {
+    /** Fig. E.1 (a) over A and (b) over α, and the trained nets' kernels: E_g against P with eq. 46. */
+    private static void figures(Settings set, Path out, Result r) {
         double[] ps = java.util.Arrays.stream(set.samples()).asDoubleStream().toArray();
         Chart a = new Chart("Fig. E.1a: transfer error against P at α = 1 (± 1 SE)", "P", "E_g");
         for (double s : set.strengths()) {
@@ -628,6 +629,10 @@ public final class TransferError {
             }
             c.save(out.resolve("transfer-trained.png"));
         }
+    }
+
+    private static void write(Settings set, Path out, Result r) {
+        figures(set, out, r);
         List<Verdict> v = verdicts(r, set);
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("settings", set);

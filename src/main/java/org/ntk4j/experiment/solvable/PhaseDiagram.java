@@ -423,29 +423,7 @@ public final class PhaseDiagram {
             {"mean-field", "cor1", "ntk", "plain", "mean field > NTK"}
         };
         for (String[] p : pairs) {
-            Row a = find(rows, p[0], p[1]);
-            Row b = find(rows, p[2], p[3]);
-            double ta = a.last().bestTestAcc();
-            double tb = b.last().bestTestAcc();
-            boolean bothTrained = Math.min(a.last().bestTrainAcc(), b.last().bestTrainAcc()) >= TRAINED;
-            Outcome o = Verdicts.gradeAbove(ta, nTest, tb, nTest);
-            v.add(new Verdict(
-                    "Fig. 3 best test acc " + p[4],
-                    Verdicts.accuracyPair(ta, nTest, tb, nTest),
-                    "FL higher (gap lost)",
-                    bothTrained ? o : Verdicts.worst(o, Outcome.PARTLY),
-                    String.format(
-                            Locale.ROOT,
-                            (bothTrained
-                                            ? "both trained; "
-                                            : "a net stays below train acc " + TRAINED
-                                                    + ": trains vs does not, not two trained models; ")
-                                    + "γ = %.0f (width %d vs %d); best train acc %.3f vs %.3f",
-                            a.last().gamma(),
-                            a.last().width(),
-                            b.last().width(),
-                            a.last().bestTrainAcc(),
-                            b.last().bestTrainAcc())));
+            v.add(testAccuracyAbove(rows, p, nTest));
         }
         // Fig. 4: fixed width (lazy column, c_d = 0): feature learning (Cor. 2) vs kernel (Cor. 3)
         Row fl = find(rows, "lazy", "cor2");
@@ -475,6 +453,33 @@ public final class PhaseDiagram {
                 Verdicts.grade(wf > 10 * wk, wf > wk),
                 "relative first-layer change at the largest γ"));
         return v;
+    }
+
+    /** Fig. 3: the best test accuracy of {@code p[0]}/{@code p[1]} above {@code p[2]}/{@code p[3]}, significance-aware. */
+    private static Verdict testAccuracyAbove(List<Row> rows, String[] p, int nTest) {
+        Row a = find(rows, p[0], p[1]);
+        Row b = find(rows, p[2], p[3]);
+        double ta = a.last().bestTestAcc();
+        double tb = b.last().bestTestAcc();
+        boolean bothTrained = Math.min(a.last().bestTrainAcc(), b.last().bestTrainAcc()) >= TRAINED;
+        Outcome o = Verdicts.gradeAbove(ta, nTest, tb, nTest);
+        return new Verdict(
+                "Fig. 3 best test acc " + p[4],
+                Verdicts.accuracyPair(ta, nTest, tb, nTest),
+                "FL higher (gap lost)",
+                bothTrained ? o : Verdicts.worst(o, Outcome.PARTLY),
+                String.format(
+                        Locale.ROOT,
+                        (bothTrained
+                                        ? "both trained; "
+                                        : "a net stays below train acc " + TRAINED
+                                                + ": trains vs does not, not two trained models; ")
+                                + "γ = %.0f (width %d vs %d); best train acc %.3f vs %.3f",
+                        a.last().gamma(),
+                        a.last().width(),
+                        b.last().width(),
+                        a.last().bestTrainAcc(),
+                        b.last().bestTrainAcc()));
     }
 
     private static void write(Settings set, SolvableSetup.Data data, Path out, List<Row> rows) {

@@ -1,4 +1,4 @@
-package org.ntk4j.job;
+package org.ntk4j.io;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.ntk4j.OptionException;
+import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
 
 /**
@@ -24,7 +26,7 @@ import org.ntk4j.UserException;
  * directory, all owned by this process.
  *
  * <ul>
- *   <li>Nothing is clobbered: an existing output or sidecar is an error without {@code --force}, and a
+ *   <li>Nothing is clobbered: an existing output or sidecar is an error without {@code force}, and a
  *       {@code <stem>.json} that is not an ntk4j kernel sidecar is never replaced, even with it.</li>
  *   <li>The output directory is checked writable before any work.</li>
  *   <li>Every temporary and spill file carries {@code .ntk4j-pid<PID>.} in its name: they are deleted on
@@ -37,6 +39,13 @@ import org.ntk4j.UserException;
  * </ul>
  */
 public final class KernelFiles {
+    /** The settings the checks name ({@link OptionException}). */
+    public enum Option implements OptionKey {
+        OUT,
+        FORCE,
+        SPILL_DIR
+    }
+
     /** The {@code format} field that marks a kernel sidecar. */
     public static final String FORMAT = "ntk4j-kernel";
 
@@ -80,23 +89,27 @@ public final class KernelFiles {
     public static KernelFiles prepare(Path out, boolean force, Path spillDir, boolean directory) {
         KernelFiles f = new KernelFiles(out, spillDir);
         if (!directory && Files.isDirectory(f.out)) {
-            throw new UserException("--out " + out + " is a directory; name a .npz file");
+            throw new OptionException(Option.OUT, " " + out + " is a directory; name a .npz file");
         }
         if (Files.exists(f.sidecar) && !isKernelSidecar(f.sidecar)) {
-            throw new UserException(
+            throw new OptionException(
                     f.sidecar + " exists and is not an ntk4j kernel sidecar; ntk4j kernel will not replace it"
-                            + " (even with --force): choose another --out");
+                            + " (even with ",
+                    Option.FORCE,
+                    "): choose another ",
+                    Option.OUT);
         }
         if (!force) {
             for (Path p : List.of(f.out, f.sidecar)) {
                 if (Files.exists(p)) {
-                    throw new UserException(p + " exists; pass --force to replace it, or choose another --out");
+                    throw new OptionException(
+                            p + " exists; pass ", Option.FORCE, " to replace it, or choose another ", Option.OUT);
                 }
             }
         }
-        checkWritable(f.dir, "--out " + out);
+        checkWritable(f.dir, Option.OUT, out);
         if (!f.spillRoot.equals(f.dir)) {
-            checkWritable(f.spillRoot, "--spill-dir " + spillDir);
+            checkWritable(f.spillRoot, Option.SPILL_DIR, spillDir);
         }
         cleanStale(f.dir);
         if (!f.spillRoot.equals(f.dir)) {
@@ -255,15 +268,18 @@ public final class KernelFiles {
         return removed;
     }
 
-    private static void checkWritable(Path d, String what) {
+    private static void checkWritable(Path d, Option option, Path given) {
         try {
             Files.createDirectories(d);
             Path probe = Files.createTempFile(
                     d, ".ntk4j-pid" + ProcessHandle.current().pid() + ".", ".probe");
             Files.delete(probe);
         } catch (IOException | SecurityException e) {
-            throw new UserException("cannot write " + what + " (" + d + "): "
-                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()));
+            throw new OptionException(
+                    "cannot write ",
+                    option,
+                    " " + given + " (" + d + "): " + e.getClass().getSimpleName()
+                            + (e.getMessage() == null ? "" : " " + e.getMessage()));
         }
     }
 
