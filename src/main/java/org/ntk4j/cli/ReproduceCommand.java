@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.ntk4j.UserException;
-import org.ntk4j.experiment.Scale;
-import org.ntk4j.experiment.Study;
+import org.ntk4j.experiment.Studies;
+import org.ntk4j.experiment.support.Scale;
+import org.ntk4j.experiment.support.Study;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,12 +30,10 @@ public final class ReproduceCommand implements Callable<Integer> {
             index = "0",
             arity = "0..1",
             paramLabel = "STUDY",
-            description = "a built study (above); --list shows every study of the five papers, built or not")
+            description = "a study (above); --list shows every study of the five papers with its claim")
     String study;
 
-    @Option(
-            names = "--list",
-            description = "list every study of the five seed papers with its claim, figures and status")
+    @Option(names = "--list", description = "list every study of the five seed papers with its claim and figures")
     boolean list;
 
     @Option(
@@ -59,17 +58,15 @@ public final class ReproduceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (list) {
-            System.out.print(org.ntk4j.experiment.StudyCatalog.list());
+            System.out.print(Studies.list());
             return 0;
         }
         if (study == null) {
             throw new UserException("name a study (ntk4j reproduce --list shows them)");
         }
-        Study s = Study.all().stream()
-                .filter(x -> x.name().equals(study))
-                .findFirst()
+        Study s = Studies.named(study)
                 .orElseThrow(() -> new UserException("unknown study '" + study + "'; expected one of "
-                        + Study.all().stream().map(Study::name).collect(Collectors.joining(", "))));
+                        + Studies.all().stream().map(Study::name).collect(Collectors.joining(", "))));
         Path dir = out != null ? out : defaultDir(study);
         long t0 = System.nanoTime();
         System.out.println(s.name() + ": " + s.summary());
@@ -97,7 +94,7 @@ public final class ReproduceCommand implements Callable<Integer> {
     static void describeStudies(CommandSpec spec) {
         List<String> lines = new ArrayList<>(List.of(spec.usageMessage().description()));
         StringBuilder b = new StringBuilder("Studies:");
-        for (Study s : Study.all()) {
+        for (Study s : Studies.all()) {
             b.append("%n  ").append(s.name()).append(": ").append(s.summary().replace("%", "%%"));
         }
         lines.add(1, b.toString());

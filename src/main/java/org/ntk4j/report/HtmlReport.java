@@ -20,7 +20,15 @@ public final class HtmlReport {
     private HtmlReport() {}
 
     public static void write(Path dir, String title, Map<String, String> summary, List<String> notes) {
-        write(dir, title, summary, notes, List.of());
+        write(dir, title, "", summary, notes, List.of());
+    }
+
+    /**
+     * The same with {@code leadHtml} (already escaped HTML, e.g. a study's verdict table) right after the summary
+     * table.
+     */
+    public static void write(Path dir, String title, String leadHtml, Map<String, String> summary, List<String> notes) {
+        write(dir, title, leadHtml, summary, notes, List.of());
     }
 
     /**
@@ -29,7 +37,20 @@ public final class HtmlReport {
      */
     public static void write(
             Path dir, String title, Map<String, String> summary, List<String> notes, List<JsonObject> sessions) {
+        write(dir, title, "", summary, notes, sessions);
+    }
+
+    private static void write(
+            Path dir,
+            String title,
+            String leadHtml,
+            Map<String, String> summary,
+            List<String> notes,
+            List<JsonObject> sessions) {
         HtmlPage page = new HtmlPage(title).summary(summary);
+        if (!leadHtml.isEmpty()) {
+            page.raw(leadHtml);
+        }
         for (String n : notes) {
             page.paragraph(n);
         }
@@ -87,7 +108,8 @@ public final class HtmlReport {
         page.table("provenance", header, rows, null);
     }
 
-    static String esc(String s) {
+    /** {@code s} with the HTML special characters escaped. */
+    public static String esc(String s) {
         return HtmlPage.esc(s);
     }
 }

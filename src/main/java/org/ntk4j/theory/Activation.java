@@ -50,6 +50,44 @@ public abstract class Activation {
     /** True when the expectations are exact closed forms (not quadrature). */
     public abstract boolean closedForm();
 
+    /**
+     * One layer of the kernel recursion for a pair whose covariance [[q11, q12], [q12, q22]] comes with its
+     * determinant {@code det} = q11 q22 − q12² ≥ 0, carried separately because near c = ±1 it cannot be recovered
+     * from q12 without cancellation. Returns {V12, V'12, V11, V22, V11 V22 − V12², V11 + V22 − 2 V12}, the last two
+     * being what the next layer's determinant is made of. This default forms them from the expectations directly,
+     * which is exact enough for activations whose kernels are smooth in q12 (erf, tanh, identity: an error ε in c
+     * moves them by O(ε)); {@link #RELU} overrides it with the cancellation-free angular form, since its V' =
+     * (π − arccos c)/2π moves by O(√ε) under an error ε in c near c = ±1.
+     */
+    public double[] pairStep(double q11, double q12, double q22, double det) {
+        double[] v = expectedProducts(q11, q12, q22);
+        double v11 = expectedProduct(q11, q11, q11);
+        double v22 = q22 == q11 ? v11 : expectedProduct(q22, q22, q22);
+        return new double[] {v[0], v[1], v11, v22, v11 * v22 - v[0] * v[0], v11 + v22 - 2 * v[0]};
+    }
+
+    /**
+     * g(x) = sin x − x cos x without cancellation: its Taylor series Σ_{k≥1} (−1)^{k+1} 2k x^{2k+1}/(2k+1)! for
+     * |x| &lt; 1 (x³/3 − x⁵/30 + …), the direct form above (where it loses at most a factor 3 to cancellation).
+     */
+    static double sinMinusXCos(double x) {
+        if (Math.abs(x) >= 1) {
+            return Math.sin(x) - x * Math.cos(x);
+        }
+        double x2 = x * x;
+        double term = x * x2 / 6; // x³/3!
+        double sum = 0;
+        for (int k = 1; k < 30; k++) {
+            double add = 2 * k * term;
+            sum += add;
+            if (Math.abs(add) <= 1e-18 * Math.abs(sum)) {
+                break;
+            }
+            term *= -x2 / ((2 * k + 2) * (2 * k + 3));
+        }
+        return sum;
+    }
+
     @Override
     public String toString() {
         return name;
@@ -87,6 +125,36 @@ public abstract class Activation {
             }
             double c = GaussHermite.clamp(q12 / n);
             return (Math.PI - Math.acos(c)) / (2 * Math.PI);
+        }
+
+        /**
+         * The angular form, cancellation-free at every angle: with a = √(q11 q22), θ = atan2(√det, q12) and ψ = π − θ
+         * = atan2(√det, −q12) (both accurate to rounding when det is accurate relative to itself), V12 = a·g(ψ)/2π,
+         * V' = ψ/2π, V11 = q11/2, and for the next determinant 1 − J = (2π sin²(θ/2) − g(θ))/π with J = g(ψ)/π,
+         * g(x) = sin x − x cos x ({@link #sinMinusXCos}): V11 V22 − V12² = a²(1 − J)(1 + J)/4 and V11 + V22 − 2V12 =
+         * (√q11 − √q22)²/2 + a(1 − J). (Cho &amp; Saul 2009, the arc-cosine kernels of degree 1 and 0, rewritten.)
+         */
+        @Override
+        public double[] pairStep(double q11, double q12, double q22, double det) {
+            double a = Math.sqrt(q11 * q22);
+            if (a == 0) {
+                return new double[] {0, 0.25, q11 / 2, q22 / 2, 0, (q11 + q22) / 2};
+            }
+            double root = Math.sqrt(Math.max(det, 0));
+            double theta = Math.atan2(root, q12);
+            double psi = Math.atan2(root, -q12);
+            double j = sinMinusXCos(psi) / Math.PI;
+            double half = Math.sin(theta / 2);
+            double oneMinusJ = (2 * Math.PI * half * half - sinMinusXCos(theta)) / Math.PI;
+            double d = Math.sqrt(q11) - Math.sqrt(q22);
+            return new double[] {
+                a * j / 2,
+                psi / (2 * Math.PI),
+                q11 / 2,
+                q22 / 2,
+                a * a * oneMinusJ * (1 + j) / 4,
+                d * d / 2 + a * oneMinusJ
+            };
         }
 
         @Override

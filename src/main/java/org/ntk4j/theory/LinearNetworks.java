@@ -250,4 +250,54 @@ public final class LinearNetworks {
         }
         return num / (Math.sqrt(fro) * yy);
     }
+
+    /**
+     * Average-case generalisation error of kernel regression on a transfer task (Atanasov, Bordelon &amp; Pehlevan,
+     * Silent Alignment, App. E, eq. 46 and E.1, with the κ² the printed numerator lacks: without it E_g(P = 0) ≠ ‖w‖²):
+     * kernel K(x, x') = xᵀ[Aββᵀ + I]x', x ~ N(0, I_D), new task y = w·x with w = αβ + √(1 − α²)w_⊥, P samples,
+     * ridge λ ≥ 0 (0: ridgeless; then P &lt; D, since for P ≥ D the noiseless linear target is learned exactly):
+     * <pre>
+     *   E_g = κ²/(1 − γ) [α²/((1+A)P + κ)² + (1 − α²)/(P + κ)²]
+     *   κ   = λ + κ [(1+A)/((1+A)P + κ) + (D − 1)/(P + κ)]
+     *   γ   = P [(1+A)²/((1+A)P + κ)² + (D − 1)/(P + κ)²]
+     * </pre>
+     * (Bordelon et al. 2020, Canatar et al. 2021 for the method; κ by bisection on log κ.)
+     */
+    public static double transferError(double a, double alpha, int p, int d, double ridge) {
+        if (p >= d && ridge == 0) {
+            return 0;
+        }
+        double l1 = 1 + a;
+        double k = transferKappa(a, p, d, ridge);
+        double e1 = l1 * p + k;
+        double e2 = p + k;
+        double gamma = p * (l1 * l1 / (e1 * e1) + (d - 1) / (e2 * e2));
+        return k * k / (1 - gamma) * (alpha * alpha / (e1 * e1) + (1 - alpha * alpha) / (e2 * e2));
+    }
+
+    /**
+     * κ of {@link #transferError}: the root of κ = λ + κ[(1+A)/((1+A)P + κ) + (D − 1)/(P + κ)] (0 for λ = 0, P ≥ D).
+     */
+    public static double transferKappa(double a, int p, int d, double ridge) {
+        if (p >= d && ridge == 0) {
+            return 0;
+        }
+        double l1 = 1 + a;
+        // κ = λ + κΣ(κ) ⇔ λ/κ + Σ(κ) − 1 = 0, a decreasing function of κ: bisection on log κ
+        java.util.function.DoubleUnaryOperator excess = k -> ridge / k + l1 / (l1 * p + k) + (d - 1) / (p + k) - 1;
+        double lo = 1e-300;
+        double hi = 1;
+        while (excess.applyAsDouble(hi) > 0) {
+            hi *= 2;
+        }
+        for (int it = 0; it < 2000 && hi - lo > 1e-15 * hi; it++) {
+            double mid = lo < 1e-200 ? hi / 2 : Math.sqrt(lo * hi);
+            if (excess.applyAsDouble(mid) > 0) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return (lo + hi) / 2;
+    }
 }

@@ -126,23 +126,34 @@ public final class MlpKernel {
     }
 
     /**
-     * {NNGP, NTK} for one pair of inputs. {@code sq1}, {@code sq2}, {@code dot} are x·x, x'·x', x·x'; n0 the
-     * input dimension.
+     * {NNGP, NTK} for one pair of inputs given only their Gram entries: {@code sq1}, {@code sq2}, {@code dot} are
+     * x·x, x'·x', x·x'; n0 the input dimension. The angle between the inputs is then only as accurate as
+     * x·x x'·x' − (x·x')² computed from them, about √ε near-parallel: prefer {@link #pair(double[], double[])}.
      */
     public double[] pair(double sq1, double sq2, double dot, int n0) {
-        double s11 = sigmaW2 * sq1 / n0 + sigmaB2;
-        double s22 = sigmaW2 * sq2 / n0 + sigmaB2;
-        double s12 = sigmaW2 * dot / n0 + sigmaB2;
+        return pair(sq1, sq2, dot, Math.max(0, sq1 * sq2 - dot * dot), Math.max(0, sq1 + sq2 - 2 * dot), n0);
+    }
+
+    /**
+     * {NNGP, NTK} from the Gram entries with the Gram determinant {@code det} = x·x x'·x' − (x·x')² and the squared
+     * distance {@code dist2} = |x − x'|² given accurately: the covariance's determinant is carried through the
+     * layers ({@link Activation#pairStep}), so the ReLU derivative kernel sees the exact angle at every layer.
+     */
+    double[] pair(double sq1, double sq2, double dot, double det, double dist2, int n0) {
+        double w = sigmaW2 / n0;
+        double s11 = w * sq1 + sigmaB2;
+        double s22 = w * sq2 + sigmaB2;
+        double s12 = w * dot + sigmaB2;
+        double d = w * w * det + w * sigmaB2 * dist2; // s11 s22 − s12², without cancellation
         double beta = trainBias ? 1 : 0;
         double theta = parameterization == Parameterization.NTK ? s12 : dot + beta;
         for (int l = 1; l < depth; l++) {
-            double[] v = activation.expectedProducts(s11, s12, s22);
+            double[] v = activation.pairStep(s11, s12, s22, d);
             double v12 = v[0];
             double vd = v[1];
-            double v11 = activation.expectedProduct(s11, s11, s11);
-            double v22 = sq1 == sq2 && s11 == s22 ? v11 : activation.expectedProduct(s22, s22, s22);
-            s11 = sigmaW2 * v11 + sigmaB2;
-            s22 = sigmaW2 * v22 + sigmaB2;
+            s11 = sigmaW2 * v[2] + sigmaB2;
+            s22 = sigmaW2 * v[3] + sigmaB2;
+            d = sigmaW2 * sigmaW2 * Math.max(v[4], 0) + sigmaW2 * sigmaB2 * Math.max(v[5], 0);
             double next = sigmaW2 * v12 + sigmaB2;
             if (parameterization == Parameterization.NTK) {
                 theta = next + sigmaW2 * vd * theta;
@@ -154,12 +165,44 @@ public final class MlpKernel {
         return new double[] {s12, theta};
     }
 
-    /** {NNGP, NTK} for inputs x, x'. */
+    /** {NNGP, NTK} for inputs x, x' (their angle computed without cancellation, {@link #gram}). */
     public double[] pair(double[] x, double[] xp) {
         if (x.length != xp.length) {
             throw new org.ntk4j.UserException("inputs of different dimension: " + x.length + " vs " + xp.length);
         }
-        return pair(dot(x, x), dot(xp, xp), dot(x, xp), x.length);
+        double[] g = gram(x, xp);
+        return pair(g[0], g[1], g[2], g[3], g[4], x.length);
+    }
+
+    /**
+     * {x·x, x'·x', x·x', x·x x'·x' sin²∠(x, x'), |x − x'|²}: the determinant from Kahan's angle formula, sin∠ =
+     * |x̂ − x̂'|·|x̂ + x̂'|/2 for the unit vectors (the half-angle form 2 atan2(|x̂ − x̂'|, |x̂ + x̂'|)), accurate relative
+     * to itself near-parallel and near-antiparallel, where x·x x'·x' − (x·x')² is lost to cancellation.
+     */
+    static double[] gram(double[] x, double[] xp) {
+        double sq1 = dot(x, x);
+        double sq2 = dot(xp, xp);
+        double dist2 = 0;
+        for (int i = 0; i < x.length; i++) {
+            double e = x[i] - xp[i];
+            dist2 += e * e;
+        }
+        double det = 0;
+        if (sq1 > 0 && sq2 > 0) {
+            double n1 = Math.sqrt(sq1);
+            double n2 = Math.sqrt(sq2);
+            double minus = 0;
+            double plus = 0;
+            for (int i = 0; i < x.length; i++) {
+                double u = x[i] / n1;
+                double v = xp[i] / n2;
+                minus += (u - v) * (u - v);
+                plus += (u + v) * (u + v);
+            }
+            double sin = Math.sqrt(minus * plus) / 2;
+            det = sq1 * sq2 * sin * sin;
+        }
+        return new double[] {sq1, sq2, dot(x, xp), det, dist2};
     }
 
     /** NNGP and NTK matrices between the rows of {@code x1} (N1 × n0) and {@code x2} (N2 × n0). */
@@ -168,14 +211,6 @@ public final class MlpKernel {
         int n2 = x2.length;
         DMatrixRMaj k = new DMatrixRMaj(n1, n2);
         DMatrixRMaj t = new DMatrixRMaj(n1, n2);
-        double[] sq1 = new double[n1];
-        double[] sq2 = new double[n2];
-        for (int i = 0; i < n1; i++) {
-            sq1[i] = dot(x1[i], x1[i]);
-        }
-        for (int j = 0; j < n2; j++) {
-            sq2[j] = dot(x2[j], x2[j]);
-        }
         boolean same = x1 == x2;
         for (int i = 0; i < n1; i++) {
             for (int j = same ? i : 0; j < n2; j++) {
@@ -183,7 +218,8 @@ public final class MlpKernel {
                     throw new org.ntk4j.UserException(
                             "inputs of different dimension: " + x1[i].length + " vs " + x2[j].length);
                 }
-                double[] p = pair(sq1[i], sq2[j], dot(x1[i], x2[j]), x1[i].length);
+                double[] g = gram(x1[i], x2[j]);
+                double[] p = pair(g[0], g[1], g[2], g[3], g[4], x1[i].length);
                 k.set(i, j, p[0]);
                 t.set(i, j, p[1]);
                 if (same) {

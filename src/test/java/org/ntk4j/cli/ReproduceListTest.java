@@ -8,31 +8,26 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.ntk4j.experiment.Study;
-import org.ntk4j.experiment.StudyCatalog;
+import org.ntk4j.experiment.Studies;
+import org.ntk4j.experiment.support.Study;
 
-/** {@code ntk4j reproduce --list}: every catalogued study once, "built" exactly for those in Study.all(). */
+/** {@code ntk4j reproduce --list}: every study once, with its seed paper, figures and claim. */
 class ReproduceListTest {
     @Test
-    void listsEveryStudyWithItsStatus() {
+    void listsEveryStudyWithItsPaper() {
         CliTest.Run r = withStdout("reproduce", "--list");
         assertEquals(0, r.code(), r.err());
-        Set<String> built = Study.all().stream().map(Study::name).collect(Collectors.toSet());
         List<String> lines = r.out().lines().toList();
-        for (StudyCatalog.Entry e : StudyCatalog.ENTRIES) {
+        for (Study s : Studies.all()) {
             List<String> mine = lines.stream()
-                    .filter(l -> l.split("\\s+").length > 2 && l.split("\\s+")[1].equals(e.name()))
+                    .filter(l -> l.split("\\s+").length > 2 && l.split("\\s+")[1].equals(s.name()))
                     .toList();
-            assertEquals(1, mine.size(), e.name() + " listed once");
-            String status = built.contains(e.name()) ? "built" : "not yet";
-            assertTrue(mine.get(0).contains(" " + status + " "), mine.get(0));
-            assertTrue(mine.get(0).startsWith(e.seed()), mine.get(0));
+            assertEquals(1, mine.size(), s.name() + " listed once");
+            assertTrue(mine.get(0).startsWith(s.paper().seed()), mine.get(0));
+            assertTrue(mine.get(0).contains(s.figures()) && mine.get(0).contains(s.claim()), mine.get(0));
         }
-        // every built study is catalogued, and the four of seeds 001/003 and the studies are there
-        Set<String> names =
-                StudyCatalog.ENTRIES.stream().map(StudyCatalog.Entry::name).collect(Collectors.toSet());
-        assertTrue(names.containsAll(built), "uncatalogued study in Study.all()");
-        assertEquals(StudyCatalog.ENTRIES.size(), names.size(), "no duplicate names");
+        Set<String> names = Studies.all().stream().map(Study::name).collect(Collectors.toSet());
+        assertEquals(Studies.all().size(), names.size(), "no duplicate names");
         for (String n : List.of(
                 "silent-alignment",
                 "layerwise-lr",
@@ -61,7 +56,15 @@ class ReproduceListTest {
                 "wrn-alignment")) {
             assertTrue(names.contains(n), n);
         }
-        assertTrue(r.out().contains(built.size() + " of " + names.size() + " studies built"), r.out());
+        assertTrue(r.out().contains(names.size() + " studies of the five papers"), r.out());
+        for (String n :
+                List.of("transfer-error", "sgd-alignment", "ntk-collapse-flow", "dispersion-profiles", "early-cnfc")) {
+            assertTrue(names.contains(n), n);
+        }
+        assertTrue(r.out().contains("Not covered by any study (" + Studies.NOT_COVERED.size() + ")"), r.out());
+        for (Studies.Gap g : Studies.NOT_COVERED) {
+            assertTrue(r.out().contains(g.claim()), g.claim());
+        }
     }
 
     /** Runs the CLI with System.out captured (the command prints there, as the others do). */
@@ -82,7 +85,7 @@ class ReproduceListTest {
         CliTest.Run r = withStdout("reproduce");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("--list"), r.err());
-        assertFalse(r.out().contains("studies built"));
+        assertFalse(r.out().contains("studies of the five papers"));
     }
 
     @Test
@@ -90,7 +93,7 @@ class ReproduceListTest {
         CliTest.Run r = withStdout("reproduce", "--help");
         assertEquals(0, r.code(), r.err());
         String help = r.out().replaceAll("\\s+", " ");
-        for (Study s : Study.all()) {
+        for (Study s : Studies.all()) {
             assertTrue(help.contains(s.name() + ":"), s.name() + " missing from reproduce --help");
         }
         assertTrue(help.contains("--scale"), help);
