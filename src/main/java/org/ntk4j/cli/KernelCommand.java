@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
 import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.job.MachineBudget;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
@@ -224,6 +225,9 @@ public final class KernelCommand implements Callable<Integer> {
     @Mixin
     RuntimeOptions runtime;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
         // not picocli-required: 'kernel assemble DIR' must parse without them
@@ -250,6 +254,9 @@ public final class KernelCommand implements Callable<Integer> {
             throw new UserException("--normalisation must be sum or mean (got " + normalisation + ")");
         }
         long budget = parseBytes(memory);
+        if (!dryRun) { // a dry run may plan for machines larger than this one
+            budget = machineBudget(budget);
+        }
         boolean shard = rows != null || testRows != null || cols != null;
         if (shard || dryRun) {
             return shards(md, mt, dt, budget, shard);
@@ -381,6 +388,22 @@ public final class KernelCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The memory budget checked against this machine (MachineBudget.checkMemory): an explicit --memory it cannot give
+     * is refused; the default is lowered to what it can give.
+     */
+    private long machineBudget(long budget) {
+        MachineBudget.Memory m = MachineBudget.memory();
+        boolean explicit = spec != null
+                && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption("--memory");
+        if (!explicit && budget > m.limit() - MachineBudget.BASELINE) {
+            return Math.max(1L << 20, m.limit() - MachineBudget.BASELINE);
+        }
+        MachineBudget.checkMemory(budget, "--memory", m, System.err::println);
+        return budget;
+    }
+
     static <E extends Enum<E>> E parse(Class<E> type, String v, String option) {
         try {
             return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
@@ -390,9 +413,9 @@ public final class KernelCommand implements Callable<Integer> {
         }
     }
 
-    /** "512m", "4g", "1000000" → bytes. */
+    /** "512m", "4g", "1t", "1000000" → bytes; k, m, g and t are powers of 1024 (also written kb, kib, ...). */
     static long parseBytes(String s) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
+        String t = s.trim().toLowerCase(Locale.ROOT).replaceAll("i?b$", "");
         long mult = 1;
         if (t.endsWith("k")) {
             mult = 1L << 10;
@@ -400,6 +423,8 @@ public final class KernelCommand implements Callable<Integer> {
             mult = 1L << 20;
         } else if (t.endsWith("g")) {
             mult = 1L << 30;
+        } else if (t.endsWith("t")) {
+            mult = 1L << 40;
         }
         try {
             long v = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
@@ -408,7 +433,7 @@ public final class KernelCommand implements Callable<Integer> {
             }
             return Math.multiplyExact(v, mult);
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new UserException("--memory must be a size like 512m or 4g (got " + s + ")");
+            throw new UserException("--memory must be a size like 512m, 4g or 1t (got " + s + ")");
         }
     }
 }

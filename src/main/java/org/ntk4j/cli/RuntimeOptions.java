@@ -4,6 +4,7 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import java.nio.file.Path;
 import org.ntk4j.data.DataPaths;
+import org.ntk4j.job.MachineBudget;
 import org.ntk4j.util.Devices;
 import picocli.CommandLine.Option;
 
@@ -16,12 +17,21 @@ public final class RuntimeOptions {
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
 
+    Integer threads;
+
     @Option(
             names = "--threads",
             paramLabel = "N",
-            description =
-                    "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves free; see the launcher)")
-    Integer threads;
+            description = "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves"
+                    + " free; see the launcher); more than the cores this process may use is lowered to them")
+    void threads(Integer n) {
+        threads = n == null || n < 1 ? n : MachineBudget.threads(n, cores(), "--threads", System.err::println);
+    }
+
+    /** The cores this process may use (its affinity mask and cgroup CPU quota, as the JVM sees them). */
+    static int cores() {
+        return Runtime.getRuntime().availableProcessors();
+    }
 
     @Option(
             names = "--data-dir",
@@ -53,12 +63,13 @@ public final class RuntimeOptions {
     /** The thread count {@link #manager} will apply. */
     int effectiveThreads() {
         if (threads != null) {
-            return threads;
+            return threads < 1 ? threads : MachineBudget.threads(threads, cores(), "--threads", System.err::println);
         }
         String p = System.getProperty("ai.djl.pytorch.num_threads");
         if (p != null) {
             try {
-                return Integer.parseInt(p.trim());
+                int n = Integer.parseInt(p.trim());
+                return n < 1 ? n : MachineBudget.threads(n, cores(), "NTK4J_THREADS", System.err::println);
             } catch (NumberFormatException e) {
                 // fall through to the default
             }

@@ -254,6 +254,7 @@ public final class TrainCommand implements Callable<Integer> {
         }
         try (RunFolder run = new RunFolder(dir)) {
             run.lock(); // before anything is written: a second run on this folder stops here
+            ResumeGuard guard = resume != null ? new ResumeGuard(dir) : null;
             Integer threads = threadsFor(started);
             if (resume == null) {
                 if (force) {
@@ -272,6 +273,9 @@ public final class TrainCommand implements Callable<Integer> {
                         && !Files.exists(dir.resolve("checkpoint"))
                         && !Files.exists(dir.resolve("metrics.jsonl"))) {
                     run.clearRunFiles(); // failed before training started: leave no half-made run behind
+                }
+                if (guard != null) {
+                    guard.restoreIfUnchanged(); // a failed --resume leaves args.json as it found it
                 }
                 throw e;
             }

@@ -180,6 +180,7 @@ public final class KernelJob {
             }
             long[] tileBudgets = preflight(ntk, n, test, extras);
             ntk.memory(tileBudgets[0]);
+            checkMachine(ntk, n, test, files, m);
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
             }
@@ -314,6 +315,30 @@ public final class KernelJob {
                         + Ntk.bytes(smallest) + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles "
                         + Ntk.bytes(tiles)
                         + ", inputs and parameters " + Ntk.bytes(extras) + ")");
+    }
+
+    /**
+     * Before any work: free disk for the output (and for the kernels accumulated on disk), and the device's memory
+     * for the tiles' working set (MachineBudget).
+     */
+    private void checkMachine(Ntk ntk, int n, int test, KernelFiles files, NDManager m) {
+        Ntk.MemoryEstimate a = ntk.estimate(n, n);
+        Ntk.MemoryEstimate b = test > 0 ? ntk.estimate(test, n) : null;
+        long output = a.outputBytes() + (b == null ? 0 : b.outputBytes());
+        long spilled =
+                (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
+        MachineBudget.checkDisk(java.util.List.of(
+                new MachineBudget.Disk(files.out().getParent(), output, "--out " + c.out()),
+                new MachineBudget.Disk(
+                        files.spillDir().getParent(),
+                        spilled,
+                        "the kernels accumulated on disk ("
+                                + (c.spillDir() != null ? "--spill-dir " + c.spillDir() : "beside --out") + ")")));
+        MachineBudget.checkDevice(
+                a.workingBytes(),
+                "the tiles' working set (--memory, --tile)",
+                m.getDevice().toString(),
+                MachineBudget.deviceMemory(m.getDevice()));
     }
 
     private static void release(KernelResult r) {

@@ -33,21 +33,55 @@ public final class RegressJob {
 
     private RegressJob() {}
 
-    /** Targets as an N×O matrix: one-hot labels (O classes, from the largest label) or the regression targets. */
-    static DMatrixRMaj targets(NpzReader.Array y, int classes) {
+    /**
+     * Targets as an N×O matrix: one-hot labels (one column per distinct label of {@code classes}, in increasing order,
+     * so labels 100..109 are 10 classes) or the regression targets.
+     */
+    static DMatrixRMaj targets(NpzReader.Array y, double[] classes) {
         int n = y.rows();
         if (y.shape().length == 1) {
-            DMatrixRMaj t = new DMatrixRMaj(n, classes);
+            DMatrixRMaj t = new DMatrixRMaj(n, classes.length);
             for (int i = 0; i < n; i++) {
-                int c = (int) y.data()[i];
-                if (c < 0 || c >= classes) {
-                    throw new UserException("label " + c + " of point " + i + " is outside 0.." + (classes - 1));
+                int c = java.util.Arrays.binarySearch(classes, y.data()[i]);
+                if (c < 0) {
+                    throw new UserException("label " + y.data()[i] + " of point " + i + " is not one of the labels "
+                            + java.util.Arrays.toString(classes));
                 }
                 t.set(i, c, 1);
             }
             return t;
         }
         return new DMatrixRMaj(n, y.cols(), true, y.data());
+    }
+
+    /** The distinct labels of y1 and y2 (integers), in increasing order: the classes of the one-hot targets. */
+    static double[] classes(NpzReader.Array y1, NpzReader.Array y2, Path file) {
+        java.util.TreeSet<Double> labels = new java.util.TreeSet<>();
+        for (NpzReader.Array y : new NpzReader.Array[] {y1, y2}) {
+            if (y == null) {
+                continue;
+            }
+            for (double v : y.data()) {
+                if (v != Math.rint(v) || !Double.isFinite(v)) {
+                    throw new UserException(file + ": label " + v + " is not an integer (y1 and y2 hold class labels;"
+                            + " regression targets are N×O)");
+                }
+                labels.add(v);
+            }
+        }
+        return labels.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** Refuses an array with NaN or ±Infinity entries, naming it: kernel regression would turn them into garbage. */
+    static NpzReader.Array finite(NpzReader.Array a, String name, Path file) {
+        long bad = java.util.Arrays.stream(a.data())
+                .filter(v -> !Double.isFinite(v))
+                .count();
+        if (bad > 0) {
+            throw new UserException(file + ": '" + name + "' has " + bad + " non-finite entr" + (bad == 1 ? "y" : "ies")
+                    + " (NaN or ±Infinity) of " + a.data().length + "; regress needs finite kernels and targets");
+        }
+        return a;
     }
 
     static DMatrixRMaj square(NpzReader.Array k, String name, Path file) {
@@ -65,29 +99,19 @@ public final class RegressJob {
                     + c.time() + ")");
         }
         NpzReader r = new NpzReader(c.kernel());
-        DMatrixRMaj k = square(r.read("ntk"), "ntk", c.kernel());
+        DMatrixRMaj k = square(finite(r.read("ntk"), "ntk", c.kernel()), "ntk", c.kernel());
         int n = k.numRows;
         if (k.numCols != n) {
             throw new UserException(
                     c.kernel() + ": 'ntk' is " + n + "x" + k.numCols + ", a square train kernel expected");
         }
-        NpzReader.Array y1 = r.read("y1");
+        NpzReader.Array y1 = finite(r.read("y1"), "y1", c.kernel());
         if (y1.rows() != n) {
             throw new UserException(c.kernel() + ": y1 has " + y1.rows() + " rows but the kernel is " + n + "x" + n);
         }
         boolean labels = y1.shape().length == 1;
-        NpzReader.Array y2 = r.has("y2") ? r.read("y2") : null;
-        int classes = 0;
-        if (labels) {
-            for (double v : y1.data()) {
-                classes = Math.max(classes, (int) v + 1);
-            }
-            if (y2 != null) {
-                for (double v : y2.data()) {
-                    classes = Math.max(classes, (int) v + 1);
-                }
-            }
-        }
+        NpzReader.Array y2 = r.has("y2") ? finite(r.read("y2"), "y2", c.kernel()) : null;
+        double[] classes = labels ? classes(y1, y2, c.kernel()) : new double[0];
         DMatrixRMaj y = targets(y1, classes);
         DMatrixRMaj kr = k.copy();
         for (int i = 0; i < n; i++) {
@@ -99,29 +123,47 @@ public final class RegressJob {
         m.put("kernel", c.kernel().toString());
         m.put("n", n);
         m.put("outputs", y.numCols);
-        m.put("targets", labels ? "one-hot labels (" + classes + " classes)" : "regression targets");
+        m.put(
+                "targets",
+                labels
+                        ? "one-hot labels (" + classes.length + " classes"
+                                + (classes.length > 0
+                                                && (classes[0] != 0
+                                                        || classes[classes.length - 1] != classes.length - 1)
+                                        ? ": labels " + labelList(classes)
+                                        : "")
+                                + ")"
+                        : "regression targets");
         m.put("ridge", c.ridge());
         m.put("lr", c.lr());
         m.put("time", Double.isInfinite(c.time()) ? "inf" : c.time());
         m.put("train_mse", mse(fTrain, y));
         if (labels) {
-            m.put("train_accuracy", accuracy(fTrain, y1.data()));
+            m.put("train_accuracy", accuracy(fTrain, y));
         }
         DMatrixRMaj fTest = null;
         if (r.has("ntk_test")) {
-            DMatrixRMaj kt = square(r.read("ntk_test"), "ntk_test", c.kernel());
+            DMatrixRMaj kt = square(finite(r.read("ntk_test"), "ntk_test", c.kernel()), "ntk_test", c.kernel());
             if (kt.numCols != n) {
                 throw new UserException(c.kernel() + ": ntk_test has " + kt.numCols
                         + " columns but the train kernel is " + n + "x" + n);
             }
             fTest = reg.testPrediction(kt, y, null, null, c.lr(), c.time());
             m.put("test", kt.numRows);
+            if (y2 != null && y2.rows() != kt.numRows) {
+                throw new UserException(c.kernel() + ": y2 has " + y2.rows() + " rows but ntk_test has " + kt.numRows);
+            }
             if (y2 != null) {
                 DMatrixRMaj yt = targets(y2, classes);
                 m.put("test_mse", mse(fTest, yt));
                 if (labels) {
-                    m.put("test_accuracy", accuracy(fTest, y2.data()));
+                    m.put("test_accuracy", accuracy(fTest, yt));
                 }
+            } else {
+                m.put(
+                        "note",
+                        "no test targets (y2) in the file: test predictions are written to predictions.npz, but no"
+                                + " test metrics are computed");
             }
         } else {
             m.put("test", 0);
@@ -134,6 +176,14 @@ public final class RegressJob {
 
     /** Runs the regression and writes results.json, predictions.npz and report.html into the output folder. */
     public static Result run(Config c) {
+        // one regression per output folder at a time: two would mix their results.json, predictions and report
+        try (org.ntk4j.io.OutputLock lock =
+                org.ntk4j.io.OutputLock.acquire(c.out().resolve("results.json"), "--out " + c.out())) {
+            return runLocked(c);
+        }
+    }
+
+    private static Result runLocked(Config c) {
         Result res = compute(c);
         Path out = c.out();
         Files2.writeString(out.resolve("results.json"), Specs.toJson(res.metrics()) + "\n");
@@ -171,7 +221,8 @@ public final class RegressJob {
         return s / f.getNumElements();
     }
 
-    static double accuracy(DMatrixRMaj f, double[] labels) {
+    /** The fraction of rows whose largest prediction is in the column of their one-hot target. */
+    static double accuracy(DMatrixRMaj f, DMatrixRMaj oneHot) {
         int ok = 0;
         for (int i = 0; i < f.numRows; i++) {
             int best = 0;
@@ -180,9 +231,21 @@ public final class RegressJob {
                     best = j;
                 }
             }
-            ok += best == (int) labels[i] ? 1 : 0;
+            ok += oneHot.get(i, best) == 1 ? 1 : 0;
         }
         return ok / (double) f.numRows;
+    }
+
+    private static String labelList(double[] classes) {
+        java.util.StringJoiner j = new java.util.StringJoiner(", ");
+        for (int i = 0; i < classes.length; i++) {
+            if (i == 8 && classes.length > 10) {
+                j.add("…");
+                i = classes.length - 1;
+            }
+            j.add(Long.toString((long) classes[i]));
+        }
+        return j.toString();
     }
 
     private static float[] toFloat(DMatrixRMaj a) {

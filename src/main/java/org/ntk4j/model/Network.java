@@ -286,15 +286,19 @@ public final class Network implements AutoCloseable {
 
     /** Writes every parameter as NPZ (name → array), atomically. */
     public void saveParameters(Path file) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         NDList list = new NDList();
         for (Param p : params()) {
             list.add(p.value());
         }
-        try (OutputStream os = Files.newOutputStream(tmp)) {
-            list.encode(os, NDList.Encoding.NPZ);
+        Path tmp = org.ntk4j.io.TempFiles.file(file);
+        try {
+            try (OutputStream os = Files.newOutputStream(tmp)) {
+                list.encode(os, NDList.Encoding.NPZ);
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            org.ntk4j.io.TempFiles.delete(tmp);
         }
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**
@@ -325,12 +329,31 @@ public final class Network implements AutoCloseable {
                 throw new UserException(file + ": parameter '" + p.name() + "' has shape " + a.getShape() + ", model "
                         + spec.name() + " expects " + p.value().getShape());
             }
+            if (!a.getDataType().isFloating()) {
+                throw new UserException(file + ": parameter '" + p.name() + "' is " + a.getDataType()
+                        + "; expected float16, float32 or float64");
+            }
+            long bad = nonFinite(a);
+            if (bad > 0) {
+                throw new UserException(file + ": parameter '" + p.name() + "' holds " + bad + " non-finite value"
+                        + (bad == 1 ? "" : "s") + " (NaN or ±Infinity) of " + a.size());
+            }
             p.set(a.toType(dataType, false).duplicate());
             a.close();
         }
         byName.values().forEach(NDArray::close);
         if (!others && !byName.isEmpty()) {
             throw new UserException(file + ": unexpected parameters " + byName.keySet() + " for model " + spec.name());
+        }
+    }
+
+    /** The number of NaN or ±Infinity values of a floating-point array. */
+    private static long nonFinite(NDArray a) {
+        try (NDManager m = a.getManager().newSubManager()) {
+            NDArray t = a.duplicate();
+            t.attach(m);
+            NDArray bad = t.isNaN().logicalOr(t.isInfinite());
+            return bad.toType(DataType.INT64, false).sum().getLong();
         }
     }
 

@@ -23,6 +23,7 @@ import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.ntk4j.UserException;
+import org.ntk4j.io.TempFiles;
 import org.ntk4j.kernel.KernelMatrix;
 
 /**
@@ -127,7 +128,7 @@ public final class Npz {
         try {
             Files.createDirectories(dir);
             if (format == Format.NPY) {
-                tmp = Files.createTempDirectory(dir, "." + target.getFileName());
+                tmp = TempFiles.directory(target);
                 for (Entry e : entries) {
                     try (FileChannel ch = DirectFileChannel.open(
                             tmp.resolve(e.name() + ".npy"),
@@ -140,26 +141,21 @@ public final class Npz {
                 }
                 replaceDirectory(tmp, target);
             } else {
-                tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+                tmp = TempFiles.file(target);
                 long total = entries.stream().mapToLong(Entry::bytes).sum();
                 try (FileChannel ch = DirectFileChannel.open(
                         tmp, total, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                     writeZip(ch);
                 }
-                try {
-                    Files.setPosixFilePermissions(
-                            tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: keep the default permissions
-                }
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
+            TempFiles.done(tmp);
             tmp = null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
         } finally {
             if (tmp != null) {
-                deleteQuietly(tmp);
+                TempFiles.delete(tmp);
             }
         }
     }
@@ -184,21 +180,6 @@ public final class Npz {
             Files.delete(target);
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private static void deleteQuietly(Path p) {
-        try {
-            if (Files.isDirectory(p)) {
-                try (Stream<Path> s = Files.list(p)) {
-                    for (Path c : s.toList()) {
-                        Files.deleteIfExists(c);
-                    }
-                }
-            }
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // best effort
-        }
     }
 
     private static final long MAX32 = 0xFFFFFFFFL;
