@@ -29,7 +29,7 @@ public final class DatasetsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         java.io.PrintWriter out = cmd.commandLine().getOut();
-        Path root = DataPaths.dataDir(dir);
+        Path root = DataPaths.existingDataDir(dir, "--dir");
         String fmt = "%-26s %-22s %-14s %s%n";
         out.printf(Locale.ROOT, fmt, "NAME", "KIND", "TRAIN/TEST", "STATUS");
         out.printf(

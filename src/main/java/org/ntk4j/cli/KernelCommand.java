@@ -258,6 +258,12 @@ public final class KernelCommand implements Callable<Integer> {
             budget = machineBudget(budget);
         }
         boolean shard = rows != null || testRows != null || cols != null;
+        if (workers < 1) {
+            throw new UserException("--workers must be >= 1 (got " + workers + ")");
+        }
+        if (!shard && !dryRun && matched("--workers")) {
+            throw new UserException("--workers applies to --dry-run and shard mode (--rows/--cols)");
+        }
         if (shard || dryRun) {
             return shards(md, mt, dt, budget, shard);
         }
@@ -388,15 +394,19 @@ public final class KernelCommand implements Callable<Integer> {
         return 0;
     }
 
+    private boolean matched(String option) {
+        return spec != null
+                && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
     /**
      * The memory budget checked against this machine (MachineBudget.checkMemory): an explicit --memory it cannot give
      * is refused; the default is lowered to what it can give.
      */
     private long machineBudget(long budget) {
         MachineBudget.Memory m = MachineBudget.memory();
-        boolean explicit = spec != null
-                && spec.commandLine().getParseResult() != null
-                && spec.commandLine().getParseResult().hasMatchedOption("--memory");
+        boolean explicit = matched("--memory");
         if (!explicit && budget > m.limit() - MachineBudget.BASELINE) {
             return Math.max(1L << 20, m.limit() - MachineBudget.BASELINE);
         }

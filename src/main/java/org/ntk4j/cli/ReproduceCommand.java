@@ -78,6 +78,11 @@ public final class ReproduceCommand implements Callable<Integer> {
                 .orElseThrow(() -> new UserException("unknown study '" + study + "'; expected one of "
                         + Study.all().stream().map(Study::name).collect(Collectors.joining(", "))));
         Scale sc = scale();
+        if (runtime.dataDir != null) {
+            // the studies find their datasets through DataPaths.dataDir(), which reads this property
+            System.setProperty(
+                    org.ntk4j.data.DataPaths.PROPERTY, runtime.dataDir().toString());
+        }
         Path dir = out != null ? out : defaultDir(study, sc);
         long t0 = System.nanoTime();
         try (StudyFolder folder = StudyFolder.open(dir, study, sc.name().toLowerCase(java.util.Locale.ROOT), force)) {

@@ -81,6 +81,6 @@ public final class RuntimeOptions {
     }
 
     Path dataDir() {
-        return DataPaths.dataDir(dataDir);
+        return DataPaths.existingDataDir(dataDir, "--data-dir");
     }
 }

@@ -62,6 +62,39 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
+    /** A count option: an integer in [lo, hi] (the upper bound keeps a mistyped value from running for hours). */
+    static void count(String option, int v, int lo, int hi) {
+        require(v >= lo && v <= hi, option + " must be in " + lo + ".." + hi + " (got " + v + ")");
+    }
+
+    /** A real option: finite and at least {@code lo} ({@code open}: above it). */
+    static void atLeast(String option, double v, double lo, boolean open) {
+        require(
+                Double.isFinite(v) && (open ? v > lo : v >= lo),
+                option + " must be a finite number " + (open ? "> " : ">= ") + TheoryOutput.fmt(lo) + " (got " + v
+                        + ")");
+    }
+
+    /** A real option: finite. */
+    static void finite(String option, double v) {
+        require(Double.isFinite(v), option + " must be a finite number (got " + v + ")");
+    }
+
+    /**
+     * Refuses results that overflowed or are undefined (values this large make the recursions leave the doubles):
+     * one line naming the options given, instead of a table of NaN.
+     */
+    static void finiteRows(String command, List<double[]> rows, String options) {
+        for (double[] r : rows) {
+            for (double v : r) {
+                if (!Double.isFinite(v)) {
+                    throw new UserException("theory " + command + ": the result is not finite (" + v + ") with "
+                            + options + "; choose smaller values");
+                }
+            }
+        }
+    }
+
     @Command(
             name = "ntk",
             mixinStandardHelpOptions = true,
@@ -144,12 +177,21 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
+            count("--depth", depth, 1, 100_000);
+            atLeast("--sigma-w", sigmaW, 0, true);
+            atLeast("--sigma-b", sigmaB, 0, false);
+            require(
+                    width == -1 || width >= 1 && width <= 1_000_000_000,
+                    "--width must be in 1..1000000000, or -1 for infinite width (got " + width + ")");
+            timeValue();
+            if (inputs == null) {
+                require(testInputs == null && targets == null, "--test-inputs and --targets need --inputs");
+            }
             if (inputs != null) {
                 matrices();
                 return;
             }
-            require(depth >= 1, "--depth must be >= 1, got " + depth);
-            require(angles >= 2, "--angles must be >= 2, got " + angles);
+            count("--angles", angles, 2, 1_000_000);
             Activation act = Activation.byName(activation);
             Parameterization p;
             try {
@@ -203,10 +245,26 @@ public final class TheoryCommand implements Runnable {
                 }
                 rows.add(new double[] {th, Math.cos(th), kv[0], kv[1], kv[1] / diag});
             }
+            finiteRows("ntk", rows, "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --depth " + depth);
             TheoryOutput o = parent.output();
             o.print(header, rows);
             o.csv("ntk", header, rows);
             o.plot("ntk", "Infinite-width kernels vs angle", header, rows, 0, new int[] {2, 3}, false);
+        }
+
+        /** --time: a finite time >= 0, or inf. */
+        double timeValue() {
+            if (time.equalsIgnoreCase("inf")) {
+                return Double.POSITIVE_INFINITY;
+            }
+            double t;
+            try {
+                t = Double.parseDouble(time);
+            } catch (NumberFormatException e) {
+                throw new UserException("--time must be a number or inf, got '" + time + "'");
+            }
+            require(Double.isFinite(t) && t >= 0, "--time must be a finite number >= 0 or inf, got '" + time + "'");
+            return t;
         }
 
         MlpKernel kernel() {
@@ -251,17 +309,7 @@ public final class TheoryCommand implements Runnable {
             }
             double[][] y = readCsv(targets);
             require(y.length == x.length, "--targets has " + y.length + " rows but --inputs has " + x.length);
-            double t;
-            if (time.equalsIgnoreCase("inf")) {
-                t = Double.POSITIVE_INFINITY;
-            } else {
-                try {
-                    t = Double.parseDouble(time);
-                } catch (NumberFormatException e) {
-                    throw new UserException("--time must be a number or inf, got '" + time + "'");
-                }
-                require(t >= 0, "--time must be >= 0");
-            }
+            double t = timeValue();
             org.ejml.data.DMatrixRMaj pred = new org.ntk4j.theory.KernelRegression(train.ntk())
                     .testPrediction(cross.ntk(), new org.ejml.data.DMatrixRMaj(y), null, null, 1.0, t);
             List<double[]> rows = rowsOf(pred);
@@ -383,8 +431,11 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            require(depth >= 1, "--depth must be >= 1");
-            require(q0 > 0 && Math.abs(c0) <= 1, "need --q0 > 0 and --c0 in [-1, 1]");
+            count("--depth", depth, 1, 100_000);
+            atLeast("--sigma-w", sigmaW, 0, false);
+            atLeast("--sigma-b", sigmaB, 0, false);
+            atLeast("--q0", q0, 0, true);
+            require(Math.abs(c0) <= 1, "--c0 must be in [-1, 1] (got " + c0 + ")");
             Activation act = Activation.byName(activation);
             SignalPropagation sp = new SignalPropagation(act, sigmaW * sigmaW, sigmaB * sigmaB);
             double[] q = sp.lengths(q0, depth - 1);
@@ -406,6 +457,7 @@ public final class TheoryCommand implements Runnable {
                         sp.lengthDepthScale(qStar),
                         sp.correlationDepthScale(qStar));
             }
+            finiteRows("signal", rows, "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --q0 " + q0);
             TheoryOutput o = parent.output();
             o.print(header, rows);
             o.csv("signal", header, rows);
@@ -459,7 +511,16 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            require(width >= 1, "--width must be >= 1");
+            count("--width", width, 1, 1_000_000_000);
+            require(
+                    inputDim == -1 || inputDim >= 1 && inputDim <= 1_000_000_000,
+                    "--input-dim must be in 1..1000000000, or -1 for the width (got " + inputDim + ")");
+            for (int d : depths) {
+                count("--depths", d, 1, 1_000_000);
+            }
+            for (double v : sigmaW2) {
+                atLeast("--sigma-w2", v, 0, true);
+            }
             int n0 = inputDim > 0 ? inputDim : width;
             int cols = sigmaW2.length * (1 + (limit ? 1 : 0) + (rho != null ? 1 : 0));
             int offRho = sigmaW2.length * (limit ? 2 : 1);
@@ -493,6 +554,11 @@ public final class TheoryCommand implements Runnable {
                 }
                 rows.add(r);
             }
+            finiteRows(
+                    "dispersion",
+                    rows,
+                    "--sigma-w2 " + java.util.Arrays.toString(sigmaW2) + ", --depths "
+                            + java.util.Arrays.toString(depths));
             System.out.printf(Locale.ROOT, "NTK dispersion, ReLU, width M=%d, n0=%d%n", width, n0);
             TheoryOutput o = parent.output();
             o.print(header, rows);
@@ -537,7 +603,11 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            require(epsilon > 0 && epsilon < 2, "--epsilon must be in (0, 2)");
+            require(epsilon > 0 && epsilon < 2, "--epsilon must be in (0, 2) (got " + epsilon + ")");
+            atLeast("--constant", constant, 0, true);
+            for (int d : depths) {
+                count("--depths", d, 2, 1_000_000);
+            }
             String[] header = {"L", "l_eq", "L^0.6", "D_f(l_eq)", "D_b(l_eq,L)"};
             List<double[]> rows = new ArrayList<>();
             for (int depth : depths) {
@@ -551,6 +621,7 @@ public final class TheoryCommand implements Runnable {
                     EquilibriumHypothesis.backwardProduct(1 - epsilon, l, depth)
                 });
             }
+            finiteRows("equilibrium", rows, "--epsilon " + epsilon + ", --constant " + constant);
             TheoryOutput o = parent.output();
             o.print(header, rows);
             if (depths.length >= 2) {
@@ -603,9 +674,13 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            require(depth >= 2, "--depth must be >= 2");
-            require(s > 0 && c0 > 0 && c0 < s, "need 0 < --c0 < --s");
-            require(points >= 2 && tMax > 0, "need --points >= 2 and --t-max > 0");
+            count("--depth", depth, 2, 10_000);
+            atLeast("--s", s, 0, true);
+            require(c0 > 0 && c0 < s, "need 0 < --c0 < --s (got --c0 " + c0 + ", --s " + s + ")");
+            count("--points", points, 2, 1_000_000);
+            // the deep dynamics are integrated with 200 steps per unit of time
+            require(tMax > 0 && tMax <= 1e6, "--t-max must be in (0, 1e6] (got " + tMax + ")");
+            count("--rank", rank, 1, 1_000_000_000);
             boolean two = depth == 2;
             String[] header = two ? new String[] {"t", "c", "q", "r", "loss"} : new String[] {"t", "c", "loss"};
             List<double[]> rows = new ArrayList<>();
@@ -638,6 +713,7 @@ public final class TheoryCommand implements Runnable {
                     ab[1],
                     rank,
                     LinearNetworks.finalAlignment(depth, rank));
+            finiteRows("linear", rows, "--s " + s + ", --c0 " + c0 + ", --t-max " + tMax);
             TheoryOutput o = parent.output();
             o.print(header, rows);
             o.csv("linear", header, rows);
@@ -710,6 +786,10 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
+            count("--points", points, 2, 1_000_000);
+            require(
+                    tMax == -1 || tMax > 0 && Double.isFinite(tMax),
+                    "--t-max must be > 0, or -1 for 5τ (got " + tMax + ")");
             SolvableModel m;
             if (golden) {
                 m = new SolvableModel(
@@ -721,7 +801,22 @@ public final class TheoryCommand implements Runnable {
                         1.0,
                         0.5);
             } else {
-                require(width >= 1 && inputDim >= 1, "--width and --input-dim must be >= 1");
+                count("--width", width, 1, 10_000_000);
+                count("--input-dim", inputDim, 1, 10_000_000);
+                require(
+                        (long) width * inputDim <= 100_000_000L,
+                        "--width × --input-dim must be at most 10^8 (got " + (long) width * inputDim + ")");
+                atLeast("--sigma-u", sigmaU, 0, true);
+                atLeast("--sigma-w", sigmaWeight, 0, true);
+                finite("--kappa", kappa);
+                atLeast("--eta", eta, 0, true);
+                if (etaU != null) {
+                    atLeast("--eta-u", etaU, 0, true);
+                }
+                if (etaW != null) {
+                    atLeast("--eta-w", etaW, 0, true);
+                }
+                finite("--y", y);
                 SplittableRandom r = new SplittableRandom(seed);
                 double[] u = new double[width];
                 double[][] w = new double[width][inputDim];
@@ -764,6 +859,13 @@ public final class TheoryCommand implements Runnable {
                 double t = end * i / (points - 1);
                 rows.add(new double[] {t, m.output(t), m.ntk(t), m.alignment(t), m.z(t)});
             }
+            finiteRows(
+                    "solvable",
+                    rows,
+                    "--sigma-u " + sigmaU + ", --sigma-w " + sigmaWeight + ", --kappa " + kappa
+                            + ", --eta " + eta + (etaU != null ? ", --eta-u " + etaU : "")
+                            + (etaW != null ? ", --eta-w " + etaW : "")
+                            + ", --y " + y + ", --t-max " + tMax);
             TheoryOutput o = parent.output();
             o.print(header, rows);
             o.csv("solvable", header, rows);
@@ -807,11 +909,33 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--zero-output", description = "initial output is exactly zero (lazy training)")
         boolean zeroOutput;
 
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
         @Override
         public void run() {
+            String[] options = {"--cd", "--ckappa", "--ceta", "--cu", "--cw", "--su", "--sw"};
+            Double[] values = {cd, ckappa, ceta, cu, cw, su, sw};
+            for (int i = 0; i < options.length; i++) {
+                if (values[i] != null) {
+                    finite(options[i], values[i]);
+                }
+            }
+            if (cd == null) {
+                for (int i = 1; i < options.length; i++) {
+                    boolean given = spec.commandLine().getParseResult() != null
+                            && spec.commandLine().getParseResult().hasMatchedOption(options[i]);
+                    require(!given, options[i] + " needs --cd (without --cd the command prints Table 1)");
+                }
+                require(!zeroOutput, "--zero-output needs --cd (without --cd the command prints Table 1)");
+            }
             if (cd != null) {
                 PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(
                         cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput);
+                require(
+                        Double.isFinite(PhaseClassifier.t1(e)) && Double.isFinite(PhaseClassifier.t2(e)),
+                        "exponents this large give no finite t1, t2 (--cd " + cd + ", --ckappa " + ckappa + ", --ceta "
+                                + ceta + ", --su " + su + ", --sw " + sw + ")");
                 System.out.printf(
                         Locale.ROOT,
                         "t1=%s t2=%s phase=%s%n",

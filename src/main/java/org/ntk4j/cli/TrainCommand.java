@@ -192,10 +192,14 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     RuntimeOptions runtime;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
         TrainJobConfig args;
         TrainJobConfig started = null;
+        checkOptionsApply();
         if (resume != null) {
             started = TrainJob.load(resume);
             args = started;
@@ -284,6 +288,31 @@ public final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Options that would do nothing are mistakes: --milestones without --schedule step, the probe options without
+     * --probe (a fresh run), an empty --probe list, more than a million --outputs.
+     */
+    private void checkOptionsApply() {
+        if (milestones != null && (schedule == null || !"step".equalsIgnoreCase(schedule)) && resume == null) {
+            throw new UserException("--milestones applies to --schedule step");
+        }
+        if (probe != null && probe.isBlank()) {
+            throw new UserException("--probe: empty list; name the probes (ntk, nc, nfa) or leave the option out");
+        }
+        if (resume == null && probe == null) {
+            for (String o : new String[] {"--probe-set", "--probe-every", "--probe-points", "--layer-cka-max"}) {
+                if (spec != null
+                        && spec.commandLine().getParseResult() != null
+                        && spec.commandLine().getParseResult().hasMatchedOption(o)) {
+                    throw new UserException(o + " applies with --probe");
+                }
+            }
+        }
+        if (outputs != null && (outputs < 1 || outputs > 1_000_000)) {
+            throw new UserException("--outputs must be in 1..1000000 (got " + outputs + ")");
+        }
+    }
+
     /** Milestone epochs from fractions of the run (< 1) or epoch numbers (>= 1). */
     static int[] milestones(double[] m, int epochs) {
         int[] out = new int[m.length];
@@ -292,6 +321,9 @@ public final class TrainCommand implements Callable<Integer> {
                 throw new UserException("--milestones: expected fractions in (0, 1) or epochs >= 1 (got " + m[i] + ")");
             }
             out[i] = m[i] < 1 ? (int) Math.max(1, Math.round(m[i] * epochs)) : (int) Math.round(m[i]);
+            if (m[i] >= 1 && m[i] > epochs) {
+                throw new UserException("--milestones: epoch " + m[i] + " is past the run's " + epochs + " epochs");
+            }
         }
         return out;
     }

@@ -101,6 +101,12 @@ public final class Preprocess {
         for (int i = 0; i < labels.length; i++) {
             byClass.get(labels[i]).add(i);
         }
+        for (int c = 0; c < numClasses; c++) { // before allocating perClass × classes
+            if (byClass.get(c).size() < perClass) {
+                throw new UserException("balanced sample: class " + c + " has only "
+                        + byClass.get(c).size() + " samples (asked for " + perClass + " per class)");
+            }
+        }
         SplittableRandom rng = new SplittableRandom(seed);
         int[] out = new int[perClass * numClasses];
         int k = 0;

@@ -94,7 +94,11 @@ public final class RegressJob {
 
     /** Runs the regression (no files written). */
     public static Result compute(Config c) {
-        if (c.ridge() < 0 || !(c.lr() > 0) || !(c.time() > 0)) {
+        if (!(c.ridge() >= 0)
+                || !Double.isFinite(c.ridge())
+                || !(c.lr() > 0)
+                || !Double.isFinite(c.lr())
+                || !(c.time() > 0)) {
             throw new UserException("--ridge must be >= 0, --lr and --time > 0 (got " + c.ridge() + ", " + c.lr() + ", "
                     + c.time() + ")");
         }
@@ -117,7 +121,12 @@ public final class RegressJob {
         for (int i = 0; i < n; i++) {
             kr.add(i, i, c.ridge());
         }
-        KernelRegression reg = new KernelRegression(kr);
+        KernelRegression reg;
+        try {
+            reg = new KernelRegression(kr);
+        } catch (UserException e) {
+            throw new UserException(e.getMessage() + " with --ridge " + c.ridge());
+        }
         DMatrixRMaj fTrain = reg.testPrediction(k, y, null, null, c.lr(), c.time());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("kernel", c.kernel().toString());

@@ -324,10 +324,19 @@ public record TrainSpec(
                     "must be one of " + SCHEDULES + " (got " + schedule + ")");
             p.require(lr > 0 && Double.isFinite(lr), "lr", "must be a positive number (got " + lr + ")");
             p.require(momentum >= 0 && momentum < 1, "momentum", "must be in [0, 1) (got " + momentum + ")");
-            p.require(weightDecay >= 0, "weightDecay", "must be >= 0");
+            p.require(
+                    weightDecay >= 0 && Double.isFinite(weightDecay),
+                    "weightDecay",
+                    "must be a finite number >= 0 (got " + weightDecay + ")");
+            // SGD's decay step w ← (1 − lr·wd)·w grows the weights once lr·wd ≥ 2(1 + momentum)
+            p.require(
+                    !"sgd".equalsIgnoreCase(optimizer) || lr * weightDecay < 2 * (1 + momentum),
+                    "weightDecay",
+                    "times lr must be below 2(1 + momentum) for sgd, else the decay alone makes the weights diverge (got"
+                            + " lr " + lr + " × weightDecay " + weightDecay + ")");
             p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
             p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
-            p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
+            p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0 (got " + checkpointEvery + ")");
             p.require(
                     !"slo".equalsIgnoreCase(optimizer) || (momentum == 0 && !nesterov),
                     "momentum",
