@@ -26,9 +26,11 @@ import org.ntk4j.io.TempFiles;
  *   <li>Nothing is clobbered: an existing output or sidecar is an error without {@code --force}, and a
  *       {@code <stem>.json} that is not an ntk4j kernel sidecar is never replaced, even with it.</li>
  *   <li>The output directory is checked writable before any work.</li>
- *   <li>Every temporary and spill file carries {@code .ntk4j-pid<PID>.} in its name: they are deleted on
- *       every exit path (normal, exception, SIGINT/SIGTERM through a shutdown hook), and a later run
- *       deletes those of processes no longer alive (SIGKILL, power loss).</li>
+ *   <li>One writer per output: an {@link OutputLock} on the sidecar's name is taken before anything is checked,
+ *       so a second run on the same output is refused whichever would finish first.</li>
+ *   <li>Every temporary and spill file follows {@link TempFiles}' rule ({@code .ntk4j-pid<PID>@<host>.} in its
+ *       name): deleted on every exit path (normal, exception, SIGINT/SIGTERM through a shutdown hook), and a
+ *       later run deletes those of processes no longer alive (SIGKILL, power loss).</li>
  *   <li>The NPZ and the sidecar are written to temporaries and published together: the old sidecar is
  *       removed first, the NPZ moved into place, the sidecar (carrying the NPZ's SHA-256) last. A run
  *       killed in between leaves an NPZ without sidecar, never a sidecar describing another NPZ; the
