@@ -284,6 +284,9 @@ class EveryOptionTest {
         } finally {
             ex.shutdownNow();
         }
+        System.out.printf(
+                "every-option: %d cases, %d run, %d accepted with a reason, %d problems%n",
+                all.size(), run, all.stream().filter(c -> accepted(c) != null).count(), problems.size());
         assertTrue(problems.isEmpty(), problems.size() + " of " + run + " cases:\n" + String.join("\n", problems));
     }
 
