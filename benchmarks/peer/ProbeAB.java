@@ -8,7 +8,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.*;
 
 /**
- * A/B of the structured probe pass in one JVM (issue #10, fewer launches): interleaves the schemes named in
+ * A/B of the structured probe pass in one JVM (fewer launches): interleaves the schemes named in
  * the system property ntk4j.backward and prints the min wall and min process CPU time per scheme. From the
  * repository root, after building benchmarks/target/benchmarks.jar:
  * java -Dai.djl.offline=true -Dai.djl.pytorch.num_threads=2 -cp benchmarks/target/benchmarks.jar \

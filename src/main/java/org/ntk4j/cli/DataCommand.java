@@ -10,6 +10,7 @@ import org.ntk4j.data.Dataset;
 import org.ntk4j.data.DatasetSummary;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Split;
+import org.ntk4j.util.Numbers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -134,11 +135,7 @@ public final class DataCommand implements Runnable {
         }
 
         private static String fmt(double[] v) {
-            StringBuilder b = new StringBuilder("[");
-            for (int i = 0; i < v.length; i++) {
-                b.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.4f", v[i]));
-            }
-            return b.append(']').toString();
+            return "[" + Numbers.join(v, 4, ", ") + "]";
         }
     }
 

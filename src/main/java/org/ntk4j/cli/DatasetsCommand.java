@@ -1,7 +1,6 @@
 package org.ntk4j.cli;
 
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
 import org.ntk4j.data.DataFetcher;
@@ -28,42 +27,25 @@ public final class DatasetsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        java.io.PrintWriter out = cmd.commandLine().getOut();
         Path root = DataPaths.existingDataDir(dir, "--dir");
-        String fmt = "%-26s %-22s %-14s %s%n";
-        out.printf(Locale.ROOT, fmt, "NAME", "KIND", "TRAIN/TEST", "STATUS");
-        out.printf(
-                Locale.ROOT, fmt, Datasets.MNIST, "images 1x28x28, 10 cl", "60000/10000", status(root, Datasets.MNIST));
-        out.printf(
-                Locale.ROOT,
-                fmt,
+        TextTable t = new TextTable(new String[] {"NAME", "KIND", "TRAIN/TEST", "STATUS"}, false, false, true, false);
+        t.row(Datasets.MNIST, "images 1x28x28, 10 classes", "60000/10000", status(root, Datasets.MNIST));
+        t.row(
                 Datasets.FASHION_MNIST,
-                "images 1x28x28, 10 cl",
+                "images 1x28x28, 10 classes",
                 "60000/10000",
                 status(root, Datasets.FASHION_MNIST));
-        out.printf(
-                Locale.ROOT,
-                fmt,
-                Datasets.CIFAR10,
-                "images 3x32x32, 10 cl",
-                "50000/10000",
-                status(root, Datasets.CIFAR10));
-        out.printf(Locale.ROOT, fmt, Datasets.MNIST_SUBSET, "images 1x28x28, 10 cl", "2000/500", "bundled");
+        t.row(Datasets.CIFAR10, "images 3x32x32, 10 classes", "50000/10000", status(root, Datasets.CIFAR10));
+        t.row(Datasets.MNIST_SUBSET, "images 1x28x28, 10 classes", "2000/500", "bundled");
         for (String name : DatasetSpec.available()) {
             try {
                 DatasetSpec s = DatasetSpec.resolve(name);
-                out.printf(
-                        Locale.ROOT,
-                        fmt,
-                        name,
-                        "synthetic " + s.kind() + ", d=" + s.d(),
-                        s.train() + "/" + s.test(),
-                        "generated");
+                t.row(name, "synthetic " + s.kind() + ", d=" + s.d(), s.train() + "/" + s.test(), "generated");
             } catch (UserException e) {
-                out.printf(Locale.ROOT, fmt, name, "invalid", "", e.getMessage());
+                t.row(name, "invalid", "", e.getMessage());
             }
         }
-        out.flush();
+        t.print(cmd.commandLine().getOut());
         return 0;
     }
 

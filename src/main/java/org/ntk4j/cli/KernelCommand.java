@@ -9,26 +9,36 @@ import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
 import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
-import org.ntk4j.job.MachineBudget;
+import org.ntk4j.job.ShardJob;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.report.Npz;
-import org.ntk4j.shard.ShardComputer;
-import org.ntk4j.shard.ShardData;
-import org.ntk4j.shard.ShardPlan;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardPlanner;
-import org.ntk4j.shard.ShardStore;
 import org.ntk4j.shard.TileRange;
+import org.ntk4j.util.MachineBudget;
+import org.ntk4j.util.Numbers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code ntk4j kernel}: parses its options into a {@link KernelJobConfig} and runs the {@link KernelJob}. */
+/**
+ * {@code ntk4j kernel}: parses its options into a {@link KernelRequest} and runs the {@link KernelJob}, or in shard
+ * mode and for a dry run the {@link ShardJob}.
+ */
 @Command(
         name = "kernel",
         mixinStandardHelpOptions = true,
         subcommands = KernelAssembleCommand.class,
+        // --model and --out are required, but not picocli-required ('kernel assemble DIR' parses without them)
+        customSynopsis = {
+            "ntk4j kernel --model=SPEC|NAME --out=K.npz [OPTIONS]",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --rows=A:B --cols=C:D [OPTIONS]",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --test-rows=A:B --cols=C:D ...",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --dry-run [OPTIONS]",
+            "       ntk4j kernel assemble DIR [OPTIONS]"
+        },
         description = {
             "Compute the empirical NTK Θ(X1, X1) of N training images (and Θ(X2, X1) of M test images) and"
                     + " write it as NPZ with a JSON sidecar (K.json: spec, seed, method per layer, timings, peak memory).",
@@ -242,6 +252,36 @@ public final class KernelCommand implements Callable<Integer> {
             throw new UserException("Missing required option" + (missing.size() > 1 ? "s: " : ": ")
                     + String.join(", ", missing) + " (see 'ntk4j kernel --help')");
         }
+        boolean shard = rows != null || testRows != null || cols != null;
+        if (workers < 1) {
+            throw new UserException("--workers must be >= 1 (got " + workers + ")");
+        }
+        if (!shard && !dryRun && matched("--workers")) {
+            throw new UserException("--workers applies to --dry-run and shard mode (--rows/--cols)");
+        }
+        KernelRequest request = request();
+        if (shard || dryRun) {
+            return shards(request, shard);
+        }
+        if (shardSize != null) {
+            throw new UserException("--shard-size is for shard mode (--rows/--cols) or --dry-run");
+        }
+        KernelJobConfig config = KernelJobConfig.builder(request)
+                .out(out)
+                .dataDir(runtime.dataDir())
+                .force(force)
+                .format(Npz.Format.parse(format))
+                .compress(compress)
+                .explain(explain)
+                .build();
+        try (NDManager m = runtime.manager()) {
+            new KernelJob(config).run(m, System.out::println);
+        }
+        return 0;
+    }
+
+    /** The kernel the options ask for. */
+    private KernelRequest request() {
         Mode md = parse(Mode.class, mode, "--mode");
         Method mt = parse(Method.class, method, "--method");
         DataType dt =
@@ -253,56 +293,30 @@ public final class KernelCommand implements Callable<Integer> {
         if (!"sum".equals(normalisation) && !"mean".equals(normalisation)) {
             throw new UserException("--normalisation must be sum or mean (got " + normalisation + ")");
         }
-        long budget = parseBytes(memory);
-        if (!dryRun) { // a dry run may plan for machines larger than this one
-            budget = machineBudget(budget);
-        }
-        boolean shard = rows != null || testRows != null || cols != null;
-        if (workers < 1) {
-            throw new UserException("--workers must be >= 1 (got " + workers + ")");
-        }
-        if (!shard && !dryRun && matched("--workers")) {
-            throw new UserException("--workers applies to --dry-run and shard mode (--rows/--cols)");
-        }
-        if (shard || dryRun) {
-            return shards(md, mt, dt, budget, shard);
-        }
-        if (shardSize != null) {
-            throw new UserException("--shard-size is for shard mode (--rows/--cols) or --dry-run");
-        }
-        KernelJobConfig config = new KernelJobConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                perClass,
-                test,
-                pad,
-                md,
-                mt,
-                dt,
-                "mean".equals(normalisation),
-                budget,
-                perLayer,
-                features,
-                factorKernels,
-                explain,
-                out,
-                runtime.dataDir(),
-                force,
-                spillDir,
-                Npz.Format.parse(format),
-                compress,
-                tile);
-        try (NDManager m = runtime.manager()) {
-            new KernelJob(config).run(m, System.out::println);
-        }
-        return 0;
+        return KernelRequest.builder()
+                .model(model)
+                .weights(weights)
+                .seed(seed)
+                .dataset(dataset)
+                .n(n)
+                .perClass(perClass)
+                .test(test)
+                .pad(pad)
+                .mode(md)
+                .method(mt)
+                .dtype(dt)
+                .meanNormalised("mean".equals(normalisation))
+                .memory(dryRun ? parseBytes(memory) : machineBudget(parseBytes(memory)))
+                .spillDir(spillDir)
+                .perLayer(perLayer)
+                .features(features)
+                .factorKernels(factorKernels)
+                .tile(tile)
+                .build();
     }
 
     /** Shard mode (one block into the store --out DIR) and --dry-run (the plan and its estimate). */
-    private int shards(Mode md, Method mt, DataType dt, long budget, boolean shard) {
+    private int shards(KernelRequest request, boolean shard) {
         TileRange requested = null;
         if (shard) {
             if ((rows == null) == (testRows == null)) {
@@ -319,11 +333,9 @@ public final class KernelCommand implements Callable<Integer> {
                 throw new UserException("--out " + out + " is a file; shard mode writes a shard store (a directory)");
             }
         }
+        boolean testShard = requested != null && TileRange.TEST.equals(requested.kernel());
         for (String[] o : new String[][] {
-            {
-                "--factor-kernels",
-                factorKernels && requested != null && TileRange.TEST.equals(requested.kernel()) ? "x" : null
-            },
+            {"--factor-kernels", factorKernels && testShard ? "x" : null},
             {"--explain", explain ? "x" : null},
             {"--compress", compress ? "x" : null},
             {"--spill-dir", spillDir != null ? "x" : null}
@@ -332,64 +344,36 @@ public final class KernelCommand implements Callable<Integer> {
                 throw new UserException(o[0] + " does not apply to shards (shard mode or --dry-run)");
             }
         }
-        KernelJobConfig config = new KernelJobConfig(
-                model,
-                weights,
-                seed,
-                dataset,
-                n,
-                perClass,
-                test,
-                pad,
-                md,
-                mt,
-                dt,
-                "mean".equals(normalisation),
-                budget,
-                perLayer,
-                features,
-                factorKernels,
-                false,
-                out,
-                runtime.dataDir(),
-                force,
-                null,
-                Npz.Format.NPY,
-                false,
-                tile);
+        ShardJob job = new ShardJob(request, out, shardSize, workers, runtime.dataDir());
         try (NDManager m = runtime.manager()) {
-            ShardPlan plan = ShardStore.planFor(out, config, budget, shardSize, workers, m);
-            try (ShardComputer computer = ShardComputer.open(plan, weights, runtime.dataDir(), m)) {
-                computer.memory(budget / 2);
-                if (dryRun) {
-                    ShardPlanner.dryRun(plan, computer.timeTile(), workers).forEach(System.out::println);
-                    return 0;
-                }
-                ShardStore store = ShardStore.create(out, plan);
-                TileRange r = plan.shard(requested);
-                if (!force && store.exists(r)) {
-                    System.out.println(
-                            "shard " + r + " exists in " + out + " (checksums verified); --force computes it again");
-                    return 0;
-                }
-                ShardData d = computer.compute(r);
-                store.write(d);
-                long done = plan.shards().size() - store.missing().size();
-                System.out.println(String.format(
-                        java.util.Locale.ROOT,
-                        "shard %s (%d×%d, %d array%s, %s) in %.2fs -> %s; %d of %d shards done",
-                        r,
-                        r.rows(),
-                        r.cols(),
-                        d.arrays().size(),
-                        d.arrays().size() == 1 ? "" : "s",
-                        Ntk.bytes(plan.bytes(r)),
-                        d.seconds(),
-                        store.shardDir(r),
-                        done,
-                        plan.shards().size()));
-                d.release();
+            if (dryRun) {
+                ShardPlanner.DryRun d = job.dryRun(m, Flags::of);
+                d.summary().forEach(System.out::println);
+                System.out.println("compute each shard with: ntk4j kernel <these options> --tile "
+                        + d.plan().tile() + " --shard-size " + d.plan().shardSize()
+                        + " --out DIR --rows A:B --cols C:D (or --test-rows), then: ntk4j kernel assemble DIR");
+                d.shards().forEach(System.out::println);
+                return 0;
             }
+            ShardJob.Outcome o = job.compute(requested, force, m);
+            if (o.existed()) {
+                System.out.println("shard " + o.shard() + " exists in " + out
+                        + " (checksums verified); --force computes it again");
+                return 0;
+            }
+            System.out.println(String.format(
+                    java.util.Locale.ROOT,
+                    "shard %s (%d×%d, %d array%s, %s) in %.2fs -> %s; %d of %d shards done",
+                    o.shard(),
+                    o.shard().rows(),
+                    o.shard().cols(),
+                    o.arrays(),
+                    o.arrays() == 1 ? "" : "s",
+                    Ntk.bytes(o.bytes()),
+                    o.seconds(),
+                    o.dir(),
+                    o.done(),
+                    o.plan().shards().size()));
         }
         return 0;
     }
@@ -425,25 +409,10 @@ public final class KernelCommand implements Callable<Integer> {
 
     /** "512m", "4g", "1t", "1000000" → bytes; k, m, g and t are powers of 1024 (also written kb, kib, ...). */
     static long parseBytes(String s) {
-        String t = s.trim().toLowerCase(Locale.ROOT).replaceAll("i?b$", "");
-        long mult = 1;
-        if (t.endsWith("k")) {
-            mult = 1L << 10;
-        } else if (t.endsWith("m")) {
-            mult = 1L << 20;
-        } else if (t.endsWith("g")) {
-            mult = 1L << 30;
-        } else if (t.endsWith("t")) {
-            mult = 1L << 40;
-        }
-        try {
-            long v = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
-            if (v <= 0) {
-                throw new NumberFormatException();
-            }
-            return Math.multiplyExact(v, mult);
-        } catch (NumberFormatException | ArithmeticException e) {
+        long b = Numbers.parseSize(s);
+        if (b < 0) {
             throw new UserException("--memory must be a size like 512m, 4g or 1t (got " + s + ")");
         }
+        return b;
     }
 }

@@ -2,6 +2,7 @@ package org.ntk4j.cli;
 
 import java.io.IOException;
 import java.util.concurrent.Callable;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
 import org.ntk4j.io.IoMessages;
 import org.ntk4j.report.BuildInfo;
@@ -25,6 +26,8 @@ import picocli.CommandLine.Spec;
             DataCommand.class,
             TheoryCommand.class,
             ReproduceCommand.class,
+            ReportCommand.class,
+            ExportCommand.class,
             ModelsCommand.class,
             DatasetsCommand.class,
             NativeCommand.class
@@ -48,8 +51,13 @@ public final class Main implements Callable<Integer> {
         return 2;
     }
 
-    /** Builds the command line; user mistakes become one-line errors with exit status 2. */
+    /**
+     * Builds the command line, after applying the recorded native build; user mistakes become one-line
+     * errors with exit status 2.
+     */
     public static CommandLine commandLine() {
+        // the recorded native build, also when the launcher did not export it (java -cp ... Main)
+        org.ntk4j.natives.Natives.configure();
         return configure(new CommandLine(new Main()));
     }
 
@@ -97,7 +105,7 @@ public final class Main implements Callable<Integer> {
     static String errorLine(Throwable ex, String command) {
         UserException u = findUserException(ex);
         if (u != null) {
-            return oneLine(u.getMessage());
+            return oneLine(u instanceof OptionException o ? Flags.message(o) : u.getMessage());
         }
         String again = "train".equals(command)
                 ? "free some space and resume the run (ntk4j train --resume DIR)"

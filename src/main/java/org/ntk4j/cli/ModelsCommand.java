@@ -1,11 +1,10 @@
 package org.ntk4j.cli;
 
-import ai.djl.ndarray.NDManager;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
-import org.ntk4j.model.Network;
+import org.ntk4j.model.Models;
 import org.ntk4j.spec.ModelSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,14 +16,14 @@ import picocli.CommandLine.Spec;
         name = "models",
         mixinStandardHelpOptions = true,
         description = "List the model specs (models/*.json, also bundled in the jar): name, architecture, input shape,"
-                + " outputs and parameter count (counted by building each network on the CPU; --no-params skips that).")
+                + " outputs and trainable parameter count (counted from the spec: no network is built).")
 public final class ModelsCommand implements Callable<Integer> {
     @Option(
             names = "--params",
             negatable = true,
             defaultValue = "true",
             fallbackValue = "true",
-            description = "count parameters by building each network (default: ${DEFAULT-VALUE}; --no-params skips it)")
+            description = "count the parameters (default: ${DEFAULT-VALUE}; --no-params leaves the column empty)")
     boolean params;
 
     @Spec
@@ -32,39 +31,22 @@ public final class ModelsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        java.io.PrintWriter out = cmd.commandLine().getOut();
-        out.printf(Locale.ROOT, "%-16s %-13s %-11s %7s %12s%n", "NAME", "ARCH", "INPUT", "OUTPUTS", "PARAMETERS");
-        NDManager m = params ? NDManager.newBaseManager(ai.djl.Device.cpu()) : null;
-        try {
-            for (String name : ModelSpec.available()) {
-                String arch;
-                String input;
-                String outputs;
-                String count = "-";
-                try {
-                    ModelSpec s = ModelSpec.resolve(name);
-                    arch = s.arch() + (s.depth() != null ? "-" + s.depth() : "");
-                    input = Arrays.toString(s.input()).replace(" ", "");
-                    outputs = Integer.toString(s.outputs());
-                    if (m != null) {
-                        try (Network net = Network.build(s, 0, m)) {
-                            count = String.format(Locale.ROOT, "%,d", net.parameterCount());
-                        }
-                    }
-                } catch (UserException e) {
-                    arch = "invalid";
-                    input = "";
-                    outputs = "";
-                    count = e.getMessage();
-                }
-                out.printf(Locale.ROOT, "%-16s %-13s %-11s %7s %12s%n", name, arch, input, outputs, count);
-            }
-        } finally {
-            if (m != null) {
-                m.close();
+        TextTable t = new TextTable(
+                new String[] {"NAME", "ARCH", "INPUT", "OUTPUTS", "PARAMETERS"}, false, false, false, true, true);
+        for (String name : ModelSpec.available()) {
+            try {
+                ModelSpec s = ModelSpec.resolve(name);
+                t.row(
+                        name,
+                        s.arch() + (s.depth() != null ? "-" + s.depth() : ""),
+                        Arrays.toString(s.input()).replace(" ", ""),
+                        Integer.toString(s.outputs()),
+                        params ? String.format(Locale.ROOT, "%,d", Models.parameterCount(s)) : "-");
+            } catch (UserException e) {
+                t.row(name, "invalid", "", "", e.getMessage());
             }
         }
-        out.flush();
+        t.print(cmd.commandLine().getOut());
         return 0;
     }
 }

@@ -1,10 +1,13 @@
 package org.ntk4j.cli;
 
+import ai.djl.engine.Engine;
+import ai.djl.engine.StandardCapabilities;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.ntk4j.natives.NativeBuild;
 import org.ntk4j.natives.Natives;
+import org.ntk4j.natives.TorchFlags;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -88,7 +91,7 @@ public final class NativeCommand implements Callable<Integer> {
                 b.jobs(
                         jobs < 1
                                 ? jobs
-                                : org.ntk4j.job.MachineBudget.threads(
+                                : org.ntk4j.util.MachineBudget.threads(
                                         jobs,
                                         Runtime.getRuntime().availableProcessors(),
                                         "--jobs",
@@ -126,7 +129,15 @@ public final class NativeCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Print the recorded native build, if any.")
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Print the recorded native build, if any, then load the engine and say what it sees: libtorch's"
+                        + " version, whether PyTorch sees a CUDA device, how many GPUs DJL counts (through"
+                        + " libcudart), and the TF32 switches.",
+                "Exit status 1 when the engine cannot load."
+            })
     static final class Status implements Callable<Integer> {
         @Override
         public Integer call() {
@@ -134,11 +145,44 @@ public final class NativeCommand implements Callable<Integer> {
             if (p == null) {
                 System.out.println("no native build recorded (" + Natives.envFile()
                         + "): the bundled PyTorch CPU natives are used");
-                return 0;
+            } else {
+                System.out.println("recorded in " + Natives.envFile()
+                        + ("off".equals(System.getenv("NTK4J_NATIVE")) ? " (ignored: NTK4J_NATIVE=off)" : ""));
+                p.stringPropertyNames().stream().sorted().forEach(k -> System.out.println(k + "=" + p.getProperty(k)));
             }
-            System.out.println("recorded in " + Natives.envFile()
-                    + ("off".equals(System.getenv("NTK4J_NATIVE")) ? " (ignored: NTK4J_NATIVE=off)" : ""));
-            p.stringPropertyNames().stream().sorted().forEach(k -> System.out.println(k + "=" + p.getProperty(k)));
+            boolean applied = Natives.configure();
+            Engine e;
+            try {
+                e = Engine.getInstance();
+                e.getVersion();
+            } catch (RuntimeException | UnsatisfiedLinkError ex) {
+                System.out.println("engine: failed to load: " + ex.getClass().getSimpleName() + ": "
+                        + String.valueOf(ex.getMessage()).lines().findFirst().orElse(""));
+                return 1;
+            }
+            System.out.println("engine: libtorch " + e.getVersion() + " ("
+                    + (applied
+                            ? "the recorded build"
+                            : System.getProperty("PYTORCH_LIBRARY_PATH", System.getenv("PYTORCH_LIBRARY_PATH")) != null
+                                    ? "PYTORCH_LIBRARY_PATH"
+                                    : "bundled natives")
+                    + ")");
+            boolean torchCuda = e.hasCapability(StandardCapabilities.CUDA);
+            int djl = e.getGpuCount();
+            System.out.println("PyTorch sees a CUDA device: " + (torchCuda ? "yes" : "no"));
+            System.out.println("DJL counts GPUs: " + djl + " (libcudart through JNA, jna.library.path="
+                    + System.getProperty("jna.library.path") + ")");
+            if (torchCuda && djl == 0) {
+                System.out.println("note: DJL's count is 0 while PyTorch sees a GPU: --device gpu and auto still use"
+                        + " gpu(0); rerun 'ntk4j native build' to record torch's libcudart for DJL");
+            }
+            int bits = TorchFlags.get();
+            System.out.println("TF32 (ntk4j flags library): "
+                    + (bits < 0
+                            ? "not available (no native build)"
+                            : "cuDNN " + ((bits & TorchFlags.CUDNN) != 0 ? "allowed" : "disabled") + ", cuBLAS "
+                                    + ((bits & TorchFlags.CUBLAS) != 0 ? "allowed" : "disabled")
+                                    + " (libtorch's defaults; commands set them with --tf32, default off)"));
             return 0;
         }
     }

@@ -28,7 +28,8 @@ public final class RegressCommand implements Callable<Integer> {
     @Option(
             names = "--out",
             paramLabel = "DIR",
-            description = "output folder (default: <kernel file>-regress beside the kernel file)")
+            description = "output folder (default: beside the kernel file, its name without .npz plus -regress:"
+                    + " K.npz -> K-regress)")
     Path out;
 
     @Option(names = "--ridge", paramLabel = "L", description = "ridge added to the train kernel (default 0)")
@@ -61,10 +62,18 @@ public final class RegressCommand implements Callable<Integer> {
             throw new UserException("--lr applies with a finite --time (--time inf is the converged predictor,"
                     + " which no learning rate changes)");
         }
-        Path dir = out != null ? out : kernel.toAbsolutePath().resolveSibling(kernel.getFileName() + "-regress");
+        Path dir = out != null ? out : defaultOut(kernel);
         RegressJob.Result r = RegressJob.run(new RegressJob.Config(kernel, dir, ridge, lr, t));
-        r.metrics().forEach((k, v) -> System.out.println(k + ": " + v));
+        r.metrics().asText().forEach((k, v) -> System.out.println(k + ": " + v));
         System.out.println("report: " + dir.resolve("report.html").toAbsolutePath());
         return 0;
+    }
+
+    /** {@code K.npz} (or an NPY directory {@code K}) → {@code K-regress} beside it. */
+    static Path defaultOut(Path kernel) {
+        String name = kernel.getFileName().toString();
+        String stem =
+                name.toLowerCase(java.util.Locale.ROOT).endsWith(".npz") ? name.substring(0, name.length() - 4) : name;
+        return kernel.toAbsolutePath().resolveSibling(stem + "-regress");
     }
 }

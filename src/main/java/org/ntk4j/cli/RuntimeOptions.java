@@ -4,11 +4,12 @@ import ai.djl.Device;
 import ai.djl.ndarray.NDManager;
 import java.nio.file.Path;
 import org.ntk4j.data.DataPaths;
-import org.ntk4j.job.MachineBudget;
 import org.ntk4j.util.Devices;
+import org.ntk4j.util.Machine;
+import org.ntk4j.util.MachineBudget;
 import picocli.CommandLine.Option;
 
-/** Options every compute command shares: device, threads, data directory. */
+/** Options every compute command shares: device, TF32, threads, data directory. */
 public final class RuntimeOptions {
     @Option(
             names = "--device",
@@ -17,7 +18,16 @@ public final class RuntimeOptions {
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
 
-    Integer threads;
+    private Integer threads;
+
+    @Option(
+            names = "--tf32",
+            paramLabel = "on|off",
+            defaultValue = "off",
+            description = "let float32 convolutions and matrix products on an Ampere or newer GPU use TF32"
+                    + " (faster, ~1e-3 relative error; default ${DEFAULT-VALUE}: float32 kernels match the CPU's;"
+                    + " no effect on the CPU; recorded in the kernel sidecar)")
+    String tf32;
 
     @Option(
             names = "--threads",
@@ -26,6 +36,11 @@ public final class RuntimeOptions {
                     + " free; see the launcher); more than the cores this process may use is lowered to them")
     void threads(Integer n) {
         threads = n == null || n < 1 ? n : MachineBudget.threads(n, cores(), "--threads", System.err::println);
+    }
+
+    /** The --threads given (lowered to the cores), or the count a resumed run restored; null when neither. */
+    Integer threads() {
+        return threads;
     }
 
     /** The cores this process may use (its affinity mask and cgroup CPU quota, as the JVM sees them). */
@@ -56,6 +71,7 @@ public final class RuntimeOptions {
     NDManager manager() {
         threads = effectiveThreads();
         Devices.threads(threads);
+        Devices.tf32(tf32);
         Device d = Devices.select(device);
         return NDManager.newBaseManager(d);
     }
@@ -65,7 +81,7 @@ public final class RuntimeOptions {
         if (threads != null) {
             return threads < 1 ? threads : MachineBudget.threads(threads, cores(), "--threads", System.err::println);
         }
-        String p = System.getProperty("ai.djl.pytorch.num_threads");
+        String p = System.getProperty(Machine.THREADS_PROPERTY);
         if (p != null) {
             try {
                 int n = Integer.parseInt(p.trim());
@@ -74,10 +90,7 @@ public final class RuntimeOptions {
                 // fall through to the default
             }
         }
-        return defaultThreads(
-                Runtime.getRuntime().availableProcessors(),
-                java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                        .getSystemLoadAverage());
+        return defaultThreads(Machine.cores(), Machine.loadAverage());
     }
 
     Path dataDir() {

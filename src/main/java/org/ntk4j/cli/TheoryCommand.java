@@ -1,25 +1,25 @@
 package org.ntk4j.cli;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import org.ntk4j.UserException;
+import org.ntk4j.io.Csv;
+import org.ntk4j.spec.Parameterization;
 import org.ntk4j.theory.Activation;
-import org.ntk4j.theory.EquilibriumHypothesis;
-import org.ntk4j.theory.FiniteWidthNtkMoments;
-import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.theory.MlpKernel;
-import org.ntk4j.theory.Parameterization;
 import org.ntk4j.theory.PhaseClassifier;
-import org.ntk4j.theory.SignalPropagation;
+import org.ntk4j.theory.Predictions;
 import org.ntk4j.theory.SolvableModel;
+import org.ntk4j.theory.Table;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-/** {@code ntk4j theory ...}: closed-form predictions (package {@code org.ntk4j.theory}) as tables, CSV and PNG. */
+/**
+ * {@code ntk4j theory ...}: closed-form predictions ({@link Predictions}) as tables, CSV and PNG; each sub-command
+ * parses its options, asks {@link Predictions} for the table and shows it ({@link TheoryOutput}).
+ */
 @Command(
         name = "theory",
         mixinStandardHelpOptions = true,
@@ -71,8 +71,8 @@ public final class TheoryCommand implements Runnable {
     static void atLeast(String option, double v, double lo, boolean open) {
         require(
                 Double.isFinite(v) && (open ? v > lo : v >= lo),
-                option + " must be a finite number " + (open ? "> " : ">= ") + TheoryOutput.fmt(lo) + " (got " + v
-                        + ")");
+                option + " must be a finite number " + (open ? "> " : ">= ") + org.ntk4j.util.Numbers.compact(lo)
+                        + " (got " + v + ")");
     }
 
     /** A real option: finite. */
@@ -82,17 +82,18 @@ public final class TheoryCommand implements Runnable {
 
     /**
      * Refuses results that overflowed or are undefined (values this large make the recursions leave the doubles):
-     * one line naming the options given, instead of a table of NaN.
+     * one line naming the options given, instead of a table of NaN; else the table.
      */
-    static void finiteRows(String command, List<double[]> rows, String options) {
-        for (double[] r : rows) {
+    static Table finiteRows(Table t, String options) {
+        for (double[] r : t.rows()) {
             for (double v : r) {
                 if (!Double.isFinite(v)) {
-                    throw new UserException("theory " + command + ": the result is not finite (" + v + ") with "
+                    throw new UserException("theory " + t.name() + ": the result is not finite (" + v + ") with "
                             + options + "; choose smaller values");
                 }
             }
         }
+        return t;
     }
 
     @Command(
@@ -192,64 +193,10 @@ public final class TheoryCommand implements Runnable {
                 return;
             }
             count("--angles", angles, 2, 1_000_000);
-            Activation act = Activation.byName(activation);
-            Parameterization p;
-            try {
-                p = Parameterization.valueOf(parameterization.toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new UserException("--parameterization must be ntk or standard, got '" + parameterization + "'");
-            }
-            MlpKernel k = MlpKernel.builder()
-                    .activation(act)
-                    .depth(depth)
-                    .sigmaW(sigmaW)
-                    .sigmaB(sigmaB)
-                    .parameterization(p)
-                    .hiddenWidth(width)
-                    .build();
-            SignalPropagation sp = new SignalPropagation(act, sigmaW * sigmaW, sigmaB * sigmaB);
-            double qStar = sp.fixedPointLength(sigmaW * sigmaW / 2 + sigmaB * sigmaB);
-            System.out.printf(
-                    Locale.ROOT,
-                    "MLP %s, L=%d, σ_w=%.4g, σ_b=%.4g, %s parameterisation (inputs: unit norm in R^2)%n",
-                    act,
-                    depth,
-                    sigmaW,
-                    sigmaB,
-                    p.name().toLowerCase(Locale.ROOT));
-            if (Double.isNaN(qStar)) {
-                System.out.printf(
-                        Locale.ROOT,
-                        "signal propagation: the length map reaches no fixed point q* (diverges or converges only algebraically); χ₁ at q=1: %.6g%n",
-                        sp.chi1(1));
-            } else {
-                System.out.printf(
-                        Locale.ROOT,
-                        "signal propagation: q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n",
-                        qStar,
-                        sp.chi1(qStar),
-                        sp.phase(qStar, 1e-9),
-                        sp.lengthDepthScale(qStar),
-                        sp.correlationDepthScale(qStar));
-            }
-            String[] header = {"angle", "cos", "nngp", "ntk", "ntk/ntk(0)"};
-            List<double[]> rows = new ArrayList<>();
-            double diag = 0;
-            for (int i = 0; i < angles; i++) {
-                double th = Math.PI * i / (angles - 1);
-                double[] x = {1, 0};
-                double[] y = {Math.cos(th), Math.sin(th)};
-                double[] kv = k.pair(x, y);
-                if (i == 0) {
-                    diag = kv[1];
-                }
-                rows.add(new double[] {th, Math.cos(th), kv[0], kv[1], kv[1] / diag});
-            }
-            finiteRows("ntk", rows, "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --depth " + depth);
-            TheoryOutput o = parent.output();
-            o.print(header, rows);
-            o.csv("ntk", header, rows);
-            o.plot("ntk", "Infinite-width kernels vs angle", header, rows, 0, new int[] {2, 3}, false);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.ntkVsAngle(mlp(), angles),
+                            "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --depth " + depth));
         }
 
         /** --time: a finite time >= 0, or inf. */
@@ -267,125 +214,44 @@ public final class TheoryCommand implements Runnable {
             return t;
         }
 
-        MlpKernel kernel() {
+        Predictions.Mlp mlp() {
             Parameterization p;
             try {
                 p = Parameterization.valueOf(parameterization.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new UserException("--parameterization must be ntk or standard, got '" + parameterization + "'");
             }
-            return MlpKernel.builder()
-                    .activation(Activation.byName(activation))
-                    .depth(depth)
-                    .sigmaW(sigmaW)
-                    .sigmaB(sigmaB)
-                    .parameterization(p)
-                    .hiddenWidth(width)
-                    .build();
+            return new Predictions.Mlp(Activation.byName(activation), depth, sigmaW, sigmaB, p, width);
         }
 
         void matrices() {
-            MlpKernel k = kernel();
-            double[][] x = readCsv(inputs);
+            MlpKernel k = mlp().kernel();
+            double[][] x = Csv.read(inputs);
             MlpKernel.Kernels train = k.kernels(x);
             TheoryOutput o = parent.output();
-            System.out.printf(
-                    Locale.ROOT,
-                    "%d training inputs of dimension %d; NTK diagonal mean %.6g%n",
-                    x.length,
-                    x[0].length,
-                    CommonOpsTrace.meanDiagonal(train.ntk()));
-            o.csv("nngp_train", columnNames("x", x.length), rowsOf(train.nngp()));
-            o.csv("ntk_train", columnNames("x", x.length), rowsOf(train.ntk()));
+            System.out.println(Predictions.trainSummary(x, train));
+            o.csv(Predictions.matrix("nngp_train", train.nngp()));
+            o.csv(Predictions.matrix("ntk_train", train.ntk()));
             if (testInputs == null) {
                 require(targets == null, "--targets needs --test-inputs");
                 return;
             }
-            double[][] xs = readCsv(testInputs);
+            double[][] xs = Csv.read(testInputs);
             MlpKernel.Kernels cross = k.kernels(xs, x);
-            o.csv("ntk_test_train", columnNames("x", x.length), rowsOf(cross.ntk()));
+            o.csv(Predictions.matrix("ntk_test_train", cross.ntk()));
             if (targets == null) {
                 return;
             }
-            double[][] y = readCsv(targets);
-            require(y.length == x.length, "--targets has " + y.length + " rows but --inputs has " + x.length);
+            double[][] y = Csv.read(targets);
             double t = timeValue();
-            org.ejml.data.DMatrixRMaj pred = new org.ntk4j.theory.KernelRegression(train.ntk())
-                    .testPrediction(cross.ntk(), new org.ejml.data.DMatrixRMaj(y), null, null, 1.0, t);
-            List<double[]> rows = rowsOf(pred);
-            String[] header = columnNames("f", y[0].length);
-            o.print(header, rows.subList(0, Math.min(rows.size(), 10)));
+            Table pred = Predictions.regression(train, cross, y, t);
+            List<double[]> rows = pred.rows();
+            o.print(pred.header(), rows.subList(0, Math.min(rows.size(), 10)));
             if (rows.size() > 10) {
                 System.out.println("... (" + rows.size() + " test predictions)");
             }
-            o.csv("predictions", header, rows);
+            o.csv(pred);
         }
-    }
-
-    /** Small helper: mean of a square matrix's diagonal. */
-    static final class CommonOpsTrace {
-        static double meanDiagonal(org.ejml.data.DMatrixRMaj m) {
-            return org.ejml.dense.row.CommonOps_DDRM.trace(m) / m.numRows;
-        }
-    }
-
-    static String[] columnNames(String prefix, int n) {
-        String[] h = new String[n];
-        for (int i = 0; i < n; i++) {
-            h[i] = prefix + i;
-        }
-        return h;
-    }
-
-    static List<double[]> rowsOf(org.ejml.data.DMatrixRMaj m) {
-        List<double[]> rows = new ArrayList<>();
-        for (int i = 0; i < m.numRows; i++) {
-            double[] r = new double[m.numCols];
-            for (int j = 0; j < m.numCols; j++) {
-                r[j] = m.get(i, j);
-            }
-            rows.add(r);
-        }
-        return rows;
-    }
-
-    /** Numeric CSV, one sample per row; a first line that is not numeric is taken as a header. */
-    static double[][] readCsv(Path file) {
-        List<String> lines;
-        try {
-            lines = java.nio.file.Files.readAllLines(file);
-        } catch (java.io.IOException e) {
-            throw new UserException("cannot read " + file + ": " + e.getMessage(), e);
-        }
-        List<double[]> rows = new ArrayList<>();
-        int width = -1;
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i).trim();
-            if (line.isEmpty()) {
-                continue;
-            }
-            String[] parts = line.split("[,;\\s]+");
-            double[] r = new double[parts.length];
-            try {
-                for (int j = 0; j < parts.length; j++) {
-                    r[j] = Double.parseDouble(parts[j]);
-                }
-            } catch (NumberFormatException e) {
-                if (rows.isEmpty() && i == 0) {
-                    continue;
-                }
-                throw new UserException(file + " line " + (i + 1) + ": not a number in '" + line + "'");
-            }
-            if (width >= 0 && r.length != width) {
-                throw new UserException(file + " line " + (i + 1) + ": " + r.length + " columns, expected " + width);
-            }
-            width = r.length;
-            rows.add(r);
-        }
-        if (rows.isEmpty()) {
-            throw new UserException(file + ": no numeric rows");
-        }
-        return rows.toArray(new double[0][]);
     }
 
     @Command(
@@ -436,32 +302,10 @@ public final class TheoryCommand implements Runnable {
             atLeast("--sigma-b", sigmaB, 0, false);
             atLeast("--q0", q0, 0, true);
             require(Math.abs(c0) <= 1, "--c0 must be in [-1, 1] (got " + c0 + ")");
-            Activation act = Activation.byName(activation);
-            SignalPropagation sp = new SignalPropagation(act, sigmaW * sigmaW, sigmaB * sigmaB);
-            double[] q = sp.lengths(q0, depth - 1);
-            double[] c = sp.correlations(q0, q0, c0, depth - 1);
-            String[] header = {"layer", "q", "c", "chi1(q)", "grad_ratio"};
-            List<double[]> rows = new ArrayList<>();
-            double[] grad = sp.gradientNormRatios(q0, depth);
-            for (int l = 0; l < depth; l++) {
-                rows.add(new double[] {l + 1, q[l], c[l], sp.chi1(q[l]), grad[l]});
-            }
-            double qStar = sp.fixedPointLength(q0);
-            if (!Double.isNaN(qStar)) {
-                System.out.printf(
-                        Locale.ROOT,
-                        "q*=%.6g  χ₁=%.6g  phase=%s  ξ_q=%.4g  ξ_c=%.4g%n",
-                        qStar,
-                        sp.chi1(qStar),
-                        sp.phase(qStar, 1e-9),
-                        sp.lengthDepthScale(qStar),
-                        sp.correlationDepthScale(qStar));
-            }
-            finiteRows("signal", rows, "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --q0 " + q0);
-            TheoryOutput o = parent.output();
-            o.print(header, rows);
-            o.csv("signal", header, rows);
-            o.plot("signal", "Signal propagation (" + act + ")", header, rows, 0, new int[] {1, 2}, false);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.signal(Activation.byName(activation), sigmaW, sigmaB, depth, q0, c0),
+                            "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --q0 " + q0));
         }
     }
 
@@ -521,53 +365,11 @@ public final class TheoryCommand implements Runnable {
             for (double v : sigmaW2) {
                 atLeast("--sigma-w2", v, 0, true);
             }
-            int n0 = inputDim > 0 ? inputDim : width;
-            int cols = sigmaW2.length * (1 + (limit ? 1 : 0) + (rho != null ? 1 : 0));
-            int offRho = sigmaW2.length * (limit ? 2 : 1);
-            require(rho == null || Math.abs(rho) <= 1, "--rho must be in [-1, 1]");
-            String[] header = new String[1 + cols];
-            header[0] = "L";
-            for (int s = 0; s < sigmaW2.length; s++) {
-                header[1 + s] = "r(σw²=" + TheoryOutput.fmt(sigmaW2[s]) + ")";
-                if (limit) {
-                    header[1 + sigmaW2.length + s] = "lim(σw²=" + TheoryOutput.fmt(sigmaW2[s]) + ")";
-                }
-                if (rho != null) {
-                    header[1 + offRho + s] = "off(σw²=" + TheoryOutput.fmt(sigmaW2[s]) + ")";
-                }
-            }
-            List<double[]> rows = new ArrayList<>();
-            for (int depth : depths) {
-                require(depth >= 1, "--depths must be >= 1, got " + depth);
-                double[] r = new double[1 + cols];
-                r[0] = depth;
-                for (int s = 0; s < sigmaW2.length; s++) {
-                    r[1 + s] = FiniteWidthNtkMoments.constantWidth(width, depth, n0, sigmaW2[s])
-                            .dispersion();
-                    if (limit) {
-                        r[1 + sigmaW2.length + s] = FiniteWidthNtkMoments.limitDispersion(
-                                sigmaW2[s], (double) depth / width, (double) n0 / width);
-                    }
-                    if (rho != null) {
-                        r[1 + offRho + s] = FiniteWidthNtkMoments.offDiagonalRatio(depth, sigmaW2[s], rho);
-                    }
-                }
-                rows.add(r);
-            }
-            finiteRows(
-                    "dispersion",
-                    rows,
-                    "--sigma-w2 " + java.util.Arrays.toString(sigmaW2) + ", --depths "
-                            + java.util.Arrays.toString(depths));
-            System.out.printf(Locale.ROOT, "NTK dispersion, ReLU, width M=%d, n0=%d%n", width, n0);
-            TheoryOutput o = parent.output();
-            o.print(header, rows);
-            o.csv("dispersion", header, rows);
-            int[] ys = new int[sigmaW2.length];
-            for (int s = 0; s < ys.length; s++) {
-                ys[s] = 1 + s;
-            }
-            o.plot("dispersion", "NTK dispersion vs depth (M=" + width + ")", header, rows, 0, ys, false);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.dispersion(width, inputDim, depths, sigmaW2, limit, rho),
+                            "--sigma-w2 " + java.util.Arrays.toString(sigmaW2) + ", --depths "
+                                    + java.util.Arrays.toString(depths)));
         }
     }
 
@@ -608,30 +410,10 @@ public final class TheoryCommand implements Runnable {
             for (int d : depths) {
                 count("--depths", d, 2, 1_000_000);
             }
-            String[] header = {"L", "l_eq", "L^0.6", "D_f(l_eq)", "D_b(l_eq,L)"};
-            List<double[]> rows = new ArrayList<>();
-            for (int depth : depths) {
-                require(depth >= 2, "--depths must be >= 2, got " + depth);
-                int l = EquilibriumHypothesis.equilibriumLayer(depth, epsilon, constant);
-                rows.add(new double[] {
-                    depth,
-                    l,
-                    EquilibriumHypothesis.predictedMostAlignedLayer(depth),
-                    EquilibriumHypothesis.forwardDeficit(l),
-                    EquilibriumHypothesis.backwardProduct(1 - epsilon, l, depth)
-                });
-            }
-            finiteRows("equilibrium", rows, "--epsilon " + epsilon + ", --constant " + constant);
-            TheoryOutput o = parent.output();
-            o.print(header, rows);
-            if (depths.length >= 2) {
-                System.out.printf(
-                        Locale.ROOT,
-                        "OLS slope of log l_eq on log L: %.4f (Cor. 5: 3/5 as L → ∞)%n",
-                        EquilibriumHypothesis.equilibriumSlope(depths, epsilon, constant));
-            }
-            o.csv("equilibrium", header, rows);
-            o.plot("equilibrium", "Equilibrium layer vs depth", header, rows, 0, new int[] {1, 2}, false);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.equilibrium(depths, epsilon, constant),
+                            "--epsilon " + epsilon + ", --constant " + constant));
         }
     }
 
@@ -681,50 +463,10 @@ public final class TheoryCommand implements Runnable {
             // the deep dynamics are integrated with 200 steps per unit of time
             require(tMax > 0 && tMax <= 1e6, "--t-max must be in (0, 1e6] (got " + tMax + ")");
             count("--rank", rank, 1, 1_000_000_000);
-            boolean two = depth == 2;
-            String[] header = two ? new String[] {"t", "c", "q", "r", "loss"} : new String[] {"t", "c", "loss"};
-            List<double[]> rows = new ArrayList<>();
-            for (int i = 0; i < points; i++) {
-                double t = tMax * i / (points - 1);
-                double c = LinearNetworks.deepScale(t, s, c0, depth, Math.max(200, (int) (200 * t)));
-                if (two) {
-                    double[] qr = LinearNetworks.twoLayerOrderParameters(t, s, 2 * c0);
-                    rows.add(new double[] {t, c, qr[0], qr[1], LinearNetworks.twoLayerLoss(s, qr[1])});
-                } else {
-                    rows.add(new double[] {t, c, 0.5 * (s - c) * (s - c)});
-                }
-            }
-            double[] etas = new double[depth];
-            java.util.Arrays.fill(etas, 1);
-            System.out.printf(
-                    Locale.ROOT, "linear network L=%d, s=%.4g, c0=%.3g (equal learning rates)%n", depth, s, c0);
-            if (two) {
-                System.out.printf(Locale.ROOT, "half-loss time t½ = %.6g%n", LinearNetworks.halfLossTime(s, c0));
-            } else {
-                System.out.printf(
-                        Locale.ROOT, "small-c blow-up time t* = %.6g%n", LinearNetworks.deepBlowUpTime(c0, s, depth));
-            }
-            double[] ab = LinearNetworks.finalNtkCoefficients(etas);
-            System.out.printf(
-                    Locale.ROOT,
-                    "final NTK K∞ = %.6g·xᵀ[%.4g ββᵀ + %.4g I]x'; final alignment (rank %d) = %.6g%n",
-                    LinearNetworks.finalScale(s, etas),
-                    ab[0],
-                    ab[1],
-                    rank,
-                    LinearNetworks.finalAlignment(depth, rank));
-            finiteRows("linear", rows, "--s " + s + ", --c0 " + c0 + ", --t-max " + tMax);
-            TheoryOutput o = parent.output();
-            o.print(header, rows);
-            o.csv("linear", header, rows);
-            o.plot(
-                    "linear",
-                    "Linear network, L=" + depth,
-                    header,
-                    rows,
-                    0,
-                    two ? new int[] {1, 3, 4} : new int[] {1, 2},
-                    false);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.linear(depth, s, c0, tMax, points, rank),
+                            "--s " + s + ", --c0 " + c0 + ", --t-max " + tMax));
         }
     }
 
@@ -790,86 +532,49 @@ public final class TheoryCommand implements Runnable {
             require(
                     tMax == -1 || tMax > 0 && Double.isFinite(tMax),
                     "--t-max must be > 0, or -1 for 5τ (got " + tMax + ")");
-            SolvableModel m;
-            if (golden) {
-                m = new SolvableModel(
-                        new double[] {0.5, -0.3, 0.8},
-                        new double[][] {{0.2, 0.1}, {-0.4, 0.3}, {0.1, -0.2}},
-                        new double[] {1.0, 0.5},
-                        1.0,
-                        1.0,
-                        1.0,
-                        0.5);
-            } else {
-                count("--width", width, 1, 10_000_000);
-                count("--input-dim", inputDim, 1, 10_000_000);
-                require(
-                        (long) width * inputDim <= 100_000_000L,
-                        "--width × --input-dim must be at most 10^8 (got " + (long) width * inputDim + ")");
-                atLeast("--sigma-u", sigmaU, 0, true);
-                atLeast("--sigma-w", sigmaWeight, 0, true);
-                finite("--kappa", kappa);
-                atLeast("--eta", eta, 0, true);
-                if (etaU != null) {
-                    atLeast("--eta-u", etaU, 0, true);
-                }
-                if (etaW != null) {
-                    atLeast("--eta-w", etaW, 0, true);
-                }
-                finite("--y", y);
-                SplittableRandom r = new SplittableRandom(seed);
-                double[] u = new double[width];
-                double[][] w = new double[width][inputDim];
-                for (int i = 0; i < width; i++) {
-                    u[i] = sigmaU * r.nextGaussian();
-                    for (int j = 0; j < inputDim; j++) {
-                        w[i][j] = sigmaWeight * r.nextGaussian();
-                    }
-                }
-                double[] x = new double[inputDim];
-                x[0] = 1;
-                double eu = etaU != null ? etaU : eta;
-                double ew = etaW != null ? etaW : eta;
-                require(eu > 0 && ew > 0 && kappa != 0, "need positive learning rates and κ ≠ 0");
-                m = new SolvableModel(u, w, x, y, kappa, eu, ew);
+            if (!golden) {
+                checkInit();
             }
-            require(m.bigP() > 0 && m.bigQ() > 0, "degenerate initialisation (p₀ = 0 or q₀ = 0): see Prop. 1");
-            double end = tMax > 0 ? tMax : 5 * m.tau();
-            System.out.printf(
-                    Locale.ROOT,
-                    "P=%.6g Q=%.6g C=%.6g  z+=%.6g z-=%.6g  τ=%.6g%n",
-                    m.bigP(),
-                    m.bigQ(),
-                    m.bigC(),
-                    m.zPlus(),
-                    m.zMinus(),
-                    m.tau());
-            System.out.printf(
-                    Locale.ROOT,
-                    "f0=%.6g  ζ0=%.6g → ζ∞=%.6g  Θ0=%.6g → Θ∞=%.6g (relative change %.4g)%n",
-                    m.initialOutput(),
-                    m.alignment(0),
-                    m.finalAlignment(),
-                    m.ntk(0),
-                    m.ntk(Double.POSITIVE_INFINITY),
-                    m.relativeNtkChange());
-            String[] header = {"t", "f", "ntk", "zeta", "z"};
-            List<double[]> rows = new ArrayList<>();
-            for (int i = 0; i < points; i++) {
-                double t = end * i / (points - 1);
-                rows.add(new double[] {t, m.output(t), m.ntk(t), m.alignment(t), m.z(t)});
+            SolvableModel m = golden
+                    ? Predictions.goldenSolvable()
+                    : new Predictions.SolvableInit(
+                                    width,
+                                    inputDim,
+                                    sigmaU,
+                                    sigmaWeight,
+                                    kappa,
+                                    etaU != null ? etaU : eta,
+                                    etaW != null ? etaW : eta,
+                                    y,
+                                    seed)
+                            .model();
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.solvable(m, tMax, points),
+                            "--sigma-u " + sigmaU + ", --sigma-w " + sigmaWeight + ", --kappa " + kappa
+                                    + ", --eta " + eta + (etaU != null ? ", --eta-u " + etaU : "")
+                                    + (etaW != null ? ", --eta-w " + etaW : "")
+                                    + ", --y " + y + ", --t-max " + tMax));
+        }
+
+        /** The options of a drawn initialisation, before drawing {@code width × input-dim} weights. */
+        private void checkInit() {
+            count("--width", width, 1, 10_000_000);
+            count("--input-dim", inputDim, 1, 10_000_000);
+            require(
+                    (long) width * inputDim <= 100_000_000L,
+                    "--width × --input-dim must be at most 10^8 (got " + (long) width * inputDim + ")");
+            atLeast("--sigma-u", sigmaU, 0, true);
+            atLeast("--sigma-w", sigmaWeight, 0, true);
+            finite("--kappa", kappa);
+            atLeast("--eta", eta, 0, true);
+            if (etaU != null) {
+                atLeast("--eta-u", etaU, 0, true);
             }
-            finiteRows(
-                    "solvable",
-                    rows,
-                    "--sigma-u " + sigmaU + ", --sigma-w " + sigmaWeight + ", --kappa " + kappa
-                            + ", --eta " + eta + (etaU != null ? ", --eta-u " + etaU : "")
-                            + (etaW != null ? ", --eta-w " + etaW : "")
-                            + ", --y " + y + ", --t-max " + tMax);
-            TheoryOutput o = parent.output();
-            o.print(header, rows);
-            o.csv("solvable", header, rows);
-            o.plot("solvable", "Solvable model trajectory", header, rows, 0, new int[] {1, 2, 3}, false);
+            if (etaW != null) {
+                atLeast("--eta-w", etaW, 0, true);
+            }
+            finite("--y", y);
         }
     }
 
@@ -914,6 +619,31 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
+            checkExponents();
+            if (cd != null) {
+                PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(
+                        cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput);
+                require(
+                        Double.isFinite(PhaseClassifier.t1(e)) && Double.isFinite(PhaseClassifier.t2(e)),
+                        "exponents this large give no finite t1, t2 (--cd " + cd + ", --ckappa " + ckappa + ", --ceta "
+                                + ceta + ", --su " + su + ", --sw " + sw + ")");
+                System.out.println(Predictions.phase(e));
+                return;
+            }
+            Predictions.PhaseTable t = Predictions.phaseTable();
+            StringBuilder sb = new StringBuilder();
+            for (String[] r : t.text()) {
+                sb.setLength(0);
+                for (String v : r) {
+                    sb.append(String.format(Locale.ROOT, "%-12s", v));
+                }
+                System.out.println(sb);
+            }
+            parent.output().csv(t.numbers());
+        }
+
+        /** Exponents finite; without --cd (Table 1) no other exponent is given. */
+        private void checkExponents() {
             String[] options = {"--cd", "--ckappa", "--ceta", "--cu", "--cw", "--su", "--sw"};
             Double[] values = {cd, ckappa, ceta, cu, cw, su, sw};
             for (int i = 0; i < options.length; i++) {
@@ -929,77 +659,6 @@ public final class TheoryCommand implements Runnable {
                 }
                 require(!zeroOutput, "--zero-output needs --cd (without --cd the command prints Table 1)");
             }
-            if (cd != null) {
-                PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(
-                        cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput);
-                require(
-                        Double.isFinite(PhaseClassifier.t1(e)) && Double.isFinite(PhaseClassifier.t2(e)),
-                        "exponents this large give no finite t1, t2 (--cd " + cd + ", --ckappa " + ckappa + ", --ceta "
-                                + ceta + ", --su " + su + ", --sw " + sw + ")");
-                System.out.printf(
-                        Locale.ROOT,
-                        "t1=%s t2=%s phase=%s%n",
-                        TheoryOutput.fmt(PhaseClassifier.t1(e)),
-                        TheoryOutput.fmt(PhaseClassifier.t2(e)),
-                        PhaseClassifier.classify(e));
-                return;
-            }
-            String[] header = {"column", "setting", "c_kappa", "c_eta", "t1", "t2", "phase"};
-            List<String[]> table = new ArrayList<>();
-            List<double[]> csvRows = new ArrayList<>();
-            int col = 0;
-            for (var entry : PhaseClassifier.table1Presets().entrySet()) {
-                PhaseClassifier.Exponents base = entry.getValue();
-                PhaseClassifier.Exponents[] settings = {
-                    base,
-                    PhaseClassifier.corollary1(base),
-                    PhaseClassifier.corollary2(base),
-                    PhaseClassifier.corollary3(base, PhaseClassifier.table1Corollary3Kappa(entry.getKey()))
-                };
-                String[] names = {"plain", "cor1", "cor2", "cor3"};
-                for (int i = 0; i < 4; i++) {
-                    PhaseClassifier.Exponents e = settings[i];
-                    PhaseClassifier.Phase ph = PhaseClassifier.classify(e);
-                    table.add(new String[] {
-                        entry.getKey(),
-                        names[i],
-                        TheoryOutput.fmt(e.cKappa()),
-                        TheoryOutput.fmt(e.cU()),
-                        TheoryOutput.fmt(PhaseClassifier.t1(e)),
-                        TheoryOutput.fmt(PhaseClassifier.t2(e)),
-                        ph.name().toLowerCase(Locale.ROOT)
-                    });
-                    csvRows.add(new double[] {
-                        col, i, e.cKappa(), e.cU(), PhaseClassifier.t1(e), PhaseClassifier.t2(e), ph.ordinal()
-                    });
-                }
-                col++;
-            }
-            StringBuilder sb = new StringBuilder();
-            for (String h : header) {
-                sb.append(String.format(Locale.ROOT, "%-12s", h));
-            }
-            System.out.println(sb);
-            for (String[] r : table) {
-                sb.setLength(0);
-                for (String v : r) {
-                    sb.append(String.format(Locale.ROOT, "%-12s", v));
-                }
-                System.out.println(sb);
-            }
-            parent.output()
-                    .csv(
-                            "phase",
-                            new String[] {
-                                "column_index",
-                                "setting_index",
-                                "c_kappa",
-                                "c_eta",
-                                "t1",
-                                "t2",
-                                "phase_ordinal(0=frozen,1=unstable,2=kernel,3=feature_learning)"
-                            },
-                            csvRows);
         }
     }
 }

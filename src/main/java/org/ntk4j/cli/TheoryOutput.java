@@ -8,11 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.Locale;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.ntk4j.UserException;
+import org.ntk4j.theory.Table;
+import org.ntk4j.util.Numbers;
 
 /**
  * Tables for the theory commands: printed aligned on stdout, and written as CSV and PNG into an output
@@ -35,6 +36,25 @@ final class TheoryOutput {
         }
     }
 
+    /**
+     * Shows a table: the lines before it, the table printed, the lines after it, then its CSV and plot (when it has
+     * plotted columns) written.
+     */
+    void show(Table t) {
+        t.before().forEach(out::println);
+        print(t.header(), t.rows());
+        t.after().forEach(out::println);
+        csv(t);
+        if (t.ys().length > 0) {
+            plot(t.name(), t.title(), t.header(), t.rows(), t.x(), t.ys(), false);
+        }
+    }
+
+    /** Writes the table's CSV ({@link #csv(String, String[], List)}). */
+    void csv(Table t) {
+        csv(t.name(), t.header(), t.rows());
+    }
+
     /** Prints a table (header + rows) with aligned columns. */
     void print(String[] header, List<double[]> rows) {
         int[] w = new int[header.length];
@@ -49,29 +69,15 @@ final class TheoryOutput {
         for (double[] r : rows) {
             sb.setLength(0);
             for (int i = 0; i < r.length; i++) {
-                String v = fmt(r[i]);
+                String v = Numbers.compact(r[i]);
                 sb.append(" ".repeat(Math.max(1, w[i] - v.length()))).append(v);
             }
             out.println(sb);
         }
     }
 
-    static String fmt(double v) {
-        if (v == Math.rint(v) && Math.abs(v) < 1e9) {
-            return String.valueOf((long) v);
-        }
-        String s = String.format(Locale.ROOT, "%.6g", v);
-        int e = s.indexOf('e');
-        String mant = e < 0 ? s : s.substring(0, e);
-        String exp = e < 0 ? "" : s.substring(e);
-        if (mant.contains(".")) {
-            mant = mant.replaceAll("0+$", "").replaceAll("\\.$", "");
-        }
-        return mant + exp;
-    }
-
     /** Writes {@code name}.csv if an output folder was given. */
-    void csv(String name, String[] header, List<double[]> rows) {
+    private void csv(String name, String[] header, List<double[]> rows) {
         if (dir == null) {
             return;
         }
@@ -89,7 +95,7 @@ final class TheoryOutput {
     }
 
     /** Writes {@code name}.png: columns {@code ys} of {@code rows} against column {@code x}. */
-    void plot(String name, String title, String[] header, List<double[]> rows, int x, int[] ys, boolean logY) {
+    private void plot(String name, String title, String[] header, List<double[]> rows, int x, int[] ys, boolean logY) {
         if (dir == null) {
             return;
         }

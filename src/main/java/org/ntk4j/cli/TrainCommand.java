@@ -8,6 +8,7 @@ import org.ntk4j.UserException;
 import org.ntk4j.job.TrainJob;
 import org.ntk4j.job.TrainJobConfig;
 import org.ntk4j.probe.NtkProbe;
+import org.ntk4j.probe.ProbeReports;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
@@ -20,7 +21,6 @@ import picocli.CommandLine.Option;
 @Command(
         name = "train",
         mixinStandardHelpOptions = true,
-        showDefaultValues = true,
         description = {
             "Train a network on a dataset; writes a run folder (model.json, train.json, metrics.jsonl,"
                     + " checkpoint/, weights.npz, PNG plots, report.html).",
@@ -42,10 +42,16 @@ public final class TrainCommand implements Callable<Integer> {
     String dataset;
 
     @Option(
+            names = "--per-class",
+            paramLabel = "N",
+            description = "train on N samples per class (balanced, seeded; as kernel --per-class); default all")
+    Integer perClass;
+
+    @Option(
             names = "--n",
             paramLabel = "N",
-            description = "train on N samples per class (balanced, seeded); default all")
-    Integer perClass;
+            description = "deprecated name of --per-class (kernel --n means the first N images, not N per class)")
+    Integer perClassOldName;
 
     @Option(names = "--test", paramLabel = "M", description = "evaluate on M test samples per class; default all")
     Integer testPerClass;
@@ -197,6 +203,15 @@ public final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (perClassOldName != null) {
+            if (perClass != null && !perClass.equals(perClassOldName)) {
+                throw new UserException("--n " + perClassOldName + " and --per-class " + perClass
+                        + " disagree; --n is the old name of --per-class (samples per class): give one");
+            }
+            System.err.println("ntk4j: warning: train --n is deprecated: it means samples per class; use --per-class "
+                    + perClassOldName);
+            perClass = perClassOldName;
+        }
         TrainJobConfig args;
         TrainJobConfig started = null;
         checkOptionsApply();
@@ -284,6 +299,7 @@ public final class TrainCommand implements Callable<Integer> {
                 throw e;
             }
         }
+        ProbeReports.summary(new RunFolder(dir)).forEach(System.out::println);
         System.out.println("run folder: " + dir.toAbsolutePath());
         return 0;
     }
@@ -334,19 +350,19 @@ public final class TrainCommand implements Callable<Integer> {
      */
     private Integer threadsFor(TrainJobConfig started) {
         Integer saved = started == null ? null : started.threads();
-        if (runtime.threads != null) {
-            if (saved != null && !saved.equals(runtime.threads)) {
+        if (runtime.threads() != null) {
+            if (saved != null && !saved.equals(runtime.threads())) {
                 System.err.println(
-                        "ntk4j: warning: --threads " + runtime.threads + " differs from the " + saved + " this run"
+                        "ntk4j: warning: --threads " + runtime.threads() + " differs from the " + saved + " this run"
                                 + " started with; the resumed run may differ from an uninterrupted one in the last bits");
             }
-            return runtime.threads;
+            return runtime.threads();
         }
         if (saved != null) {
             if (saved != runtime.effectiveThreads()) {
                 System.err.println("ntk4j: resuming with --threads " + saved + ", as the run started (args.json)");
             }
-            runtime.threads = saved;
+            runtime.threads(saved);
             return saved;
         }
         return runtime.effectiveThreads();
@@ -366,7 +382,7 @@ public final class TrainCommand implements Callable<Integer> {
             }
         }
         differs(bad, "--dataset", dataset, a.dataset());
-        differs(bad, "--n", perClass, a.perClass());
+        differs(bad, "--per-class", perClass, a.perClass());
         differs(bad, "--test", testPerClass, a.testPerClass());
         differs(bad, "--pad", pad, a.pad());
         differs(bad, "--outputs", outputs, a.model().outputs());

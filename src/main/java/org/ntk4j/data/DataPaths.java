@@ -39,7 +39,6 @@ public final class DataPaths {
                 .normalize();
     }
 
-    /** The data directory by the default precedence (no {@code --dir}). */
     /**
      * As {@link #dataDir(Path)} for a command that reads data: a folder given explicitly ({@code option}, e.g.
      * --data-dir) must exist, else it is a mistake (a typo would otherwise pass unnoticed for the bundled sets).
@@ -51,6 +50,7 @@ public final class DataPaths {
         return dataDir(explicit);
     }
 
+    /** The data directory by the default precedence (no {@code --dir}). */
     public static Path dataDir() {
         return dataDir(null);
     }

@@ -17,8 +17,8 @@ import org.ntk4j.experiment.NtkBlockStructure.Pair;
 import org.ntk4j.experiment.Verdicts.Verdict;
 import org.ntk4j.metrics.BlockStructure;
 import org.ntk4j.metrics.NeuralCollapse;
-import org.ntk4j.model.Dense;
 import org.ntk4j.model.Network;
+import org.ntk4j.model.TangentLayer;
 import org.ntk4j.probe.NeuralCollapseProbe;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
@@ -140,7 +140,7 @@ public final class NtkCollapse {
         CollapseSetup.Kernels k = CollapseSetup.kernels(net, kset);
         BlockStructure f = k.features();
         double[][] h = NeuralCollapseProbe.features(net.features(), batch); // [N][n], class-ordered
-        Dense cl = NeuralCollapseProbe.classifier(net);
+        TangentLayer cl = NeuralCollapseProbe.classifier(net);
         double[][] w = NeuralCollapseProbe.matrix(cl.weight().value(), cl.weightScale());
         int n = h[0].length;
         DMatrixRMaj hm = new DMatrixRMaj(n, h.length);
@@ -170,7 +170,7 @@ public final class NtkCollapse {
 
     static NeuralCollapse collapse(Network net, Dataset batch) {
         double[][] h = NeuralCollapseProbe.features(net.features(), batch);
-        Dense cl = NeuralCollapseProbe.classifier(net);
+        TangentLayer cl = NeuralCollapseProbe.classifier(net);
         double[][] w = NeuralCollapseProbe.matrix(cl.weight().value(), cl.weightScale());
         double[] b =
                 cl.bias() == null ? null : NeuralCollapseProbe.values(cl.bias().value(), cl.biasScale());

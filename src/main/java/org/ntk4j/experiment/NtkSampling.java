@@ -11,9 +11,9 @@ import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Parameterization;
 import org.ntk4j.theory.Activation;
 import org.ntk4j.theory.MonteCarloNtk;
-import org.ntk4j.theory.Parameterization;
 
 /**
  * Sampling the NTK of fully connected networks over initialisations, shared by the dispersion studies of Seleznova

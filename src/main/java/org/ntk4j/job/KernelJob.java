@@ -5,16 +5,15 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
-import org.ntk4j.data.Datasets;
-import org.ntk4j.data.Preprocess;
-import org.ntk4j.data.Split;
+import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelResult;
+import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.metrics.KernelMetrics;
 import org.ntk4j.model.Network;
@@ -22,9 +21,13 @@ import org.ntk4j.model.Param;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.Npz;
 import org.ntk4j.report.ProgressBar;
+import org.ntk4j.request.KernelOption;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Arrays2;
+import org.ntk4j.util.Machine;
+import org.ntk4j.util.MachineBudget;
 
 /**
  * The kernel job, callable from Java: resolves the model spec, weights and dataset of a
@@ -37,17 +40,20 @@ import org.ntk4j.train.Arrays2;
  */
 public final class KernelJob {
     private final KernelJobConfig c;
+    private final KernelRequest r;
 
     public KernelJob(KernelJobConfig config) {
         this.c = config;
+        this.r = config.request();
     }
 
-    /** What a run produced: the sidecar's metrics and the kernels' seconds. */
-    public record Result(Map<String, Object> metrics, Map<String, Object> sidecar) {}
+    /** What a run produced: the kernel's metrics and the sidecar written. */
+    public record Result(Map<String, Object> metrics, KernelSidecar sidecar) {}
 
     /** Runs the job on a manager the caller owns; {@code print} receives the summary (and --explain) lines. */
     public Result run(NDManager m, Consumer<String> print) {
-        KernelFiles files = KernelFiles.prepare(c.out(), c.force(), c.spillDir(), c.format() == Npz.Format.NPY);
+        KernelFiles files =
+                KernelFiles.prepare(c.out(), c.force(), r.options().spillDir(), c.format() == Npz.Format.NPY);
         try {
             return run(m, print, files);
         } finally {
@@ -55,110 +61,19 @@ public final class KernelJob {
         }
     }
 
-    /**
-     * The training samples of the job: the first N of the dataset's training split, or {@code perClass} of
-     * every class ordered by class, zero-padded by {@code pad}; the rows and columns of Θ(X1, X1).
-     */
-    public Dataset trainSet() {
-        Dataset train = Datasets.load(c.dataset(), Split.TRAIN, c.dataDir());
-        if (c.perClass() != null) {
-            train = byClass(Preprocess.balancedSample(train, c.perClass(), c.seed()));
-        } else {
-            if (c.n() > train.size()) {
-                throw new UserException(
-                        "--n " + c.n() + " exceeds the " + train.size() + " training images of " + c.dataset());
-            }
-            train = train.head(c.n());
-        }
-        if (c.pad() != null) {
-            train = Preprocess.pad(train, c.pad());
-        }
-        return train;
-    }
-
-    /** The test samples of the job (the first M of the test split, padded), the rows of Θ(X2, X1); null when M = 0. */
-    public Dataset testSet() {
-        int test = c.test();
-        if (test == 0) {
-            return null;
-        }
-        Dataset testSet = Datasets.load(c.dataset(), Split.TEST, c.dataDir());
-        if (test > testSet.size()) {
-            throw new UserException(
-                    "--test " + test + " exceeds the " + testSet.size() + " test images of " + c.dataset());
-        }
-        testSet = testSet.head(test);
-        if (c.pad() != null) {
-            testSet = Preprocess.pad(testSet, c.pad());
-        }
-        return testSet;
-    }
-
-    /** The network of the job: built from the spec and seed, its weights loaded, cast to the job's dtype (caller closes). */
-    public Network network(NDManager m) {
-        return network(ModelSpec.resolve(c.model()), c.seed(), c.weights(), c.dtype(), m);
-    }
-
-    /** A network built from {@code spec} and {@code seed}, the weights (if not null) loaded, cast to {@code dtype}. */
-    public static Network network(ModelSpec spec, long seed, Path weights, DataType dtype, NDManager m) {
-        Network net = Network.build(spec, seed, m);
-        try {
-            if (weights != null) {
-                net.loadParameters(weights);
-            }
-            net.cast(dtype);
-            return net;
-        } catch (RuntimeException e) {
-            net.close();
-            throw e;
-        }
-    }
-
-    /**
-     * The kernel the job computes on {@code net} (its features with {@code features}): mode, method, per-layer,
-     * float64, factor kernels, normalisation and the fixed tile of the config; memory and spill are left to the caller.
-     */
-    public Ntk ntk(Network net) {
-        Network target = c.features() ? net.features() : net;
-        Ntk ntk = Ntk.of(target).mode(c.mode()).method(c.method());
-        if (c.perLayer()) {
-            ntk.perLayer();
-        }
-        if (c.dtype() == DataType.FLOAT64) {
-            ntk.float64();
-        }
-        if (c.factorKernels()) {
-            ntk.factorKernels();
-        }
-        if (c.meanNormalised()) {
-            ntk.meanNormalised();
-        }
-        if (c.tile() != null) {
-            ntk.tile(c.tile());
-        }
-        return ntk;
-    }
-
-    /** Samples [from, to) of {@code data} as the network's input batch (to − from, input...) in the job's dtype. */
-    public NDArray inputs(NDManager m, Network net, Dataset data, int from, int to) {
-        int d = data.featureDim();
-        float[] rows = java.util.Arrays.copyOfRange(data.features(), from * d, to * d);
-        return Arrays2.fromFloats(m, rows, shape(net, to - from), c.dtype());
-    }
-
     private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
-        ModelSpec spec = ModelSpec.resolve(c.model());
-        Dataset train = trainSet();
+        ModelSpec spec = r.spec();
+        Dataset train = r.trainSet(c.dataDir());
         int n = train.size();
-        Dataset testSet = testSet();
-        int test = c.test();
-        DataType dt = c.dtype();
+        Dataset testSet = r.testSet(c.dataDir());
+        int test = r.samples().test();
+        DataType dt = r.dtype();
         Path out = c.out();
         long t0 = System.nanoTime();
-        try (Network net = network(m)) {
+        try (Network net = r.network(m)) {
             checkShape(net, train);
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
-            Network target = c.features() ? net.features() : net;
+            Network target = r.features() ? net.features() : net;
             // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native,
             // NPZ copy)
             // and the metrics' N×N float64 matrices (traced kernel, centred copy, spectrum: about 6)
@@ -166,15 +81,15 @@ public final class KernelJob {
                     + 2L * net.parameterCount() * 4
                     + KernelMetrics.workingBytes(n)
                     + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
-            Ntk ntk = ntk(net);
+            Ntk ntk = r.ntk(net);
             ntk.spillDir(files.spillDir());
-            if (c.spillDir() != null
+            if (r.options().spillDir() != null
                     && dt == DataType.FLOAT32
                     && !ntk.estimate(n, n).outputsOnDisk()
                     && ntk.estimate(n, n).outputBytes()
                                     + (test > 0 ? ntk.estimate(test, n).outputBytes() : 0)
                                     + extras
-                            > c.memory()) {
+                            > r.options().memoryBytes()) {
                 // the output does not fit the budget: with --spill-dir it is accumulated on disk instead
                 ntk.onDisk(files.spillDir());
             }
@@ -213,55 +128,58 @@ public final class KernelJob {
             for (Param p : net.params()) {
                 npz.put(p.name(), p.value());
             }
-            String mode = c.mode().name().toLowerCase(Locale.ROOT);
-            Map<String, Object> side = new LinkedHashMap<>();
-            side.put("format", KernelFiles.FORMAT);
-            side.put("model", spec);
-            side.put("seed", c.seed());
-            side.put("kernel", c.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk");
-            side.put("weights", c.weights() == null ? null : c.weights().toString());
-            side.put("dataset", c.dataset());
-            side.put("n", n);
-            side.put("test", test);
-            side.put("mode", mode);
-            // what was applied: --normalisation mean divides by O in trace mode only (as neural-tangents does)
-            side.put("normalisation", c.meanNormalised() && c.mode() == org.ntk4j.kernel.Mode.TRACE ? "mean" : "sum");
-            if (c.meanNormalised() && c.mode() != org.ntk4j.kernel.Mode.TRACE) {
-                side.put(
-                        "normalisation_note",
-                        "mean applies to traced kernels only; this " + mode + " kernel is not divided by O");
-            }
-            side.put("dtype", dt.toString());
-            side.put("device", m.getDevice().toString());
-            side.put("parameters", net.parameterCount());
-            side.put("memory_budget_bytes", c.memory());
-            side.put("methods", k.methods());
-            side.put("seconds_train_kernel", k.seconds());
-            side.put("phases_train_kernel", k.timings());
-            side.put("seconds_test_kernel", kt == null ? null : kt.seconds());
+            Mode md = r.options().mode();
+            String mode = md.name().toLowerCase(Locale.ROOT);
             Map<String, Object> metrics = KernelMetrics.of(k, train, n);
-            side.put("metrics", metrics);
-            side.put("seconds_total", (System.nanoTime() - t0) / 1e9);
-            side.put("peak_heap_bytes", peakHeap());
-            side.put("peak_rss_bytes", peakRss());
+            // what was applied: mean normalisation divides by O in trace mode only (as neural-tangents does)
+            KernelSidecar side = new KernelSidecar(
+                    KernelFiles.FORMAT,
+                    spec,
+                    r.seed(),
+                    r.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk",
+                    r.weights() == null ? null : r.weights().toString(),
+                    r.samples().dataset(),
+                    n,
+                    test,
+                    mode,
+                    r.normalisation(),
+                    r.options().meanNormalised() && md != Mode.TRACE
+                            ? "mean applies to traced kernels only; this " + mode + " kernel is not divided by O"
+                            : null,
+                    dt.toString(),
+                    m.getDevice().toString(),
+                    org.ntk4j.util.Devices.tf32State(),
+                    net.parameterCount(),
+                    r.options().memoryBytes(),
+                    k.methods(),
+                    k.seconds(),
+                    k.timings(),
+                    kt == null ? null : kt.seconds(),
+                    metrics,
+                    (System.nanoTime() - t0) / 1e9,
+                    Machine.peakHeapBytes(),
+                    Machine.peakRssBytes(),
+                    null,
+                    null,
+                    null,
+                    null);
             // the sidecar inside the NPZ too (entry meta.json, UTF-8 bytes as uint8), so the NPZ alone says what it
             // holds
             byte[] meta = (Specs.toJson(side) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            KernelSidecar[] written = {side};
             try (NDManager mm = m.newSubManager()) {
                 npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
                 if (c.format() == Npz.Format.NPY) {
                     files.publishDirectory(() -> npz.write(out), () -> {
-                        side.put("npy_dir", out.getFileName().toString());
-                        side.put("npy_sha256", KernelFiles.sha256Dir(out));
-                        return Specs.toJson(side) + "\n";
+                        written[0] = side.withNpy(out.getFileName().toString(), KernelFiles.sha256Dir(out));
+                        return Specs.toJson(written[0]) + "\n";
                     });
                 } else {
                     Path npzTmp = files.npzTemp();
                     npz.write(npzTmp);
-                    side.put("npz", out.getFileName().toString());
-                    side.put("npz_sha256", KernelFiles.sha256(npzTmp));
+                    written[0] = side.withNpz(out.getFileName().toString(), KernelFiles.sha256(npzTmp));
                     Path jsonTmp = files.sidecarTemp();
-                    Files2.writeString(jsonTmp, Specs.toJson(side) + "\n");
+                    Files2.writeString(jsonTmp, Specs.toJson(written[0]) + "\n");
                     files.publish(npzTmp, jsonTmp);
                 }
             } finally {
@@ -270,11 +188,11 @@ public final class KernelJob {
             }
             print.accept(String.format(
                     "NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s",
-                    mode, n, c.dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
+                    mode, n, r.samples().dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {
                 print.accept(summary(metrics));
             }
-            return new Result(metrics, side);
+            return new Result(metrics, written[0]);
         }
     }
 
@@ -284,7 +202,7 @@ public final class KernelJob {
      * and parameters), or saying that the output alone exceeds it and must go to disk.
      */
     long[] preflight(Ntk ntk, int n, int test, long extras) {
-        long budget = c.memory();
+        long budget = r.options().memoryBytes();
         long base = budget - extras;
         Ntk.MemoryEstimate a0 = ntk.memory(Math.max(1, base)).estimate(n, n);
         Ntk.MemoryEstimate b0 = test > 0 ? ntk.estimate(test, n) : null;
@@ -303,18 +221,23 @@ public final class KernelJob {
         long tiles = Math.max(a.minWorkingBytes(), b == null ? 0 : b.minWorkingBytes());
         long smallest = output + tiles + extras;
         if (output > budget) {
-            throw new UserException(
-                    "the output kernels alone need " + Ntk.bytes(output) + ", more than the memory budget (--memory "
-                            + Ntk.bytes(budget) + "): raise --memory to at least " + Ntk.bytes(smallest)
-                            + (c.dtype() == DataType.FLOAT64
-                                    ? " (float64 is heap-only)"
-                                    : ", or accumulate them on disk with --spill-dir DIR (float32)"));
+            boolean float64 = r.dtype() == DataType.FLOAT64;
+            throw new OptionException(
+                    "the output kernels alone need " + Ntk.bytes(output) + ", more than the memory budget (",
+                    KernelOption.MEMORY,
+                    " " + Ntk.bytes(budget) + "): raise ",
+                    KernelOption.MEMORY,
+                    " to at least " + Ntk.bytes(smallest)
+                            + (float64 ? " (float64 is heap-only)" : ", or accumulate them on disk with "),
+                    float64 ? "" : KernelOption.SPILL_DIR,
+                    float64 ? "" : " DIR (float32)");
         }
-        throw new UserException(
-                "memory budget " + Ntk.bytes(budget) + " (--memory) is too small for this kernel: it needs at least "
-                        + Ntk.bytes(smallest) + " (output kernels " + Ntk.bytes(output) + ", one-sample tiles "
-                        + Ntk.bytes(tiles)
-                        + ", inputs and parameters " + Ntk.bytes(extras) + ")");
+        throw new OptionException(
+                "memory budget " + Ntk.bytes(budget) + " (",
+                KernelOption.MEMORY,
+                ") is too small for this kernel: it needs at least " + Ntk.bytes(smallest) + " (output kernels "
+                        + Ntk.bytes(output) + ", one-sample tiles " + Ntk.bytes(tiles) + ", inputs and parameters "
+                        + Ntk.bytes(extras) + ")");
     }
 
     /**
@@ -333,7 +256,10 @@ public final class KernelJob {
                         files.spillDir().getParent(),
                         spilled,
                         "the kernels accumulated on disk ("
-                                + (c.spillDir() != null ? "--spill-dir " + c.spillDir() : "beside --out") + ")")));
+                                + (r.options().spillDir() != null
+                                        ? "--spill-dir " + r.options().spillDir()
+                                        : "beside --out")
+                                + ")")));
         MachineBudget.checkDevice(
                 a.workingBytes(),
                 "the tiles' working set (--memory, --tile)",
@@ -371,17 +297,6 @@ public final class KernelJob {
         return line.toString();
     }
 
-    /** The samples reordered by class label (stable), so that kernels show their class blocks. */
-    public static Dataset byClass(Dataset d) {
-        Integer[] idx = new Integer[d.size()];
-        for (int i = 0; i < idx.length; i++) {
-            idx[i] = i;
-        }
-        int[] labels = d.labels();
-        java.util.Arrays.sort(idx, java.util.Comparator.comparingInt(i -> labels[i]));
-        return d.subset(java.util.Arrays.stream(idx).mapToInt(Integer::intValue).toArray());
-    }
-
     /** Labels (N) of a classification set, or the targets (N × O) of a regression set. */
     static void putTargets(Npz npz, String key, Dataset data, int n) {
         if (data.isRegression()) {
@@ -404,29 +319,5 @@ public final class KernelJob {
             throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape()
                     + " but " + d.name() + " samples have shape " + java.util.Arrays.toString(d.sampleShape()));
         }
-    }
-
-    static long peakHeap() {
-        long peak = 0;
-        for (var pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == java.lang.management.MemoryType.HEAP && pool.getPeakUsage() != null) {
-                peak += pool.getPeakUsage().getUsed();
-            }
-        }
-        return peak;
-    }
-
-    /** Peak resident set size of the process (VmHWM, Linux), including native PyTorch memory; -1 elsewhere. */
-    static long peakRss() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (java.io.IOException | NumberFormatException e) {
-            return -1;
-        }
-        return -1;
     }
 }

@@ -1,15 +1,20 @@
 package org.ntk4j.job;
 
+import com.google.gson.JsonObject;
+import com.google.gson.annotations.SerializedName;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
+import org.ntk4j.OptionException;
+import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Npz;
 import org.ntk4j.report.NpzReader;
+import org.ntk4j.request.KernelOption;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.KernelRegression;
 
@@ -28,8 +33,60 @@ public final class RegressJob {
     /** Settings: the kernel file, the output folder, ridge λ, learning rate η and time t (∞ for the limit). */
     public record Config(Path kernel, Path out, double ridge, double lr, double time) {}
 
+    /** The settings the checks name ({@link OptionException}). */
+    public enum Option implements OptionKey {
+        RIDGE,
+        LR,
+        TIME
+    }
+
+    /**
+     * What a regression measured, as results.json holds it (keys in snake case, absent values left out).
+     *
+     * @param kernel the kernel file
+     * @param n training points N
+     * @param outputs outputs O of the targets
+     * @param targets "one-hot labels (C classes)" or "regression targets"
+     * @param ridge λ
+     * @param lr η
+     * @param time t, or "inf"
+     * @param trainMse mean squared error on the training points (over points and outputs)
+     * @param trainAccuracy arg-max accuracy on the training points; null for regression targets
+     * @param test test points M (0 without a test×train kernel)
+     * @param testMse mean squared error on the test points; null without test targets
+     * @param testAccuracy arg-max accuracy on the test points; null without test labels
+     * @param note why there are no test predictions; null when there are
+     */
+    public record Metrics(
+            String kernel,
+            int n,
+            int outputs,
+            String targets,
+            double ridge,
+            double lr,
+            Object time,
+            @SerializedName("train_mse") double trainMse,
+            @SerializedName("train_accuracy") Double trainAccuracy,
+            int test,
+            @SerializedName("test_mse") Double testMse,
+            @SerializedName("test_accuracy") Double testAccuracy,
+            String note) {
+        /** The metrics as (key, value) pairs in order, as results.json writes them (absent ones left out). */
+        public Map<String, String> asText() {
+            Map<String, String> m = new LinkedHashMap<>();
+            JsonObject o = Specs.GSON.toJsonTree(this).getAsJsonObject();
+            o.entrySet()
+                    .forEach(e -> m.put(
+                            e.getKey(),
+                            e.getValue().isJsonPrimitive()
+                                    ? e.getValue().getAsString()
+                                    : e.getValue().toString()));
+            return m;
+        }
+    }
+
     /** What a regression gave: metrics and the predictions (N×O train, M×O test or null). */
-    public record Result(Map<String, Object> metrics, DMatrixRMaj trainPrediction, DMatrixRMaj testPrediction) {}
+    public record Result(Metrics metrics, DMatrixRMaj trainPrediction, DMatrixRMaj testPrediction) {}
 
     private RegressJob() {}
 
@@ -86,22 +143,48 @@ public final class RegressJob {
 
     static DMatrixRMaj square(NpzReader.Array k, String name, Path file) {
         if (k.shape().length != 2) {
-            throw new UserException(file + ": '" + name + "' has shape " + java.util.Arrays.toString(k.shape())
-                    + "; regress needs a traced kernel (2-D); run 'ntk4j kernel --mode trace'");
+            throw new OptionException(
+                    file + ": '" + name + "' has shape " + java.util.Arrays.toString(k.shape())
+                            + "; regress needs a traced kernel (2-D); run 'ntk4j kernel ",
+                    KernelOption.MODE,
+                    " trace'");
         }
         return new DMatrixRMaj((int) k.shape()[0], (int) k.shape()[1], true, k.data());
     }
 
-    /** Runs the regression (no files written). */
-    public static Result compute(Config c) {
+    /** Ridge finite and >= 0, learning rate finite and > 0, time > 0 (∞ allowed). */
+    private static void checkSettings(Config c) {
         if (!(c.ridge() >= 0)
                 || !Double.isFinite(c.ridge())
                 || !(c.lr() > 0)
                 || !Double.isFinite(c.lr())
                 || !(c.time() > 0)) {
-            throw new UserException("--ridge must be >= 0, --lr and --time > 0 (got " + c.ridge() + ", " + c.lr() + ", "
-                    + c.time() + ")");
+            throw new OptionException(
+                    Option.RIDGE,
+                    " must be a finite number >= 0, ",
+                    Option.LR,
+                    " finite and > 0, ",
+                    Option.TIME,
+                    " > 0 (got " + c.ridge() + ", " + c.lr() + ", " + c.time() + ")");
         }
+    }
+
+    /** The regression with Θ + λI; a matrix it cannot decompose is named with the ridge. */
+    private static KernelRegression regression(DMatrixRMaj k, double ridge) {
+        DMatrixRMaj kr = k.copy();
+        for (int i = 0; i < k.numRows; i++) {
+            kr.add(i, i, ridge);
+        }
+        try {
+            return new KernelRegression(kr);
+        } catch (UserException e) {
+            throw new OptionException(e.getMessage() + " with ", Option.RIDGE, " " + ridge);
+        }
+    }
+
+    /** Runs the regression (no files written). */
+    public static Result compute(Config c) {
+        checkSettings(c);
         NpzReader r = new NpzReader(c.kernel());
         DMatrixRMaj k = square(finite(r.read("ntk"), "ntk", c.kernel()), "ntk", c.kernel());
         int n = k.numRows;
@@ -117,40 +200,14 @@ public final class RegressJob {
         NpzReader.Array y2 = r.has("y2") ? finite(r.read("y2"), "y2", c.kernel()) : null;
         double[] classes = labels ? classes(y1, y2, c.kernel()) : new double[0];
         DMatrixRMaj y = targets(y1, classes);
-        DMatrixRMaj kr = k.copy();
-        for (int i = 0; i < n; i++) {
-            kr.add(i, i, c.ridge());
-        }
-        KernelRegression reg;
-        try {
-            reg = new KernelRegression(kr);
-        } catch (UserException e) {
-            throw new UserException(e.getMessage() + " with --ridge " + c.ridge());
-        }
+        KernelRegression reg = regression(k, c.ridge());
         DMatrixRMaj fTrain = reg.testPrediction(k, y, null, null, c.lr(), c.time());
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("kernel", c.kernel().toString());
-        m.put("n", n);
-        m.put("outputs", y.numCols);
-        m.put(
-                "targets",
-                labels
-                        ? "one-hot labels (" + classes.length + " classes"
-                                + (classes.length > 0
-                                                && (classes[0] != 0
-                                                        || classes[classes.length - 1] != classes.length - 1)
-                                        ? ": labels " + labelList(classes)
-                                        : "")
-                                + ")"
-                        : "regression targets");
-        m.put("ridge", c.ridge());
-        m.put("lr", c.lr());
-        m.put("time", Double.isInfinite(c.time()) ? "inf" : c.time());
-        m.put("train_mse", mse(fTrain, y));
-        if (labels) {
-            m.put("train_accuracy", accuracy(fTrain, y));
-        }
+        Double trainAccuracy = labels ? accuracy(fTrain, y) : null;
         DMatrixRMaj fTest = null;
+        int test = 0;
+        Double testMse = null;
+        Double testAccuracy = null;
+        String note = null;
         if (r.has("ntk_test")) {
             DMatrixRMaj kt = square(finite(r.read("ntk_test"), "ntk_test", c.kernel()), "ntk_test", c.kernel());
             if (kt.numCols != n) {
@@ -158,28 +215,37 @@ public final class RegressJob {
                         + " columns but the train kernel is " + n + "x" + n);
             }
             fTest = reg.testPrediction(kt, y, null, null, c.lr(), c.time());
-            m.put("test", kt.numRows);
+            test = kt.numRows;
             if (y2 != null && y2.rows() != kt.numRows) {
                 throw new UserException(c.kernel() + ": y2 has " + y2.rows() + " rows but ntk_test has " + kt.numRows);
             }
             if (y2 != null) {
                 DMatrixRMaj yt = targets(y2, classes);
-                m.put("test_mse", mse(fTest, yt));
+                testMse = mse(fTest, yt);
                 if (labels) {
-                    m.put("test_accuracy", accuracy(fTest, yt));
+                    testAccuracy = accuracy(fTest, yt);
                 }
             } else {
-                m.put(
-                        "note",
-                        "no test targets (y2) in the file: test predictions are written to predictions.npz, but no"
-                                + " test metrics are computed");
+                note = "no test targets (y2) in the file: test predictions are written to predictions.npz, but no"
+                        + " test metrics are computed";
             }
         } else {
-            m.put("test", 0);
-            m.put(
-                    "note",
-                    "no test×train kernel (ntk_test) in the file: run 'ntk4j kernel --test M' for test predictions");
+            note = "no test×train kernel (ntk_test) in the file: run 'ntk4j kernel --test M' for test predictions";
         }
+        Metrics m = new Metrics(
+                c.kernel().toString(),
+                n,
+                y.numCols,
+                labels ? oneHot(classes) : "regression targets",
+                c.ridge(),
+                c.lr(),
+                Double.isInfinite(c.time()) ? "inf" : c.time(),
+                mse(fTrain, y),
+                trainAccuracy,
+                test,
+                testMse,
+                testAccuracy,
+                note);
         return new Result(m, fTrain, fTest);
     }
 
@@ -210,8 +276,7 @@ public final class RegressJob {
                     res.testPrediction().numCols);
         }
         npz.write(out.resolve("predictions.npz"));
-        Map<String, String> summary = new LinkedHashMap<>();
-        res.metrics().forEach((k, v) -> summary.put(k, String.valueOf(v)));
+        Map<String, String> summary = res.metrics().asText();
         HtmlReport.write(
                 out,
                 "Kernel regression with " + c.kernel().getFileName(),
@@ -243,6 +308,12 @@ public final class RegressJob {
             ok += oneHot.get(i, best) == 1 ? 1 : 0;
         }
         return ok / (double) f.numRows;
+    }
+
+    /** "one-hot labels (C classes)", naming the labels when they are not 0..C-1. */
+    private static String oneHot(double[] classes) {
+        boolean plain = classes.length == 0 || classes[0] == 0 && classes[classes.length - 1] == classes.length - 1;
+        return "one-hot labels (" + classes.length + " classes" + (plain ? "" : ": labels " + labelList(classes)) + ")";
     }
 
     private static String labelList(double[] classes) {

@@ -59,7 +59,8 @@ public final class TrainJob {
     public static TrainJobConfig validate(TrainJobConfig config) {
         TrainJobConfig c = config.withTrain(config.train().validate("training options"));
         if (c.perClass() != null && c.perClass() < 1) {
-            throw new UserException("--n must be >= 1 sample per class (got " + c.perClass() + ")");
+            throw new UserException(
+                    "--per-class (old name --n) must be >= 1 sample per class (got " + c.perClass() + ")");
         }
         if (c.testPerClass() != null && c.testPerClass() < 1) {
             throw new UserException("--test must be >= 1 sample per class (got " + c.testPerClass() + ")");
@@ -155,11 +156,11 @@ public final class TrainJob {
                         boolean onTest =
                                 "test".equals(args.probePointsOrDefault()) && !train.isRegression() && test != null;
                         Dataset from = onTest ? test : train;
-                        probes.add(new NtkProbe(
-                                Preprocess.balancedSample(from, args.probeSet(), 7),
-                                run,
-                                when,
-                                args.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : args.layerCkaMax()));
+                        probes.add(NtkProbe.builder(Preprocess.balancedSample(from, args.probeSet(), 7))
+                                .runFolder(run)
+                                .schedule(when)
+                                .layerCkaMax(args.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : args.layerCkaMax())
+                                .build());
                         break;
                     case "nc":
                         if (train.isRegression()) {

@@ -13,12 +13,15 @@ import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.UserException;
 import org.ntk4j.model.Dense;
+import org.ntk4j.model.DjlLinear;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
+import org.ntk4j.model.TangentLayer;
 
 /**
- * The neural feature ansatz of Feature Learning as Alignment (anon.) (§2–3) for every dense layer l of a network,
+ * The neural feature ansatz of Feature Learning as Alignment (anon.) (§2–3) for every dense layer l of a network
+ * (ntk4j's {@link Dense}, or a DJL {@code Linear} on flat input in a network wrapped by {@link Network#ofBlock}),
  * measured on inputs X = (x_1..x_n):
  * <pre>
  *   NFM   F_l = W_lᵀ W_l                                                         (§2.1, in × in)
@@ -82,7 +85,7 @@ public final class FeatureAnsatz {
      */
     public static Map<String, DMatrixRMaj> weights(Network net) {
         Map<String, DMatrixRMaj> out = new LinkedHashMap<>();
-        for (Dense d : denseLayers(net)) {
+        for (TangentLayer d : denseLayers(net)) {
             Shape s = d.weight().value().getShape();
             double[] w;
             try (NDArray copy = d.weight().value().toType(DataType.FLOAT64, true)) {
@@ -107,7 +110,7 @@ public final class FeatureAnsatz {
      * (from {@link #weights} at initialisation), or none when it is null.
      */
     public static List<Layer> measure(Network net, NDArray x, Map<String, DMatrixRMaj> initial) {
-        List<Dense> layers = denseLayers(net);
+        List<TangentLayer> layers = denseLayers(net);
         checkInput(net, x);
         if (initial != null) {
             checkInitial(layers, initial);
@@ -118,9 +121,9 @@ public final class FeatureAnsatz {
                 NDManager m = net.manager().newSubManager()) {
             NDArray xs = x.getDataType() == type ? x.duplicate() : x.toType(type, true);
             xs.attach(m);
-            Map<Dense, NDArray> k = PtkCovariance.compute(net, xs, layers, m);
+            Map<TangentLayer, NDArray> k = PtkCovariance.compute(net, xs, layers, m);
             Forward scalars = new Forward(m, false, null);
-            for (Dense d : layers) {
+            for (TangentLayer d : layers) {
                 NDArray w = d.weight().value().stopGradient();
                 w.attach(m);
                 w = w.mul(scalars.scalar(d.weightScale(), w));
@@ -146,10 +149,13 @@ public final class FeatureAnsatz {
         return out;
     }
 
-    private static List<Dense> denseLayers(Network net) {
-        List<Dense> out = new ArrayList<>();
+    /** The dense layers: ntk4j's {@link Dense} and DJL {@code Linear} layers on flat input ({@link DjlLinear}). */
+    private static List<TangentLayer> denseLayers(Network net) {
+        List<TangentLayer> out = new ArrayList<>();
         for (Module l : net.parameterLayers()) {
             if (l instanceof Dense d) {
+                out.add(d);
+            } else if (l instanceof DjlLinear d && d.flatInput()) {
                 out.add(d);
             }
         }
@@ -171,8 +177,8 @@ public final class FeatureAnsatz {
         }
     }
 
-    private static void checkInitial(List<Dense> layers, Map<String, DMatrixRMaj> initial) {
-        for (Dense d : layers) {
+    private static void checkInitial(List<TangentLayer> layers, Map<String, DMatrixRMaj> initial) {
+        for (TangentLayer d : layers) {
             DMatrixRMaj w0 = initial.get(d.name());
             Shape s = d.weight().value().getShape();
             if (w0 == null || w0.numRows != s.get(0) || w0.numCols != s.get(1)) {

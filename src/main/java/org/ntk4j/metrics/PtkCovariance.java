@@ -14,7 +14,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.ntk4j.model.Dense;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
@@ -62,12 +61,14 @@ final class PtkCovariance {
      * K_l for each layer of {@code layers}, in that order, as arrays of the network's data type owned
      * by {@code m}. {@code x} must already have the network's data type and input shape.
      */
-    static Map<Dense, NDArray> compute(Network net, NDArray x, List<Dense> layers, NDManager m) {
+    static Map<TangentLayer, NDArray> compute(
+            Network net, NDArray x, List<? extends TangentLayer> layers, NDManager m) {
         int n = (int) x.getShape().get(0);
         int outputs = net.outputs();
-        Map<Dense, NDArray> k = new LinkedHashMap<>();
-        for (Dense l : layers) {
-            k.put(l, m.zeros(new Shape(l.units(), l.units()), x.getDataType(), x.getDevice()));
+        Map<TangentLayer, NDArray> k = new LinkedHashMap<>();
+        for (TangentLayer l : layers) {
+            long units = l.weight().value().getShape().get(0);
+            k.put(l, m.zeros(new Shape(units, units), x.getDataType(), x.getDevice()));
         }
         List<Param> params = net.trainableParams();
         try (NDManager scratch = m.newSubManager()) {
@@ -83,7 +84,7 @@ final class PtkCovariance {
                     try (NDScope scope = new NDScope()) {
                         NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
                         JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
-                        for (Dense l : layers) {
+                        for (TangentLayer l : layers) {
                             NDArray z = probe.leaves.get(l);
                             if (z == null) {
                                 throw new IllegalStateException(l.name() + " was not reached by the forward pass");

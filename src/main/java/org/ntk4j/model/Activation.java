@@ -4,43 +4,29 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import java.util.Locale;
 import java.util.Random;
-import org.ntk4j.UserException;
+import org.ntk4j.spec.ActivationKind;
 
 /** Pointwise nonlinearity φ; parameter-free. */
 public final class Activation extends Module {
-    /** The activations the reproduced papers use. */
-    public enum Kind {
-        RELU,
-        TANH,
-        ERF,
-        LINEAR,
-        QUADRATIC;
+    private final ActivationKind kind;
 
-        public static Kind parse(String s) {
-            try {
-                return valueOf(s.trim().toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new UserException(
-                        "unknown activation '" + s + "'; expected one of relu, tanh, erf, linear, quadratic");
-            }
-        }
-    }
-
-    private final Kind kind;
-
-    public Activation(String name, Kind kind) {
+    public Activation(String name, ActivationKind kind) {
         super(name);
         this.kind = kind;
     }
 
-    public Kind kind() {
+    public ActivationKind kind() {
         return kind;
     }
 
     @Override
     public Shape initialize(NDManager m, DataType type, Shape in, Random rng) {
+        return in;
+    }
+
+    @Override
+    public Shape plan(Shape in, ParameterCount count) {
         return in;
     }
 

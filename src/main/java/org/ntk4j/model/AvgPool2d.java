@@ -34,6 +34,11 @@ public final class AvgPool2d extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        return pooledShape(name(), in, kernel, stride);
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         return x.getNDArrayInternal()
                 .avgPool(new Shape(kernel, kernel), new Shape(stride, stride), new Shape(0, 0), false, true);

@@ -19,25 +19,20 @@ import java.util.Random;
  * kernels are always computed in eval mode.
  *
  * <p>Tangent-aware in eval mode: the probe receives the normalised input x̂ = (x − μ_run)/√(σ²_run + ε)
- * (y = γ·x̂ + β), from which ∂f/∂γ_c = Σ_p δ[c,p]·x̂[c,p] and ∂f/∂β_c = Σ_p δ[c,p] (DESIGN.md,
- * "batch-norm (eval)").
+ * (y = γ·x̂ + β), from which ∂f/∂γ_c = Σ_p δ[c,p]·x̂[c,p] and ∂f/∂β_c = Σ_p δ[c,p] ({@link AffineNorm};
+ * {@code org.ntk4j.kernel.rule.BatchNorm2dRule}).
  */
-public final class BatchNorm2d extends Module implements TangentLayer {
+public final class BatchNorm2d extends AffineNorm {
     /** PyTorch's default momentum (weight of the new batch statistic). */
     public static final double MOMENTUM = 0.1;
 
     public static final double EPS = 1e-5;
 
-    private final Param gamma;
-    private final Param beta;
     private final Param runningMean;
     private final Param runningVar;
-    private long positions;
 
     public BatchNorm2d(String name) {
         super(name);
-        gamma = param("gamma", Param.Role.GAMMA);
-        beta = param("beta", Param.Role.BETA);
         runningMean = param("running_mean", Param.Role.RUNNING_MEAN);
         runningVar = param("running_var", Param.Role.RUNNING_VAR);
     }
@@ -48,11 +43,20 @@ public final class BatchNorm2d extends Module implements TangentLayer {
             throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
         }
         Shape c = new Shape(in.get(0));
-        positions = in.get(1) * in.get(2);
-        gamma.set(m.ones(c, type));
-        beta.set(m.zeros(c, type));
+        positions(in.get(1) * in.get(2));
+        gamma().set(m.ones(c, type));
+        beta().set(m.zeros(c, type));
         runningMean.set(m.zeros(c, type));
         runningVar.set(m.ones(c, type));
+        return in;
+    }
+
+    @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 3) {
+            throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
+        }
+        count.add(2 * in.get(0)); // γ and β (the running statistics are buffers)
         return in;
     }
 
@@ -66,8 +70,8 @@ public final class BatchNorm2d extends Module implements TangentLayer {
                     (PtNDArray) x,
                     (PtNDArray) runningMean.value(),
                     (PtNDArray) runningVar.value(),
-                    (PtNDArray) gamma.value(),
-                    (PtNDArray) beta.value(),
+                    (PtNDArray) gamma().value(),
+                    (PtNDArray) beta().value(),
                     false,
                     MOMENTUM,
                     EPS);
@@ -82,24 +86,11 @@ public final class BatchNorm2d extends Module implements TangentLayer {
                 (PtNDArray) x,
                 (PtNDArray) runningMean.value(),
                 (PtNDArray) runningVar.value(),
-                (PtNDArray) gamma.value(),
-                (PtNDArray) beta.value(),
+                (PtNDArray) gamma().value(),
+                (PtNDArray) beta().value(),
                 ctx.training(),
                 MOMENTUM,
                 EPS);
-    }
-
-    /** Spatial positions H·W of the feature maps this layer normalises. */
-    public long positions() {
-        return positions;
-    }
-
-    public Param gamma() {
-        return gamma;
-    }
-
-    public Param beta() {
-        return beta;
     }
 
     public Param runningMean() {
@@ -108,25 +99,5 @@ public final class BatchNorm2d extends Module implements TangentLayer {
 
     public Param runningVar() {
         return runningVar;
-    }
-
-    @Override
-    public double weightScale() {
-        return 1.0;
-    }
-
-    @Override
-    public double biasScale() {
-        return 1.0;
-    }
-
-    @Override
-    public Param weight() {
-        return gamma;
-    }
-
-    @Override
-    public Param bias() {
-        return beta;
     }
 }

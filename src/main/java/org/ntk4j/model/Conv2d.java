@@ -7,6 +7,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.Random;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * 2-d convolution (cross-correlation, as torch.nn.Conv2d), weight W of shape (C_out, C_in, k, k),
@@ -101,6 +102,20 @@ public final class Conv2d extends Module implements TangentLayer {
 
     private long outSize(long n) {
         return (n + 2L * padding - kernel) / stride + 1;
+    }
+
+    @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 3) {
+            throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
+        }
+        count.add((long) outChannels * in.get(0) * kernel * kernel + (bias != null ? outChannels : 0));
+        long h = outSize(in.get(1));
+        long w = outSize(in.get(2));
+        if (h <= 0 || w <= 0) {
+            throw new IllegalArgumentException(name() + ": input " + in + " too small for kernel " + kernel);
+        }
+        return new Shape(outChannels, h, w);
     }
 
     @Override

@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.util.Random;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Fully connected layer y = c_w·W a + c_b·b, W of shape (out × in), tangent-aware: in probe mode it
@@ -63,6 +64,15 @@ public final class Dense extends Module implements TangentLayer {
                 bias.set(create(m, type, gaussian(rng, units, sigmaB), new Shape(units)));
             }
         }
+        return new Shape(units);
+    }
+
+    @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 1) {
+            throw new IllegalArgumentException(name() + ": expects flat input, got " + in);
+        }
+        count.add((long) units * in.get(0) + (bias != null ? units : 0));
         return new Shape(units);
     }
 

@@ -36,6 +36,16 @@ public final class DenseConcat extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        Shape out = layer.plan(in, count);
+        if (out.dimension() != 3 || out.get(1) != in.get(1) || out.get(2) != in.get(2)) {
+            throw new IllegalArgumentException(
+                    name() + ": layer maps " + in + " to " + out + "; spatial size must be kept");
+        }
+        return new Shape(in.get(0) + out.get(0), in.get(1), in.get(2));
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         return x.concat(layer.forward(x, ctx), 1);
     }

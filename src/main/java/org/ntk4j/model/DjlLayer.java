@@ -13,7 +13,7 @@ import java.util.Random;
 /**
  * One initialised DJL layer (a {@code Linear}, {@code Conv2d}, {@code BatchNorm}) as a tappable
  * module: the forward pass runs the DJL block itself in eval mode, and in probe mode hands the
- * probe its input and output, so the layer's tangent rule applies (DESIGN.md "Tangent factors").
+ * probe its input and output, so the layer's tangent rule applies ({@code org.ntk4j.kernel.rule}).
  * Its {@link Param}s are the block's own arrays (gradients land on them); they cannot be replaced or
  * re-cast through this view. Built by {@link Network#ofBlock}.
  */

@@ -18,6 +18,11 @@ public final class Flatten extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        return new Shape(in.size());
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         return x.reshape(x.getShape().get(0), -1);
     }

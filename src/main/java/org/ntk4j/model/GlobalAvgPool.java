@@ -25,6 +25,14 @@ public final class GlobalAvgPool extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() != 3) {
+            throw new IllegalArgumentException(name() + ": expects (C, H, W) input, got " + in);
+        }
+        return new Shape(in.get(0));
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         Shape s = x.getShape();
         return x.reshape(s.get(0), s.get(1), -1).mean(new int[] {2});

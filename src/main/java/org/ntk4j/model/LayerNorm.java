@@ -16,18 +16,13 @@ import java.util.Random;
  * <p>Tangent-aware: the probe receives x̂ (y = γ·x̂ + β), from which ∂f/∂γ_d = Σ_p δ[p,d]·x̂[p,d] and
  * ∂f/∂β_d = Σ_p δ[p,d] over the leading positions p ({@code kernel.rule.LayerNormRule}).
  */
-public final class LayerNorm extends Module implements TangentLayer {
+public final class LayerNorm extends AffineNorm {
     public static final double EPS = 1e-5;
 
-    private final Param gamma;
-    private final Param beta;
     private long features;
-    private long positions;
 
     public LayerNorm(String name) {
         super(name);
-        gamma = param("gamma", Param.Role.GAMMA);
-        beta = param("beta", Param.Role.BETA);
     }
 
     @Override
@@ -36,9 +31,18 @@ public final class LayerNorm extends Module implements TangentLayer {
             throw new IllegalArgumentException(name() + ": expects at least one axis, got " + in);
         }
         features = in.get(in.dimension() - 1);
-        positions = in.size() / features;
-        gamma.set(m.ones(new Shape(features), type));
-        beta.set(m.zeros(new Shape(features), type));
+        positions(in.size() / features);
+        gamma().set(m.ones(new Shape(features), type));
+        beta().set(m.zeros(new Shape(features), type));
+        return in;
+    }
+
+    @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.dimension() < 1) {
+            throw new IllegalArgumentException(name() + ": expects at least one axis, got " + in);
+        }
+        count.add(2 * in.get(in.dimension() - 1)); // γ and β
         return in;
     }
 
@@ -50,45 +54,12 @@ public final class LayerNorm extends Module implements TangentLayer {
         // ε as a native scalar: NDArray.add(Number) must not be used on a differentiable path (DJL 0.35: it aliases a
         // Java buffer)
         NDArray xhat = centred.div(var.add(ctx.scalar(EPS, var)).sqrt());
-        NDArray y = xhat.mul(gamma.value()).add(beta.value());
+        NDArray y = xhat.mul(gamma().value()).add(beta().value());
         return ctx.probe() == null ? y : ctx.probe().tap(this, xhat, y);
     }
 
     /** D, the normalised (last) axis. */
     public long features() {
         return features;
-    }
-
-    /** Vectors normalised per sample: the input's size over D. */
-    public long positions() {
-        return positions;
-    }
-
-    public Param gamma() {
-        return gamma;
-    }
-
-    public Param beta() {
-        return beta;
-    }
-
-    @Override
-    public double weightScale() {
-        return 1.0;
-    }
-
-    @Override
-    public double biasScale() {
-        return 1.0;
-    }
-
-    @Override
-    public Param weight() {
-        return gamma;
-    }
-
-    @Override
-    public Param bias() {
-        return beta;
     }
 }

@@ -26,6 +26,11 @@ public final class MaxPool2d extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        return AvgPool2d.pooledShape(name(), in, kernel, stride);
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         return x.getNDArrayInternal()
                 .maxPool(new Shape(kernel, kernel), new Shape(stride, stride), new Shape(0, 0), false);

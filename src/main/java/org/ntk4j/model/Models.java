@@ -1,7 +1,10 @@
 package org.ntk4j.model;
 
+import ai.djl.ndarray.types.Shape;
+import org.ntk4j.spec.ActivationKind;
 import org.ntk4j.spec.Arch;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Parameterization;
 import org.ntk4j.spec.Pool;
 import org.ntk4j.spec.Shortcut;
 
@@ -14,6 +17,21 @@ import org.ntk4j.spec.Shortcut;
  */
 public final class Models {
     private Models() {}
+
+    /**
+     * The trainable parameter count of {@code spec}'s network, from the spec alone: its module tree's shapes are
+     * planned ({@link Module#plan}) and nothing is created, so even a 20M-parameter VGG counts in microseconds.
+     */
+    public static long parameterCount(ModelSpec spec) {
+        Module root = root(spec);
+        ParameterCount c = new ParameterCount();
+        Shape out = root.plan(
+                new Shape(java.util.Arrays.stream(spec.input()).asLongStream().toArray()), c);
+        if (out.dimension() != 1 || out.get(0) != spec.outputs()) {
+            throw new IllegalStateException("network output shape " + out + " != outputs " + spec.outputs());
+        }
+        return c.trainable();
+    }
 
     static Module root(ModelSpec spec) {
         switch (spec.arch()) {
@@ -37,21 +55,22 @@ public final class Models {
     }
 
     /**
-     * MLP: flatten, then for each hidden width Dense → φ, then a Dense readout. Layers are named
-     * dense1..denseL. "linear" is a deep linear network (φ = identity).
+     * MLP: flatten, then for each hidden width Dense [→ LayerNorm] → φ, then a Dense readout. Layers are named
+     * dense1..denseL (and ln1.. with {@code "layerNorm": true}). "linear" is a deep linear network (φ = identity).
      */
     static Module mlp(ModelSpec s) {
-        Parameterization par = Parameterization.valueOf(s.parameterization().name());
+        Parameterization par = s.parameterization();
         Initializer init = Initializer.valueOf(s.initializer().name());
-        Activation.Kind act = s.arch() == Arch.LINEAR
-                ? Activation.Kind.LINEAR
-                : Activation.Kind.valueOf(s.activation().name());
+        ActivationKind act = s.arch() == Arch.LINEAR ? ActivationKind.LINEAR : s.activation();
         Sequential seq = new Sequential("mlp");
         seq.add(new Flatten("flatten"));
         int l = 1;
         for (int w : s.widths()) {
             seq.add(new Dense("dense" + l, w, s.biasOn(), par, init, s.sigmaW(l), s.sigmaB()));
-            if (act != Activation.Kind.LINEAR) {
+            if (s.layerNormOn()) {
+                seq.add(new LayerNorm("ln" + l));
+            }
+            if (act != ActivationKind.LINEAR) {
                 seq.add(new Activation("act" + l, act));
             }
             l++;
@@ -65,15 +84,15 @@ public final class Models {
         final ModelSpec s;
         final Parameterization par;
         final Initializer init;
-        final Activation.Kind act;
+        final ActivationKind act;
         final boolean bn;
         boolean first = true;
 
         Layers(ModelSpec s) {
             this.s = s;
-            this.par = Parameterization.valueOf(s.parameterization().name());
+            this.par = s.parameterization();
             this.init = Initializer.valueOf(s.initializer().name());
-            this.act = Activation.Kind.valueOf(s.activation().name());
+            this.act = s.activation();
             this.bn = s.batchNormOn();
         }
 
@@ -109,6 +128,9 @@ public final class Models {
             int l = 1;
             for (int h : hidden) {
                 seq.add(new Dense("fc" + l, h, s.biasOn(), par, init, s.sigmaW(), s.sigmaB()));
+                if (s.layerNormOn()) {
+                    seq.add(new LayerNorm("fc" + l + "_ln"));
+                }
                 seq.add(phi("fc" + l + "_act"));
                 l++;
             }

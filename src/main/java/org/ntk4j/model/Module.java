@@ -49,6 +49,16 @@ public abstract class Module {
      */
     public abstract Shape initialize(NDManager manager, DataType type, Shape inputShape, Random rng);
 
+    /**
+     * The per-sample output shape for input {@code in}, computed without creating any array, adding the trainable
+     * parameters this module and its children would create to {@code count}: what {@link #initialize} returns and
+     * creates, for a model spec's parameter count ({@link Models#parameterCount}). Defined by every module a spec can
+     * name; others throw.
+     */
+    public Shape plan(Shape in, ParameterCount count) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no shape plan");
+    }
+
     /** The forward pass on a batch (batch axis first). */
     public abstract NDArray forward(NDArray x, Forward ctx);
 

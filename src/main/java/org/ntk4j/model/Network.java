@@ -151,22 +151,18 @@ public final class Network implements AutoCloseable {
     }
 
     /**
-     * The penultimate features h(x) — the input of the final dense classifier — as a network of its
-     * own that shares this one's modules and parameters (closing it frees nothing). Its NTK is the
+     * The penultimate features h(x) — the input of the final dense classifier ({@link #classifier()}) — as a
+     * network of its own that shares this one's modules and parameters (closing it frees nothing). Its NTK is the
      * last-layer-features kernel Θ^h of Seleznova et al., Neural (Tangent Kernel) Collapse: gradients of h w.r.t. every
-     * parameter before the classifier.
+     * parameter before the classifier. Works on spec-built networks and on DJL blocks ({@link #ofBlock}) whose last
+     * layer is a {@code Linear} on flat input, also inside nested sequential blocks.
      */
     public Network features() {
-        if (!(root instanceof Sequential seq)
-                || seq.children().isEmpty()
-                || !(seq.children().get(seq.children().size() - 1) instanceof Dense last)) {
-            throw new UserException(
-                    "model " + spec.name() + " does not end in a dense classifier; no penultimate features");
+        TangentLayer last = classifier();
+        if (!(root instanceof Sequential)) {
+            throw new UserException("model " + spec.name() + " is a single layer; no penultimate features");
         }
-        Sequential body = new Sequential(root.name());
-        for (Module m : seq.children().subList(0, seq.children().size() - 1)) {
-            body.add(m);
-        }
+        Module body = withoutLast(root);
         int width = (int) last.weight().value().getShape().get(1);
         ModelSpec fs = spec.toBuilder()
                 .name(spec.name() + "-features")
@@ -176,6 +172,43 @@ public final class Network implements AutoCloseable {
         Network v = new Network(fs, body, manager, seed, inputShape, width, dataType);
         v.view = true;
         return v;
+    }
+
+    /**
+     * The final dense layer, logits = W h + b: the last module of the (possibly nested) sequential root, an ntk4j
+     * {@link Dense} or a DJL {@code Linear} on flat input ({@link DjlLinear}).
+     *
+     * @throws UserException when the network does not end in one
+     */
+    public TangentLayer classifier() {
+        Module m = root;
+        while (m instanceof Sequential s && !s.children().isEmpty()) {
+            m = s.children().get(s.children().size() - 1);
+        }
+        if (m instanceof Dense d) {
+            return d;
+        }
+        if (m instanceof DjlLinear l && l.flatInput()) {
+            return l;
+        }
+        throw new UserException("model " + spec.name() + " does not end in a dense classifier (its last layer is "
+                + (m == root ? root.getClass().getSimpleName() : m.name())
+                + "); no penultimate features");
+    }
+
+    /** A sequential view of {@code m} without its last leaf module (recursing into a trailing sequential). */
+    private static Module withoutLast(Module m) {
+        Sequential seq = (Sequential) m;
+        List<Module> children = seq.children();
+        Sequential body = new Sequential(seq.name());
+        for (Module c : children.subList(0, children.size() - 1)) {
+            body.add(c);
+        }
+        Module last = children.get(children.size() - 1);
+        if (last instanceof Sequential) {
+            body.add(withoutLast(last));
+        }
+        return body;
     }
 
     /** f(x) for a batch x of shape (N, inputShape...). */
@@ -284,11 +317,19 @@ public final class Network implements AutoCloseable {
         org.ntk4j.io.Safetensors.write(tensors, meta, file);
     }
 
-    /** Writes every parameter as NPZ (name → array), atomically. */
+    /**
+     * Writes every parameter as NPZ (name → array, named as in {@link #params()}: for a DJL block the qualified names
+     * such as {@code 01Linear.weight}, never DJL's bare {@code weight}), atomically.
+     */
     public void saveParameters(Path file) throws IOException {
         NDList list = new NDList();
-        for (Param p : params()) {
-            list.add(p.value());
+        List<Param> ps = params();
+        List<String> names = new ArrayList<>();
+        for (Param p : ps) {
+            NDArray a = p.value();
+            names.add(a.getName());
+            a.setName(p.name()); // the NPZ entry's name; a DJL block's own array is named e.g. "weight"
+            list.add(a);
         }
         Path tmp = org.ntk4j.io.TempFiles.file(file);
         try {
@@ -297,6 +338,9 @@ public final class Network implements AutoCloseable {
             }
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
+            for (int i = 0; i < ps.size(); i++) {
+                ps.get(i).value().setName(names.get(i));
+            }
             org.ntk4j.io.TempFiles.delete(tmp);
         }
     }

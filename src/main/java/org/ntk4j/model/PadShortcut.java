@@ -37,6 +37,15 @@ public final class PadShortcut extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        if (in.get(0) > outChannels) {
+            throw new IllegalArgumentException(
+                    name() + ": cannot pad " + in.get(0) + " channels down to " + outChannels);
+        }
+        return new Shape(outChannels, (in.get(1) + stride - 1) / stride, (in.get(2) + stride - 1) / stride);
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         NDArray y = stride == 1 ? x : x.get(new NDIndex(":, :, ::{}, ::{}", stride, stride));
         long before = (outChannels - inChannels) / 2;

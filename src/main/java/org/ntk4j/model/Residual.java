@@ -51,6 +51,16 @@ public final class Residual extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        Shape a = main.plan(in, count);
+        Shape b = shortcut == null ? in : shortcut.plan(in, count);
+        if (!a.equals(b)) {
+            throw new IllegalArgumentException(name() + ": main branch gives " + a + " but shortcut gives " + b);
+        }
+        return post == null ? a : post.plan(a, count);
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         NDArray y = main.forward(x, ctx).add(shortcut == null ? x : shortcut.forward(x, ctx));
         return post == null ? y : post.forward(y, ctx);

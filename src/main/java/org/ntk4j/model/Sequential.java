@@ -37,6 +37,15 @@ public final class Sequential extends Module {
     }
 
     @Override
+    public Shape plan(Shape in, ParameterCount count) {
+        Shape s = in;
+        for (Module mod : modules) {
+            s = mod.plan(s, count);
+        }
+        return s;
+    }
+
+    @Override
     public NDArray forward(NDArray x, Forward ctx) {
         NDArray h = x;
         for (Module mod : modules) {

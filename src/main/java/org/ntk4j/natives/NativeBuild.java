@@ -140,14 +140,9 @@ public final class NativeBuild {
                     case "off" -> false;
                     default -> t.cuda() != null;
                 };
-        Path cudaInclude = null;
+        List<Path> cudaIncludes = useCuda ? t.cudaIncludes() : List.of();
         if (useCuda) {
-            cudaInclude = t.cudaInclude();
-            if (cudaInclude == null) {
-                throw new UserException(
-                        "missing CUDA headers: " + t.origin() + " is a CUDA build but no cuda_runtime_api.h was found"
-                                + " (set CUDA_HOME, install the CUDA toolkit or pip's nvidia-cuda-runtime, or pass --cuda off)");
-            }
+            log.accept("CUDA headers: " + cudaIncludes);
         }
         String ptDefine = t.ptVersionDefine();
         Path src = sources();
@@ -163,33 +158,7 @@ public final class NativeBuild {
             if (!Files.exists(java.resolve("include/jni.h"))) {
                 throw new UserException("no jni.h under " + java + "/include: run ntk4j with a JDK, not a JRE");
             }
-            List<String> flags = new ArrayList<>(List.of(
-                    cxx,
-                    "-c",
-                    "-O2",
-                    "-fPIC",
-                    "-std=c++17",
-                    "-w",
-                    "-D_GLIBCXX_USE_CXX11_ABI=" + (t.cxx11Abi() ? 1 : 0)));
-            if (ptDefine != null) {
-                flags.add("-D" + ptDefine);
-            }
-            if (useCuda) {
-                flags.add("-DUSE_CUDA");
-            }
-            for (Path inc : new Path[] {
-                include,
-                src.resolve("api/src/main/native"),
-                t.include(),
-                t.include().resolve("torch/csrc/api/include"),
-                cudaInclude,
-                java.resolve("include"),
-                java.resolve("include/linux")
-            }) {
-                if (inc != null && !inc.toString().equals("/usr/include")) {
-                    flags.add("-I" + inc);
-                }
-            }
+            List<String> flags = compileFlags(t, useCuda, ptDefine, include, src, cudaIncludes, java);
             List<Path> ccs;
             try (Stream<Path> s = Files.list(src.resolve(NATIVE_SRC))) {
                 ccs = s.filter(p -> p.toString().endsWith(".cc")).sorted().toList();
@@ -212,6 +181,14 @@ public final class NativeBuild {
                 link.addAll(List.of("-ltorch_cuda", "-lc10_cuda"));
             }
             exec(link, build.resolve("link.log"), "linking libdjl_torch.so");
+            Path flagsSo;
+            try {
+                flagsSo = torchFlagsLibrary(t, flags, build);
+            } catch (UserException e) { // DJL's binding is built: the TF32 switches are an extra
+                log.accept("warning: ntk4j's TF32 library was not built (" + e.getMessage()
+                        + "); --tf32 will leave libtorch's default");
+                flagsSo = null;
+            }
             secs = (System.nanoTime() - t0) / 1e9;
             log.accept(String.format(
                     Locale.ROOT,
@@ -235,11 +212,33 @@ public final class NativeBuild {
                 TempFiles.delete(tmp);
             }
             log.accept("installed " + dest);
+            Path flagsDest = dest.resolveSibling("ntk4j-" + DJL_VERSION + "-libntk4j_torch.so");
+            if (flagsSo != null) {
+                Path ftmp = Files.createTempFile(dest.getParent(), ".libntk4j_torch", ".tmp");
+                Files.copy(flagsSo, ftmp, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(ftmp, flagsDest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                Files.deleteIfExists(flagsDest);
+            }
             Properties env = new Properties();
             env.setProperty("PYTORCH_LIBRARY_PATH", libPath.toString());
             env.setProperty("PYTORCH_VERSION", t.version());
             env.setProperty("PYTORCH_FLAVOR", flavor);
             env.setProperty("ENGINE_CACHE_DIR", cacheRoot.toString());
+            if (flagsSo != null) {
+                env.setProperty(Natives.TORCH_FLAGS, flagsDest.toString());
+            }
+            if (useCuda) {
+                Path cudart = t.cudaRuntimeLibrary();
+                if (cudart == null) {
+                    log.accept("warning: no libcudart found for " + t.origin() + "; DJL will count no GPU, though"
+                            + " --device gpu still runs when PyTorch sees one");
+                } else {
+                    Path dir = cudartFolder(cudart, flavor);
+                    env.setProperty(Natives.CUDART_DIR, dir.toString());
+                    log.accept("DJL counts GPUs through " + cudart + " (linked from " + dir + ")");
+                }
+            }
             Path ef = envFile != null ? envFile : Natives.envFile();
             Files.createDirectories(ef.toAbsolutePath().getParent());
             Path etmp = TempFiles.file(ef);
@@ -257,6 +256,70 @@ public final class NativeBuild {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The g++ command line that compiles one of DJL's sources (file and output appended by the caller). */
+    List<String> compileFlags(
+            Torch t, boolean useCuda, String ptDefine, Path include, Path src, List<Path> cudaIncludes, Path java) {
+        List<String> flags = new ArrayList<>(List.of(
+                cxx, "-c", "-O2", "-fPIC", "-std=c++17", "-w", "-D_GLIBCXX_USE_CXX11_ABI=" + (t.cxx11Abi() ? 1 : 0)));
+        if (ptDefine != null) {
+            flags.add("-D" + ptDefine);
+        }
+        if (useCuda) {
+            flags.add("-DUSE_CUDA");
+        }
+        List<Path> incs = new ArrayList<>(List.of(
+                include,
+                src.resolve("api/src/main/native"),
+                t.include(),
+                t.include().resolve("torch/csrc/api/include")));
+        incs.addAll(cudaIncludes);
+        incs.add(java.resolve("include"));
+        incs.add(java.resolve("include/linux"));
+        for (Path inc : incs) {
+            if (inc != null && !inc.toString().equals("/usr/include")) {
+                flags.add("-I" + inc);
+            }
+        }
+        return flags;
+    }
+
+    /**
+     * Compiles and links ntk4j's own small JNI library ({@link TorchFlags}: libtorch's TF32 switches)
+     * with the same flags as DJL's sources.
+     */
+    private Path torchFlagsLibrary(Torch t, List<String> flags, Path build) throws IOException {
+        Path cc = build.resolve("ntk4j_torch_flags.cc");
+        try (InputStream in = NativeBuild.class.getResourceAsStream("ntk4j_torch_flags.cc")) {
+            if (in == null) {
+                throw new IllegalStateException("resource ntk4j_torch_flags.cc is missing from the classpath");
+            }
+            Files.copy(in, cc, StandardCopyOption.REPLACE_EXISTING);
+        }
+        Path o = build.resolve("ntk4j_torch_flags.o");
+        List<String> cmd = new ArrayList<>(flags);
+        cmd.addAll(List.of(cc.toString(), "-o", o.toString()));
+        exec(cmd, build.resolve("ntk4j_torch_flags.log"), "compiling ntk4j_torch_flags.cc");
+        Path so = build.resolve("libntk4j_torch.so");
+        List<String> link = new ArrayList<>(List.of(
+                cxx, "-shared", "-o", so.toString(), o.toString(), "-L" + t.lib(), "-Wl,-rpath," + t.lib(), "-lc10"));
+        link.add(t.lib().resolve("libtorch_cpu.so").toFile().exists() ? "-ltorch_cpu" : "-ltorch");
+        exec(link, build.resolve("ntk4j_torch_flags.link.log"), "linking libntk4j_torch.so");
+        return so;
+    }
+
+    /**
+     * A folder holding one link, {@code libcudart.so}, to torch's CUDA runtime: JNA's lookup of
+     * "cudart" (DJL's {@code CudaUtils}) finds an unversioned name there whatever the wheel calls it.
+     */
+    private Path cudartFolder(Path cudart, String flavor) throws IOException {
+        Path dir = workDir.resolve("cudart-" + flavor);
+        Files.createDirectories(dir);
+        Path link = dir.resolve("libcudart.so");
+        Files.deleteIfExists(link);
+        Files.createSymbolicLink(link, cudart.toAbsolutePath());
+        return dir;
     }
 
     static String objName(Path cc) {

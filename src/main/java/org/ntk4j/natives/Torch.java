@@ -219,9 +219,95 @@ public record Torch(
         return System.getenv().getOrDefault("NTK4J_CUDA_VERSION", "12.8");
     }
 
+    /**
+     * The CUDA headers that torch's CUDA context header includes when DJL's sources are compiled with
+     * {@code -DUSE_CUDA}: the runtime's (with the {@code crt/} folder its headers include, which the
+     * CUDA 13 wheel {@code nvidia/cu13} lacks: seen on 2026-11-26 with torch 2.11.0+cu130, where the
+     * image's /usr/local/cuda-13.0 held them), cuBLAS's, cuSPARSE's and cuSOLVER's.
+     */
+    static final List<String> CUDA_HEADERS =
+            List.of("cuda_runtime_api.h", "crt/host_defines.h", "cublas_v2.h", "cusparse.h", "cusolverDn.h");
+
     /** The folder holding cuda_runtime_api.h for a CUDA build, or null if none is found. */
     public Path cudaInclude() {
+        for (Path p : cudaIncludeCandidates()) {
+            if (Files.exists(p.resolve("cuda_runtime_api.h"))) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The include folders a {@code -DUSE_CUDA} build needs, one per header of {@link #CUDA_HEADERS}
+     * (and a {@code cccl} folder beside them when there is one). A CUDA toolkit or the merged
+     * {@code nvidia/cu13} wheel layout holds them all in one folder; CUDA 12 wheels keep each library's
+     * headers in its own {@code site-packages/nvidia/<library>/include}. The wheels beside torch come
+     * first (they match the CUDA torch was built with), then CUDA_HOME, CUDA_PATH and /usr/local/cuda.
+     *
+     * @throws UserException naming the headers that no candidate folder holds
+     */
+    public List<Path> cudaIncludes() {
+        List<Path> candidates = cudaIncludeCandidates();
+        for (Path p : candidates) { // one folder with everything: a toolkit, or nvidia/cu13
+            if (CUDA_HEADERS.stream().allMatch(h -> Files.exists(p.resolve(h)))) {
+                return withCccl(List.of(p));
+            }
+        }
+        List<Path> out = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (String h : CUDA_HEADERS) {
+            Path found = candidates.stream()
+                    .filter(p -> Files.exists(p.resolve(h)))
+                    .findFirst()
+                    .orElse(null);
+            if (found == null) {
+                missing.add(h);
+            } else if (!out.contains(found)) {
+                out.add(found);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new UserException("missing CUDA headers: " + origin + " is a CUDA build but "
+                    + String.join(", ", missing) + " " + (missing.size() == 1 ? "is" : "are")
+                    + " in none of " + candidates
+                    + " (pip install the nvidia-cuda-runtime, nvidia-cublas, nvidia-cusparse and nvidia-cusolver"
+                    + " wheels of torch's CUDA, set CUDA_HOME to a CUDA toolkit, or pass --cuda off)");
+        }
+        return withCccl(out);
+    }
+
+    private static List<Path> withCccl(List<Path> dirs) {
+        List<Path> out = new ArrayList<>(dirs);
+        for (Path d : dirs) {
+            if (Files.isDirectory(d.resolve("cccl")) && !out.contains(d.resolve("cccl"))) {
+                out.add(d.resolve("cccl"));
+            }
+        }
+        return out;
+    }
+
+    /** Where CUDA headers may be, in order: the nvidia wheels beside torch, CUDA_HOME, CUDA_PATH, /usr/local/cuda, /usr/include. */
+    List<Path> cudaIncludeCandidates() {
         List<Path> c = new ArrayList<>();
+        // pip's nvidia-* packages, beside the torch package (site-packages/nvidia/...)
+        Path site = include.getParent() == null ? null : include.getParent().getParent();
+        if (site != null && Files.isDirectory(site.resolve("nvidia"))) {
+            for (String merged : new String[] {"cu13", "cu12"}) {
+                c.add(site.resolve("nvidia").resolve(merged).resolve("include"));
+            }
+            for (String lib : new String[] {"cuda_runtime", "cublas", "cusparse", "cusolver"}) {
+                c.add(site.resolve("nvidia").resolve(lib).resolve("include"));
+            }
+            try (java.util.stream.Stream<Path> s = Files.list(site.resolve("nvidia"))) {
+                s.sorted()
+                        .map(p -> p.resolve("include"))
+                        .filter(p -> !c.contains(p))
+                        .forEach(c::add);
+            } catch (IOException e) {
+                // the fixed names above remain
+            }
+        }
         for (String env : new String[] {"CUDA_HOME", "CUDA_PATH"}) {
             String h = System.getenv(env);
             if (h != null) {
@@ -229,21 +315,71 @@ public record Torch(
             }
         }
         c.add(Path.of("/usr/local/cuda/include"));
+        c.add(Path.of("/usr/local/cuda/targets/x86_64-linux/include"));
         c.add(Path.of("/usr/include"));
-        // pip's nvidia-cuda-runtime packages, beside the torch package (site-packages/nvidia/...)
+        if (site != null) { // triton's copy of the CUDA runtime headers (crt/ included), a last resort
+            c.add(site.resolve("triton/backends/nvidia/include"));
+        }
+        return c.stream().filter(Files::isDirectory).distinct().toList();
+    }
+
+    /**
+     * The CUDA runtime library (libcudart.so.N) torch's CUDA library links to, as the dynamic loader
+     * resolves it ({@code ldd libtorch_cuda.so}, which follows the wheel's rpath into
+     * {@code nvidia/cu13/lib} or {@code nvidia/cuda_runtime/lib}), else the first libcudart.so* in
+     * torch's lib folder, the nvidia wheels, CUDA_HOME or /usr/local/cuda; null for a CPU build or when
+     * none is found. DJL counts GPUs through this library ({@code CudaUtils}, loaded by JNA as "cudart").
+     */
+    public Path cudaRuntimeLibrary() {
+        if (cuda == null) {
+            return null;
+        }
+        String ldd =
+                NativeBuild.run(List.of("ldd", lib.resolve("libtorch_cuda.so").toString()), null);
+        Path viaLdd = lddLibrary(ldd, "libcudart");
+        if (viaLdd != null) {
+            return viaLdd;
+        }
+        List<Path> dirs = new ArrayList<>(List.of(lib));
         Path site = include.getParent() == null ? null : include.getParent().getParent();
         if (site != null) {
-            for (String s :
-                    new String[] {"nvidia/cuda_runtime/include", "nvidia/cu13/include", "nvidia/cu12/include"}) {
-                c.add(site.resolve(s));
+            for (String d : new String[] {"nvidia/cu13/lib", "nvidia/cu12/lib", "nvidia/cuda_runtime/lib"}) {
+                dirs.add(site.resolve(d));
             }
         }
-        for (Path p : c) {
-            if (Files.exists(p.resolve("cuda_runtime_api.h"))) {
-                return p;
+        String home = System.getenv("CUDA_HOME");
+        if (home != null) {
+            dirs.add(Path.of(home, "lib64"));
+        }
+        dirs.add(Path.of("/usr/local/cuda/lib64"));
+        for (Path d : dirs) {
+            if (!Files.isDirectory(d)) {
+                continue;
+            }
+            try (java.util.stream.Stream<Path> s = Files.list(d)) {
+                Path f = s.filter(p -> p.getFileName().toString().startsWith("libcudart")
+                                && p.getFileName().toString().contains(".so"))
+                        .sorted()
+                        .findFirst()
+                        .orElse(null);
+                if (f != null) {
+                    return f;
+                }
+            } catch (IOException e) {
+                // next folder
             }
         }
         return null;
+    }
+
+    /** The resolved path of the first library named {@code prefix}* in {@code ldd} output, or null. */
+    static Path lddLibrary(String lddOutput, String prefix) {
+        if (lddOutput == null) {
+            return null;
+        }
+        Matcher m = Pattern.compile("(?m)^\\s*(" + Pattern.quote(prefix) + "\\S*)\\s+=>\\s+(/\\S+)")
+                .matcher(lddOutput);
+        return m.find() ? Path.of(m.group(2)) : null;
     }
 
     /** DJL's PT_VERSION define for these sources: V1_13_X for 1.13 – 2.1 (as DJL's build.sh), none after. */

@@ -1,6 +1,7 @@
 package org.ntk4j.probe;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.Block;
@@ -18,8 +19,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.ntk4j.model.Network;
+import org.ntk4j.report.Provenance;
+import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.RunReport;
 import org.ntk4j.spec.Specs;
+import org.ntk4j.train.Arrays2;
 
 /**
  * Runs ntk4j {@link Probe}s (e.g. an {@link NtkProbe} on a fixed probe set) inside DJL's own
@@ -34,9 +39,21 @@ import org.ntk4j.spec.Specs;
  * those gradients; the listener therefore saves every parameter's gradient before the probes and
  * writes it back after them, so training proceeds exactly as without the listener.
  *
- * <p>Each record (the probe's values plus {@code probe}, {@code step}, {@code epoch},
+ * <p>Each record (the probe's values, arrays as lists, plus {@code probe}, {@code step}, {@code epoch},
  * {@code probe_seconds}) is kept in memory ({@link #records()}) and passed to the sinks, e.g.
- * {@link #jsonl(RunFolder)} for a metrics.jsonl.
+ * {@link #jsonl(RunFolder)} for a metrics.jsonl. With {@link #runFolder(RunFolder)} the listener keeps a whole run
+ * folder instead: the probe records, the training loss of every step, the provenance of the session, and
+ * {@link #report(String)} writes its report.html:
+ * <pre>{@code
+ * DjlProbeListener probes = new DjlProbeListener(block, new Shape(1, 28, 28), manager)
+ *         .add(NtkProbe.builder(probeSet).runFolder(run).build())
+ *         .add(new NeuralCollapseProbe(probeSet, Schedule.parse("epochs")))
+ *         .add(new FeatureAnsatzProbe(probeSet, Schedule.parse("epochs")))
+ *         .runFolder(run);
+ * config.addTrainingListeners(probes);
+ * EasyTrain.fit(trainer, epochs, trainSet, testSet);
+ * probes.report("my CNN on MNIST");
+ * }</pre>
  */
 public final class DjlProbeListener extends TrainingListenerAdapter {
     private final Block block;
@@ -45,6 +62,8 @@ public final class DjlProbeListener extends TrainingListenerAdapter {
     private final List<Probe> probes = new ArrayList<>();
     private final List<Consumer<Map<String, Object>>> sinks = new ArrayList<>();
     private final List<Map<String, Object>> records = new ArrayList<>();
+    private RunFolder run;
+    private boolean sessionLogged;
     private long batches;
     private int epochs;
     private long lastProbed = -1;
@@ -71,6 +90,31 @@ public final class DjlProbeListener extends TrainingListenerAdapter {
         return this;
     }
 
+    /**
+     * Keeps the run in {@code run}: probe records, the training loss of every step ({@code "kind": "step"}) and the
+     * session's provenance go to its metrics.jsonl, so {@link #report(String)} (or {@code ntk4j report DIR}) can
+     * write its report.html.
+     */
+    public DjlProbeListener runFolder(RunFolder run) {
+        this.run = run;
+        return sink(jsonl(run));
+    }
+
+    /** Writes the run folder's report.html (needs {@link #runFolder(RunFolder)}): loss per step and every probe's section. */
+    public void report(String title) {
+        if (run == null) {
+            throw new IllegalStateException("no run folder: call runFolder(run) before training");
+        }
+        RunReport.write(run, title, reportSections());
+    }
+
+    /** The probes' report sections by probe name, in the order they were added. */
+    public Map<String, ReportSection> reportSections() {
+        Map<String, ReportSection> m = new LinkedHashMap<>();
+        probes.forEach(p -> m.put(p.name(), p.report()));
+        return m;
+    }
+
     /** A sink that logs records as {@code "kind": "probe"} lines of a run folder's metrics.jsonl, as {@link ProbeListener} does. */
     public static Consumer<Map<String, Object>> jsonl(RunFolder run) {
         return r -> {
@@ -86,9 +130,41 @@ public final class DjlProbeListener extends TrainingListenerAdapter {
     }
 
     @Override
+    public void onTrainingBegin(Trainer trainer) {
+        if (run != null && !sessionLogged) {
+            run.log(Provenance.record(manager.getDevice(), false));
+            sessionLogged = true;
+        }
+    }
+
+    @Override
     public void onTrainingBatch(Trainer trainer, BatchData batchData) {
+        if (run != null) {
+            logLoss(trainer, batchData, batches + 1);
+        }
         runDue(batches, false);
         batches++;
+    }
+
+    /** The batch's training loss under the trainer's loss (mean over its devices' splits), as a step record. */
+    private void logLoss(Trainer trainer, BatchData batch, long step) {
+        double sum = 0;
+        int parts = 0;
+        for (var e : batch.getPredictions().entrySet()) {
+            NDList labels = batch.getLabels().get(e.getKey());
+            try (NDArray l = trainer.getLoss().evaluate(labels, e.getValue())) {
+                sum += Arrays2.value(l);
+                parts++;
+            }
+        }
+        if (parts > 0) {
+            JsonObject rec = new JsonObject();
+            rec.addProperty("kind", RunReport.STEP);
+            rec.addProperty("step", step);
+            rec.addProperty("epoch", epochs + 1); // the epoch the step belongs to, 1-based (as ntk4j's trainer logs it)
+            rec.addProperty("loss", sum / parts);
+            run.log(rec);
+        }
     }
 
     @Override
@@ -111,7 +187,7 @@ public final class DjlProbeListener extends TrainingListenerAdapter {
             Network net = Network.ofBlock(block, inputShape, m);
             for (Probe p : due) {
                 long t0 = System.nanoTime();
-                Map<String, Object> r = new LinkedHashMap<>(p.run(net, step, epochs));
+                Map<String, Object> r = ProbeRecords.readable(p.run(net, step, epochs));
                 r.put("probe", p.name());
                 r.put("step", step);
                 r.put("epoch", epochs);

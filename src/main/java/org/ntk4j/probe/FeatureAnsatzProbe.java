@@ -16,6 +16,7 @@ import org.ntk4j.model.Network;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.spec.Arch;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.Schedule;
 
@@ -23,12 +24,16 @@ import org.ntk4j.train.Schedule;
  * Training probe: the neural feature ansatz per dense layer (Feature Learning as Alignment (anon.)) on a fixed,
  * class-balanced probe set of training images — the NFC ρ(W_lᵀW_l, AGOP_l) (§1.5) and the centred C-NFC
  * ρ(W̄ᵀW̄, W̄ᵀK W̄), W̄ = W − W(0) (§1.8), which the paper finds ≥ the uncentred one early in
- * training. W(0) is rebuilt from the run's spec and seed (initialisation is a pure function of
- * them), so a resumed run centres on the same weights.
+ * training. For a network built from a spec, W(0) is rebuilt from the spec and seed (initialisation is a pure function
+ * of them), so a resumed run centres on the same weights. A network that cannot be rebuilt (a DJL block wrapped by
+ * {@link Network#ofBlock}, a {@link Network#of} module tree) is centred on the weights the probe sees at step 0; if its
+ * first measurement comes later, W(0) is unknown and the record carries {@code cnfc_skipped} instead of the C-NFC.
+ * Dense layers are ntk4j's {@code Dense} and DJL {@code Linear} layers on flat input.
  */
 public final class FeatureAnsatzProbe extends ScheduledProbe {
     private final Dataset probeSet;
     private Map<String, DMatrixRMaj> initial;
+    private String noInitial;
 
     public FeatureAnsatzProbe(Dataset probeSet, Schedule schedule) {
         super("nfa", schedule);
@@ -37,10 +42,17 @@ public final class FeatureAnsatzProbe extends ScheduledProbe {
 
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
-        if (initial == null) {
-            try (NDManager m = net.manager().newSubManager();
-                    Network w0 = Network.build(net.spec(), net.seed(), m, net.dataType())) {
-                initial = FeatureAnsatz.weights(w0);
+        if (initial == null && noInitial == null) {
+            if (rebuildable(net)) {
+                try (NDManager m = net.manager().newSubManager();
+                        Network w0 = Network.build(net.spec(), net.seed(), m, net.dataType())) {
+                    initial = FeatureAnsatz.weights(w0);
+                }
+            } else if (step == 0) {
+                initial = FeatureAnsatz.weights(net);
+            } else {
+                noInitial = "W(0) unknown: the network cannot be rebuilt from a spec and the probe first ran at step "
+                        + step + ", not 0";
             }
         }
         Map<String, Object> r = new LinkedHashMap<>();
@@ -53,7 +65,16 @@ public final class FeatureAnsatzProbe extends ScheduledProbe {
                 }
             }
         }
+        if (noInitial != null) {
+            r.put("cnfc_skipped", noInitial);
+        }
         return r;
+    }
+
+    /** Whether the network's initial weights follow from its spec and seed (not a DJL block or a Java module tree). */
+    private static boolean rebuildable(Network net) {
+        Arch a = net.spec().arch();
+        return a != Arch.DJL && a != Arch.CUSTOM;
     }
 
     @Override
@@ -65,7 +86,7 @@ public final class FeatureAnsatzProbe extends ScheduledProbe {
      * NFC and C-NFC per dense layer against the step (Feature Learning as Alignment (anon.), Fig. 2), when the nfa
      * probe ran.
      */
-    private static void featureAnsatz(RunFolder run, List<JsonObject> nfa, Map<String, String> summary) {
+    static void featureAnsatz(RunFolder run, List<JsonObject> nfa, Map<String, String> summary) {
         double[] x = nfa.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
         Map<String, double[]> s = new LinkedHashMap<>();
         JsonObject last = nfa.get(nfa.size() - 1);

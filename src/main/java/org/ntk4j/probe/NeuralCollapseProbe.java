@@ -12,10 +12,9 @@ import java.util.List;
 import java.util.Map;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.metrics.NeuralCollapse;
-import org.ntk4j.model.Dense;
 import org.ntk4j.model.Forward;
-import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
+import org.ntk4j.model.TangentLayer;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
@@ -27,7 +26,8 @@ import org.ntk4j.train.Schedule;
  * class-balanced probe set drawn from the training data (Seleznova et al., Neural (Tangent Kernel) Collapse measures
  * them on training batches), with the classifier's effective weights c_w·W and bias c_b·b (Seleznova et al., Neural
  * (Tangent Kernel) Collapse §2.1: logits W h + b; the output scale κ multiplies both and changes no statistic).
- * Features are computed in eval mode (batch-norm running statistics), in batches.
+ * Features are computed in eval mode (batch-norm running statistics), in batches. Works on spec-built networks and on
+ * DJL blocks ({@link Network#ofBlock}) that end in a {@code Linear} classifier.
  */
 public final class NeuralCollapseProbe extends ScheduledProbe {
     private static final int BATCH = 256;
@@ -41,7 +41,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     @Override
     public Map<String, Object> run(Network net, long step, int epoch) {
         Network body = net.features();
-        Dense classifier = classifier(net);
+        TangentLayer classifier = classifier(net);
         double[][] h = features(body, probeSet);
         double[][] w = matrix(classifier.weight().value(), classifier.weightScale());
         double[] b = classifier.bias() == null ? null : values(classifier.bias().value(), classifier.biasScale());
@@ -65,7 +65,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
      * NC1–NC4 against the step (Seleznova et al., Neural (Tangent Kernel) Collapse, Fig. 2 panes), when the nc probe
      * ran.
      */
-    private static void neuralCollapse(RunFolder run, List<JsonObject> nc, Map<String, String> summary) {
+    static void neuralCollapse(RunFolder run, List<JsonObject> nc, Map<String, String> summary) {
         double[] x = nc.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
         Map<String, double[]> s = new LinkedHashMap<>();
         s.put("NC1 tr(ΣW ΣB⁺)/C", column(nc, "nc1_papyan"));
@@ -89,10 +89,9 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
                         + fmt(last.get("nc4").getAsDouble()));
     }
 
-    /** The final dense layer (the classifier of {@link Network#features()}). */
-    public static Dense classifier(Network net) {
-        List<Module> layers = net.parameterLayers();
-        return (Dense) layers.get(layers.size() - 1);
+    /** The final dense layer (the classifier of {@link Network#features()}): {@link Network#classifier()}. */
+    public static TangentLayer classifier(Network net) {
+        return net.classifier();
     }
 
     /** h(x_i) for every probe sample, [N][n]. */

@@ -18,6 +18,7 @@ import org.ntk4j.metrics.KernelMetrics;
 import org.ntk4j.metrics.LayerCka;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
+import org.ntk4j.report.NpzReader;
 import org.ntk4j.report.Plots;
 import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
@@ -45,7 +46,9 @@ import org.ntk4j.train.Arrays2;
  * ({@code LabelAwareness}, Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, eq. (23)).</li>
  * </ul>
  * Keeps each traced kernel as {@code ntk-step<k>.npz} in the run folder; a resumed run reads its first and latest
- * kernels back from there, so the change and velocity series continue unbroken.
+ * kernels back from there, so the change and velocity series continue unbroken, and the report draws the first and
+ * the last as heatmaps sorted by class. Layer CKA (Eq. 5, a second FULL kernel) is off unless asked for
+ * ({@link Builder#layerCka}); the CLI's {@code train --probe ntk} asks for it up to {@code --layer-cka-max}.
  *
  * <p>So that every kernel can be recomputed outside ntk4j, the run folder also holds
  * <ul>
@@ -77,25 +80,89 @@ public final class NtkProbe extends ScheduledProbe {
     private double[][] previous;
     private long previousStep = -1;
 
+    /**
+     * A probe at initialisation and every epoch end, without layer CKA; {@code run}: where kernels are kept (and read
+     * back on a resume), null keeps none. See {@link #builder} for the other settings.
+     */
     public NtkProbe(Dataset probeSet, RunFolder run) {
         this(probeSet, run, org.ntk4j.train.Schedule.parse("epochs"));
     }
 
-    /** {@code run}: where kernels and heatmaps are kept (and read back on a resume); null keeps none. */
+    /** As {@link #NtkProbe(Dataset, RunFolder)}, on {@code schedule}. */
     public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
-        this(probeSet, run, schedule, LAYER_CKA_MAX);
+        this(builder(probeSet).runFolder(run).schedule(schedule));
     }
 
-    /** {@code layerCkaMax}: the largest N·O for which Eq. 5 is computed (0: never). */
-    public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule, int layerCkaMax) {
-        super("ntk", schedule);
-        if (layerCkaMax < 0) {
-            throw new org.ntk4j.UserException("--layer-cka-max must be >= 0 (got " + layerCkaMax + ")");
-        }
-        this.probeSet = probeSet;
-        this.run = run;
-        this.layerCkaMax = layerCkaMax;
+    private NtkProbe(Builder b) {
+        super("ntk", b.schedule);
+        this.probeSet = b.probeSet;
+        this.run = b.run;
+        this.layerCkaMax = b.layerCkaMax;
         this.targets = KernelMetrics.targets(probeSet, probeSet.size());
+    }
+
+    /**
+     * A probe of {@code probeSet}'s NTK, configured step by step:
+     * <pre>{@code
+     * NtkProbe p = NtkProbe.builder(probeSet)
+     *         .runFolder(run)                        // keep kernels, probe inputs, initial weights (default: none)
+     *         .schedule(Schedule.parse("every:10"))  // default: at initialisation and every epoch end
+     *         .layerCka(true)                        // Eq. 5 layer CKA (a second, FULL kernel; default off)
+     *         .build();
+     * }</pre>
+     */
+    public static Builder builder(Dataset probeSet) {
+        return new Builder(probeSet);
+    }
+
+    /** Settings of an {@link NtkProbe}; see {@link NtkProbe#builder}. */
+    public static final class Builder {
+        private final Dataset probeSet;
+        private RunFolder run;
+        private org.ntk4j.train.Schedule schedule = org.ntk4j.train.Schedule.parse("epochs");
+        private int layerCkaMax;
+
+        private Builder(Dataset probeSet) {
+            if (probeSet == null || probeSet.size() == 0) {
+                throw new org.ntk4j.UserException("the NTK probe needs a non-empty probe set");
+            }
+            this.probeSet = probeSet;
+        }
+
+        /** Where kernels ({@code ntk-step<k>.npz}), probe inputs and initial weights are kept; null: nowhere. */
+        public Builder runFolder(RunFolder run) {
+            this.run = run;
+            return this;
+        }
+
+        /** When the probe runs (default {@code epochs}: at initialisation and every epoch end). */
+        public Builder schedule(org.ntk4j.train.Schedule schedule) {
+            this.schedule = java.util.Objects.requireNonNull(schedule, "schedule");
+            return this;
+        }
+
+        /**
+         * Whether to log the layer CKA of Lou, Mingard &amp; Hayou (Equilibrium Hypothesis, Eq. 5), up to
+         * {@value NtkProbe#LAYER_CKA_MAX} probe points × outputs. Off by default: it computes a second, FULL
+         * (N·O)×(N·O) kernel per layer, O² times the traced one, which dominates a cheap step-0 probe.
+         */
+        public Builder layerCka(boolean on) {
+            this.layerCkaMax = on ? LAYER_CKA_MAX : 0;
+            return this;
+        }
+
+        /** Layer CKA while N·O is at most {@code max} (0: never; the CLI's {@code --layer-cka-max}). */
+        public Builder layerCkaMax(int max) {
+            if (max < 0) {
+                throw new org.ntk4j.UserException("--layer-cka-max must be >= 0 (got " + max + ")");
+            }
+            this.layerCkaMax = max;
+            return this;
+        }
+
+        public NtkProbe build() {
+            return new NtkProbe(this);
+        }
     }
 
     @Override
@@ -157,26 +224,28 @@ public final class NtkProbe extends ScheduledProbe {
                 for (org.ntk4j.model.Param p : net.params()) {
                     npz.put(p.name(), p.value());
                 }
-                npz.write(run.file(String.format("ntk-step%06d.npz", step)));
-                double[][] sorted = sortedByClass(traced, probeSet.labels());
-                Plots.heatmap(
-                        run.file(step == 0 ? "ntk-heatmap-init.png" : "ntk-heatmap.png"),
-                        "NTK of the probe set (sorted by class), epoch " + epoch,
-                        sorted);
+                npz.write(run.file(kernelFile(step)));
             }
         }
-        return r;
+        return ProbeRecords.readable(r);
+    }
+
+    /** The file of the kernel measured at {@code step}. */
+    static String kernelFile(long step) {
+        return String.format(java.util.Locale.ROOT, "ntk-step%06d.npz", step);
     }
 
     /** Eq. 5 per layer and Eq. 4 in total on the FULL per-layer kernel of the probe points, or why not. */
     private void layerCka(Map<String, Object> r, Network net, NDArray x) {
         long no = (long) probeSet.size() * net.outputs();
-        String skip = probeSet.isRegression()
-                ? "needs class labels (one-hot targets); a regression set"
-                : net.outputs() != probeSet.numClasses()
-                        ? "needs one output per class: " + net.outputs() + " outputs, " + probeSet.numClasses()
-                                + " classes"
-                        : no > layerCkaMax ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax : null;
+        String skip = layerCkaMax == 0
+                ? "off (NtkProbe.builder(...).layerCka(true) or train --layer-cka-max N turns it on)"
+                : probeSet.isRegression()
+                        ? "needs class labels (one-hot targets); a regression set"
+                        : net.outputs() != probeSet.numClasses()
+                                ? "needs one output per class: " + net.outputs() + " outputs, " + probeSet.numClasses()
+                                        + " classes"
+                                : no > layerCkaMax ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax : null;
         if (skip != null) {
             r.put(KernelMetrics.LAYER_CKA + "_skipped", skip);
             return;
@@ -273,7 +342,7 @@ public final class NtkProbe extends ScheduledProbe {
      * Eq. 5 layer CKA per layer against the step (when logged), the traced-centred alignment per layer, then the
      * kernel's motion, label awareness and spectrum.
      */
-    private static void section(RunFolder run, List<JsonObject> probes, Map<String, String> summary) {
+    static void section(RunFolder run, List<JsonObject> probes, Map<String, String> summary) {
         // probes may run several times per epoch (every:K, log:N:MAX): their x axis is the step
         double[] x =
                 probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
@@ -341,6 +410,70 @@ public final class NtkProbe extends ScheduledProbe {
                 "NTK alignment at init (traced-centred)", fmt(first.get(base).getAsDouble()));
         summary.put("NTK alignment at end (traced-centred)", fmt(last.get(base).getAsDouble()));
         kernelMotion(run, probes, x, summary);
+        heatmaps(run, probes);
+    }
+
+    /**
+     * The first and the last kernel kept in the run folder as heatmaps sorted by class, with class boundaries,
+     * labelled with their step and where it falls in training (from the run's epoch records).
+     */
+    private static void heatmaps(RunFolder run, List<JsonObject> probes) {
+        java.util.TreeSet<Long> kept = new java.util.TreeSet<>();
+        for (JsonObject r : probes) {
+            long s = r.get("step").getAsLong();
+            if (java.nio.file.Files.isRegularFile(run.file(kernelFile(s)))) {
+                kept.add(s);
+            }
+        }
+        if (kept.isEmpty()) {
+            return;
+        }
+        List<JsonObject> epochs = run.records("epoch");
+        heatmap(run, kept.first(), "ntk-heatmap-init.png", epochs);
+        if (kept.size() > 1) {
+            heatmap(run, kept.last(), "ntk-heatmap.png", epochs);
+        }
+    }
+
+    private static void heatmap(RunFolder run, long step, String png, List<JsonObject> epochs) {
+        NpzReader npz = new NpzReader(run.file(kernelFile(step)));
+        NpzReader.Array k = npz.read("ntk");
+        NpzReader.Array l = npz.read("labels");
+        int n = l.data().length;
+        if (k.shape().length != 2 || k.rows() != n || k.cols() != n) {
+            return; // not a traced kernel of the probe set: nothing to draw
+        }
+        double[][] m = new double[n][];
+        int[] labels = new int[n];
+        for (int i = 0; i < n; i++) {
+            m[i] = java.util.Arrays.copyOfRange(k.data(), i * n, (i + 1) * n);
+            labels[i] = (int) l.data()[i];
+        }
+        int[] sorted = labels.clone();
+        java.util.Arrays.sort(sorted);
+        Plots.heatmap(
+                run.file(png),
+                "Traced NTK of the probe set " + when(step, epochs) + ", sorted by class",
+                sortedByClass(m, labels),
+                sorted);
+    }
+
+    /** "at initialisation", "at step 96 (end of epoch 3)", "at step 80 (during epoch 3)". */
+    static String when(long step, List<JsonObject> epochs) {
+        if (step == 0) {
+            return "at initialisation (step 0)";
+        }
+        long done = 0;
+        for (JsonObject e : epochs) {
+            long s = e.get("step").getAsLong();
+            if (s == step) {
+                return "at step " + step + " (end of epoch " + e.get("epoch").getAsInt() + ")";
+            }
+            if (s < step) {
+                done++;
+            }
+        }
+        return epochs.isEmpty() ? "at step " + step : "at step " + step + " (during epoch " + (done + 1) + ")";
     }
 
     /** Kernel change, velocity and spectrum plots of the NTK probe (when its records carry them). */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.ntk4j.report.ProgressBar;
 import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.Specs;
@@ -64,7 +65,10 @@ public final class ProbeListener implements TrainListener {
         for (Probe p : probes) {
             if (p.due(step, epochEnd)) {
                 long t0 = System.nanoTime();
-                Map<String, Object> r = p.run(tp.net(), step, epoch);
+                Map<String, Object> r;
+                try (ProgressBar.Activity a = ProgressBar.activity("probe " + p.name() + " at step " + step)) {
+                    r = ProbeRecords.readable(p.run(tp.net(), step, epoch));
+                }
                 JsonObject rec = Specs.GSON.toJsonTree(r).getAsJsonObject();
                 rec.addProperty("kind", "probe");
                 rec.addProperty("probe", p.name());

@@ -5,8 +5,6 @@
  * ntk4j's {@link org.ntk4j.train.Trainer}, {@link org.ntk4j.probe.DjlProbeListener} inside DJL's own
  * {@code Trainer}/{@code EasyTrain}.
  *
- * <p>Package layering (checked by {@code PackageCyclesTest}, no cycles), bottom to top: util and
- * UserException; spec; data; model; kernel; report (run folder, NPZ, plots); train; metrics; probe;
- * job; experiment; cli. theory stands beside.
+ * <p>Floor 7 of 12. The floors are written once in the test source {@code org.ntk4j.arch.Floors} and checked by {@code LayersTest}.
  */
 package org.ntk4j.probe;

@@ -1,79 +1,93 @@
 package org.ntk4j.report;
 
-import java.io.IOException;
+import com.google.gson.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-/** {@code report.html}: a title, a summary table, every PNG in the run folder, and links to its data files. */
+/**
+ * {@code report.html}: a title, a summary table, interactive charts of every figure drawn into the folder
+ * ({@link Plots}, kept in {@value Figure#INDEX}) with links to their PNGs, any other PNG as an image, links to the
+ * data files, and the provenance of the computation. The page is self-contained and works offline ({@link HtmlPage}).
+ */
 public final class HtmlReport {
+    /** Figures shown first, in this order; the rest follow in the order they were drawn. */
+    static final List<String> FIRST = List.of("loss.png", "loss-steps.png", "accuracy.png", "alignment.png");
+
     private HtmlReport() {}
 
     public static void write(Path dir, String title, Map<String, String> summary, List<String> notes) {
-        StringBuilder h = new StringBuilder();
-        h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>")
-                .append(esc(title))
-                .append("</title>")
-                .append("<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-                        + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}"
-                        + "img{max-width:540px;margin:6px;border:1px solid #eee}</style></head><body>")
-                .append("<h1>")
-                .append(esc(title))
-                .append("</h1><table>");
-        for (Map.Entry<String, String> e : summary.entrySet()) {
-            h.append("<tr><th>")
-                    .append(esc(e.getKey()))
-                    .append("</th><td>")
-                    .append(esc(e.getValue()))
-                    .append("</td></tr>");
-        }
-        h.append("</table>");
+        write(dir, title, summary, notes, List.of());
+    }
+
+    /**
+     * As {@link #write(Path, String, Map, List)}, with a provenance table of the run's sessions ({@link Provenance}
+     * records: device, DJL and PyTorch versions, ...), one column per session.
+     */
+    public static void write(
+            Path dir, String title, Map<String, String> summary, List<String> notes, List<JsonObject> sessions) {
+        HtmlPage page = new HtmlPage(title).summary(summary);
         for (String n : notes) {
-            h.append("<p>").append(esc(n)).append("</p>");
+            page.paragraph(n);
         }
-        List<String> pngs = new ArrayList<>();
-        List<String> data = new ArrayList<>();
-        try (var s = Files.list(dir)) {
-            s.map(p -> p.getFileName().toString()).sorted().forEach(n -> {
-                if (n.endsWith(".png")) {
-                    pngs.add(n);
-                } else if (n.endsWith(".json") || n.endsWith(".jsonl") || n.endsWith(".npz") || n.endsWith(".csv")) {
-                    data.add(n);
-                }
-            });
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        List<Figure> figs = figures(dir);
+        List<String> known = figs.stream().map(Figure::file).toList();
+        List<String> images = new ArrayList<>(HtmlPage.files(dir, ".png"));
+        images.removeAll(known);
+        if (!figs.isEmpty() || !images.isEmpty()) {
+            page.heading("Plots");
+            if (!figs.isEmpty()) {
+                page.hint("Hover a chart for its values; drag to zoom (double-click resets); click a legend entry to"
+                        + " hide or show its series. The PNG files are for papers.");
+            }
+            page.figures(dir, figs, images);
         }
-        // training curves first, then the rest alphabetically
-        List<String> first = List.of("loss.png", "accuracy.png", "alignment.png");
-        pngs.sort(java.util.Comparator.comparingInt((String n) -> first.contains(n) ? first.indexOf(n) : first.size())
-                .thenComparing(n -> n));
-        h.append("<h2>Plots</h2><div>");
-        for (String p : pngs) {
-            h.append("<img src=\"")
-                    .append(esc(p))
-                    .append("\" alt=\"")
-                    .append(esc(p))
-                    .append("\">");
+        page.heading("Data").links(HtmlPage.files(dir, ".json", ".jsonl", ".npz", ".csv", ".safetensors"));
+        provenance(page, sessions);
+        Files2.writeString(dir.resolve("report.html"), page.html());
+    }
+
+    /** The folder's figures whose PNG or data file exists, {@link #FIRST} first, then in the order drawn. */
+    static List<Figure> figures(Path dir) {
+        List<Figure> figs = new ArrayList<>();
+        for (Figure f : Figure.read(dir).values()) {
+            Path png = dir.resolve(f.file());
+            if (Files.isRegularFile(png) || Files.isRegularFile(Plots.csv(png))) {
+                figs.add(f);
+            }
         }
-        h.append("</div><h2>Data</h2><ul>");
-        for (String d : data) {
-            h.append("<li><a href=\"")
-                    .append(esc(d))
-                    .append("\">")
-                    .append(esc(d))
-                    .append("</a></li>");
+        List<Figure> ordered = new ArrayList<>(figs);
+        ordered.sort(Comparator.comparingInt(f -> FIRST.contains(f.file()) ? FIRST.indexOf(f.file()) : FIRST.size()));
+        return ordered;
+    }
+
+    static void provenance(HtmlPage page, List<JsonObject> sessions) {
+        if (sessions.isEmpty()) {
+            return;
         }
-        h.append("</ul>\n<hr><p class=\"footer\"><small>")
-                .append(esc(BuildInfo.footer()))
-                .append("</small></p>\n");
-        h.append("</body></html>\n");
-        Files2.writeString(dir.resolve("report.html"), h.toString());
+        page.heading("Provenance");
+        List<Map<String, String>> cols = sessions.stream().map(Provenance::rows).toList();
+        List<String> keys = new ArrayList<>();
+        cols.forEach(c -> c.keySet().stream().filter(k -> !keys.contains(k)).forEach(keys::add));
+        List<String> header = new ArrayList<>();
+        header.add("");
+        for (int i = 0; i < cols.size(); i++) {
+            header.add(cols.size() == 1 ? "run" : "session " + (i + 1));
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (String k : keys) {
+            List<String> row = new ArrayList<>();
+            row.add(k);
+            cols.forEach(c -> row.add(c.getOrDefault(k, "–")));
+            rows.add(row);
+        }
+        page.table("provenance", header, rows, null);
     }
 
     static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return HtmlPage.esc(s);
     }
 }

@@ -1,21 +1,39 @@
 package org.ntk4j.report;
 
-import java.awt.Color;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.HeatMapChart;
-import org.knowm.xchart.HeatMapChartBuilder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.style.Styler;
 
-/** PNG plots with XChart: line charts of metrics and kernel heatmaps. */
+/**
+ * Plots of a report: each figure's numbers go to the folder's {@value Figure#INDEX} (which {@link HtmlReport} draws
+ * as interactive charts) and to a PNG for papers. Line charts are drawn with XChart, an optional dependency that the
+ * CLI carries and library consumers usually do not: without it (or when Java2D cannot draw, e.g. no fonts) a line
+ * chart becomes {@code <name>.csv} beside where the PNG would be, and nothing fails. Heatmaps are drawn with Java2D
+ * ({@link HeatmapImage}), without XChart.
+ */
 public final class Plots {
+    private static volatile Boolean xchart;
+
     private Plots() {}
 
-    /** One line per series (name → y values) against x. */
+    /** Whether XChart is on the classpath (line-chart PNGs; otherwise their data go to CSV files). */
+    public static boolean xchartAvailable() {
+        Boolean x = xchart;
+        if (x == null) {
+            try {
+                Class.forName("org.knowm.xchart.XYChart", false, Plots.class.getClassLoader());
+                x = true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                x = false;
+            }
+            xchart = x;
+        }
+        return x;
+    }
+
+    /** One line per series (name → y values, NaN = no point) against x; {@code logY}: a log-scale y axis. */
     public static void lines(
             Path file,
             String title,
@@ -24,51 +42,20 @@ public final class Plots {
             double[] x,
             Map<String, double[]> series,
             boolean logY) {
-        XYChart chart = new XYChartBuilder()
-                .width(series.size() > 4 ? 860 : 640)
-                .height(420)
-                .title(title)
-                .xAxisTitle(xLabel)
-                .yAxisTitle(yLabel)
-                .build();
-        // many series (per-layer curves) would hide the lines under an inside legend
-        chart.getStyler()
-                .setLegendPosition(series.size() > 4 ? Styler.LegendPosition.OutsideE : Styler.LegendPosition.InsideNE);
-        chart.getStyler().setYAxisLogarithmic(logY);
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        for (Map.Entry<String, double[]> e : series.entrySet()) {
-            var sr = chart.addSeries(e.getKey(), x, e.getValue());
-            if (x.length > 60) { // dense curves (thousands of steps): markers would hide the lines
-                sr.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
-            }
-        }
-        save(chart, file);
+        draw(file, Figure.lines(name(file), title, xLabel, yLabel, x, series, logY));
     }
 
-    /** Heatmap of a square matrix (rows top to bottom). */
+    /** Heatmap of a square matrix (rows top to bottom), without class structure. */
     public static void heatmap(Path file, String title, double[][] m) {
-        int n = m.length;
-        int[] idx = new int[n];
-        for (int i = 0; i < n; i++) {
-            idx[i] = i;
-        }
-        List<Number[]> cells = new java.util.ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < m[i].length; j++) {
-                cells.add(new Number[] {j, n - 1 - i, m[i][j]});
-            }
-        }
-        HeatMapChart chart =
-                new HeatMapChartBuilder().width(640).height(600).title(title).build();
-        chart.getStyler().setShowValue(false);
-        chart.getStyler().setPlotContentSize(1.0);
-        chart.getStyler()
-                .setRangeColors(new Color[] {new Color(0x30, 0x30, 0x90), Color.WHITE, new Color(0xb0, 0x20, 0x20)});
-        chart.getStyler().setXAxisTicksVisible(false);
-        chart.getStyler().setYAxisTicksVisible(false);
-        chart.getStyler().setLegendVisible(true);
-        chart.addSeries("Θ", toList(idx), toList(idx), cells);
-        save(chart, file);
+        heatmap(file, title, m, null);
+    }
+
+    /**
+     * Heatmap of a square kernel whose rows and columns are sorted by class: {@code classes[i]} is the class of row
+     * i (non-decreasing), drawn as block boundaries and axis labels; null for none.
+     */
+    public static void heatmap(Path file, String title, double[][] m, int[] classes) {
+        draw(file, Figure.heatmap(name(file), title, m, classes));
     }
 
     /**
@@ -77,35 +64,57 @@ public final class Plots {
      */
     public static void heatmap(
             Path file, String title, String xTitle, String yTitle, String[] xLabels, String[] yLabels, double[][] m) {
-        int rows = m.length;
-        List<Number[]> cells = new java.util.ArrayList<>();
-        for (int i = 0; i < rows; i++) {
-            for (int j = 0; j < m[i].length; j++) {
-                cells.add(new Number[] {j, rows - 1 - i, m[i][j]});
-            }
+        draw(file, Figure.grid(name(file), title, xTitle, yTitle, xLabels, yLabels, m));
+    }
+
+    /**
+     * Records {@code f} in the folder's figure index and draws it to {@code file} (a PNG), or, when it cannot be
+     * drawn here, writes its data to {@code <name>.csv} (and removes a stale PNG of the same name).
+     */
+    public static void draw(Path file, Figure f) {
+        Path dir = file.toAbsolutePath().getParent();
+        Figure.register(dir, f);
+        if (png(file, f)) {
+            deleteQuietly(csv(file));
+        } else {
+            deleteQuietly(file);
+            Files2.writeString(csv(file), "lines".equals(f.kind()) ? f.csv() : f.matrixCsv());
         }
-        List<String> ys = new java.util.ArrayList<>(List.of(yLabels));
-        java.util.Collections.reverse(ys);
-        HeatMapChart chart = new HeatMapChartBuilder()
-                .width(720)
-                .height(560)
-                .title(title)
-                .xAxisTitle(xTitle)
-                .yAxisTitle(yTitle)
-                .build();
-        chart.getStyler().setShowValue(false);
-        chart.getStyler().setPlotContentSize(1.0);
-        chart.getStyler().setRangeColors(new Color[] {new Color(0x20, 0x10, 0x40), new Color(0xf0, 0xe0, 0x40)});
-        chart.getStyler().setLegendVisible(true);
-        chart.addSeries("value", List.of(xLabels), ys, cells);
-        save(chart, file);
     }
 
-    private static List<Integer> toList(int[] a) {
-        return java.util.Arrays.stream(a).boxed().toList();
+    /** Draws the PNG; false when this JVM cannot (no XChart for line charts, no usable Java2D). */
+    private static boolean png(Path file, Figure f) {
+        try {
+            if ("lines".equals(f.kind())) {
+                if (!xchartAvailable()) {
+                    return false;
+                }
+                XChartPlots.lines(file, f);
+            } else {
+                HeatmapImage.write(file, f);
+            }
+            return true;
+        } catch (LinkageError | java.awt.AWTError e) {
+            return false; // XChart's own dependencies missing, no fonts, no Java2D: the data file stands in
+        }
     }
 
-    private static void save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, Path file) {
-        Files2.writeAtomically(file, os -> BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG));
+    /** {@code <name>.csv} beside the PNG {@code file}. */
+    public static Path csv(Path file) {
+        String n = file.getFileName().toString();
+        int dot = n.lastIndexOf('.');
+        return file.resolveSibling((dot > 0 ? n.substring(0, dot) : n) + ".csv");
+    }
+
+    private static String name(Path file) {
+        return file.getFileName().toString();
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + p + ": " + e.getMessage(), e);
+        }
     }
 }

@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a probe contributes to a run's report.html: its figures (PNG files in the run folder) and
- * summary lines, drawn from its own records in metrics.jsonl. {@link RunReport} knows no probe's
- * keys; each probe supplies its section.
+ * What a probe contributes to a run's report.html: its figures (drawn with {@link Plots} into the run folder: a PNG
+ * for papers, or a CSV without XChart, and an interactive chart in the page) and summary lines, drawn from its own
+ * records in metrics.jsonl (and any files it keeps there). {@link RunReport} knows no probe's keys; each probe supplies
+ * its section, which {@code ntk4j report} can run again on a finished run.
  */
 @FunctionalInterface
 public interface ReportSection {

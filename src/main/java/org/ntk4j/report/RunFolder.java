@@ -32,7 +32,8 @@ public final class RunFolder implements AutoCloseable {
             "checkpoint.prev",
             "checkpoint.old",
             "checkpoint.tmp",
-            "results.json");
+            "results.json",
+            Figure.INDEX);
 
     private final Path dir;
     private java.nio.channels.FileChannel lockChannel;
@@ -45,6 +46,17 @@ public final class RunFolder implements AutoCloseable {
         } catch (IOException e) {
             throw new UserException(dir + ": cannot create run folder (" + e.getMessage() + ")");
         }
+    }
+
+    /** An existing run folder (a directory with a metrics.jsonl), e.g. to report on it; nothing is created. */
+    public static RunFolder existing(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new UserException(dir + ": no such run folder");
+        }
+        if (!Files.isRegularFile(dir.resolve("metrics.jsonl"))) {
+            throw new UserException(dir + ": not a run folder (no metrics.jsonl)");
+        }
+        return new RunFolder(dir);
     }
 
     public Path dir() {
@@ -149,7 +161,10 @@ public final class RunFolder implements AutoCloseable {
         try (var s = Files.list(dir)) {
             for (Path p : s.toList()) {
                 String n = p.getFileName().toString();
-                if (RUN_FILES.contains(n) || n.endsWith(".png") || n.startsWith("ntk-step") && n.endsWith(".npz")) {
+                if (RUN_FILES.contains(n)
+                        || n.endsWith(".png")
+                        || n.endsWith(".csv") // a plot's data when no PNG could be drawn
+                        || n.startsWith("ntk-step") && n.endsWith(".npz")) {
                     deleteTree(p);
                 }
             }

@@ -7,16 +7,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
+import org.ntk4j.io.KernelFiles;
 import org.ntk4j.io.OutputLock;
-import org.ntk4j.job.KernelFiles;
-import org.ntk4j.job.MachineBudget;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.NpyFile;
 import org.ntk4j.report.Npz;
-import org.ntk4j.spec.Specs;
+import org.ntk4j.request.KernelOption;
+import org.ntk4j.util.MachineBudget;
 
 /**
  * Checks the shards of a {@link ShardStore} and assembles them: every shard of the plan present, of this plan,
@@ -43,7 +44,7 @@ public final class ShardAssembler {
             try {
                 return valueOf(s.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new UserException("--format must be npz, npy or store (got " + s + ")");
+                throw new OptionException(KernelOption.FORMAT, " must be npz, npy or store (got " + s + ")");
             }
         }
     }
@@ -57,6 +58,40 @@ public final class ShardAssembler {
      * @param seconds wall time
      */
     public record Result(Path manifest, Path output, int shards, double seconds) {}
+
+    /**
+     * The manifest an assembly writes ({@code DIR/manifest.json}).
+     *
+     * @param format {@value #MANIFEST_FORMAT}
+     * @param plan the store's plan
+     * @param layout npz, npy or store
+     * @param shards every shard checked, with its files' SHA-256
+     * @param shardsKept whether the shards were left in place
+     * @param output the assembled kernel, relative to DIR when inside it; null for the store layout
+     * @param outputSha256 the output's SHA-256 (an NPZ), or each file's by name (an NPY directory); null for the
+     *     store layout
+     */
+    public record Manifest(
+            String format,
+            ShardPlan plan,
+            String layout,
+            List<Shard> shards,
+            @com.google.gson.annotations.SerializedName("shards_kept") boolean shardsKept,
+            String output,
+            @com.google.gson.annotations.SerializedName("output_sha256") Object outputSha256) {
+        /**
+         * One shard in a manifest.
+         *
+         * @param name its file-system name ({@link TileRange#name()})
+         * @param kernel {@link TileRange#TRAIN} or {@link TileRange#TEST}
+         * @param rows first and last (exclusive) row
+         * @param cols first and last (exclusive) column
+         * @param dir its directory, relative to DIR
+         * @param sha256 SHA-256 of each of its files, by name
+         */
+        public record Shard(
+                String name, String kernel, int[] rows, int[] cols, String dir, Map<String, String> sha256) {}
+    }
 
     private ShardAssembler() {}
 
@@ -78,38 +113,17 @@ public final class ShardAssembler {
         long t0 = System.nanoTime();
         ShardStore store = ShardStore.open(dir);
         ShardPlan plan = store.plan();
-        List<String> strays = store.strays();
-        if (!strays.isEmpty()) {
-            String s = strays.get(0);
-            throw new UserException(dir.resolve("shards").resolve(s) + " is not a shard of plan " + plan.id()
-                    + (strays.size() > 1 ? " (and " + (strays.size() - 1) + " more)" : "")
-                    + ": remove it, or assemble its own store");
-        }
-        List<TileRange> missing = new ArrayList<>();
-        Map<TileRange, Map<String, String>> sums = new LinkedHashMap<>();
-        for (TileRange r : plan.shards()) {
-            if (!Files.isRegularFile(store.sidecar(r))) {
-                missing.add(r);
-                continue;
-            }
-            sums.put(r, store.verify(r));
-        }
-        if (!missing.isEmpty()) {
-            throw new UserException(missing.size() + " of " + plan.shards().size() + " shards are missing, e.g. "
-                    + missing.get(0).options() + " ('ntk4j kernel ... --out " + dir + " "
-                    + missing.get(0).options()
-                    + "' computes it)");
-        }
+        Map<TileRange, Map<String, String>> sums = verified(store, dir);
         Path output = null;
         String outputSha = null;
         Map<String, String> outputFiles = null;
         if (layout != Layout.STORE) {
             output = out != null ? out : dir.resolve(layout == Layout.NPZ ? "kernel.npz" : "kernel");
             if (layout == Layout.NPZ && !output.getFileName().toString().endsWith(".npz")) {
-                throw new UserException("--out must name a .npz file (got " + output + ")");
+                throw new OptionException(KernelOption.OUT, " must name a .npz file (got " + output + ")");
             }
             if (Files.exists(output) && !force) {
-                throw new UserException(output + " exists; pass --force to replace it");
+                throw new OptionException(output + " exists; pass ", KernelOption.FORCE, " to replace it");
             }
             checkDisk(plan, dir, output);
             Npz npz = new Npz().format(layout == Layout.NPZ ? Npz.Format.NPZ : Npz.Format.NPY);
@@ -135,33 +149,34 @@ public final class ShardAssembler {
                 outputFiles = KernelFiles.sha256Dir(output);
             }
         }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("format", MANIFEST_FORMAT);
-        m.put("plan", plan);
-        m.put("layout", layout.name().toLowerCase(Locale.ROOT));
-        List<Map<String, Object>> shards = new ArrayList<>();
+        List<Manifest.Shard> shards = new ArrayList<>();
         for (Map.Entry<TileRange, Map<String, String>> e : sums.entrySet()) {
             TileRange r = e.getKey();
-            Map<String, Object> s = new LinkedHashMap<>();
-            s.put("name", r.name());
-            s.put("kernel", r.kernel());
-            s.put("rows", new int[] {r.rowStart(), r.rowEnd()});
-            s.put("cols", new int[] {r.colStart(), r.colEnd()});
-            s.put("dir", "shards/" + r.name());
-            s.put("sha256", e.getValue());
-            shards.add(s);
+            shards.add(new Manifest.Shard(
+                    r.name(),
+                    r.kernel(),
+                    new int[] {r.rowStart(), r.rowEnd()},
+                    new int[] {r.colStart(), r.colEnd()},
+                    "shards/" + r.name(),
+                    e.getValue()));
         }
-        m.put("shards", shards);
-        m.put("shards_kept", layout == Layout.STORE || keepShards);
+        String rel = null;
         if (output != null) {
-            Path rel = output.toAbsolutePath().startsWith(dir.toAbsolutePath())
-                    ? dir.toAbsolutePath().relativize(output.toAbsolutePath())
-                    : output.toAbsolutePath();
-            m.put("output", rel.toString());
-            m.put("output_sha256", outputSha != null ? outputSha : outputFiles);
+            rel = (output.toAbsolutePath().startsWith(dir.toAbsolutePath())
+                            ? dir.toAbsolutePath().relativize(output.toAbsolutePath())
+                            : output.toAbsolutePath())
+                    .toString();
         }
+        Manifest m = new Manifest(
+                MANIFEST_FORMAT,
+                plan,
+                layout.name().toLowerCase(Locale.ROOT),
+                shards,
+                layout == Layout.STORE || keepShards,
+                rel,
+                output == null ? null : outputSha != null ? outputSha : outputFiles);
         Path manifest = dir.resolve("manifest.json");
-        Files2.writeString(manifest, Specs.toJson(m) + "\n");
+        Files2.writeString(manifest, ShardPlan.JSON.toJson(m) + "\n");
         if (layout != Layout.STORE && !keepShards) {
             store.deleteShards();
         }
@@ -192,23 +207,61 @@ public final class ShardAssembler {
     /** Bytes of one whole array of one kernel of the plan. */
     private static long arrayBytes(ShardPlan plan, String kernel, String array) {
         boolean factor = array.endsWith(".forward") || array.endsWith(".backward");
-        Mode mode = factor ? Mode.TRACE : Mode.valueOf(plan.mode().toUpperCase(Locale.ROOT));
+        Mode mode = factor ? Mode.TRACE : plan.mode();
         return KernelMatrix.bytes(plan.rows(kernel), plan.n(), mode, plan.outputs(), plan.valueBytes() == 8);
+    }
+
+    /**
+     * Every shard of the store's plan checked ({@link ShardStore#verify}): its files' SHA-256 by shard; a stray shard
+     * of another plan or a missing shard is a one-line {@link UserException}.
+     */
+    private static Map<TileRange, Map<String, String>> verified(ShardStore store, Path dir) {
+        ShardPlan plan = store.plan();
+        List<String> strays = store.strays();
+        if (!strays.isEmpty()) {
+            String s = strays.get(0);
+            throw new UserException(dir.resolve("shards").resolve(s) + " is not a shard of plan " + plan.id()
+                    + (strays.size() > 1 ? " (and " + (strays.size() - 1) + " more)" : "")
+                    + ": remove it, or assemble its own store");
+        }
+        List<TileRange> missing = new ArrayList<>();
+        Map<TileRange, Map<String, String>> sums = new LinkedHashMap<>();
+        for (TileRange r : plan.shards()) {
+            if (!Files.isRegularFile(store.sidecar(r))) {
+                missing.add(r);
+                continue;
+            }
+            sums.put(r, store.verify(r));
+        }
+        if (!missing.isEmpty()) {
+            throw new OptionException(
+                    missing.size() + " of " + plan.shards().size() + " shards are missing, e.g. ",
+                    missing.get(0).options(),
+                    " ('ntk4j kernel ... ",
+                    KernelOption.OUT,
+                    " " + dir + " ",
+                    missing.get(0).options(),
+                    "' computes it)");
+        }
+        return sums;
     }
 
     /** One array of one kernel, whole, from its shards (and their transposes below the diagonal). */
     private static KernelMatrix assemble(ShardStore store, String kernel, String array, Path dir) {
         ShardPlan plan = store.plan();
         boolean factor = array.endsWith(".forward") || array.endsWith(".backward");
-        Mode mode = factor ? Mode.TRACE : Mode.valueOf(plan.mode().toUpperCase(Locale.ROOT));
+        Mode mode = factor ? Mode.TRACE : plan.mode();
         boolean f64 = plan.valueBytes() == 8;
         int rows = plan.rows(kernel);
         long bytes = KernelMatrix.bytes(rows, plan.n(), mode, plan.outputs(), f64);
         boolean disk = !f64 && bytes > Runtime.getRuntime().maxMemory() / 2;
         if (f64 && bytes > Runtime.getRuntime().maxMemory() / 2) {
-            throw new UserException(array + " needs " + org.ntk4j.kernel.Ntk.bytes(bytes)
-                    + " whole, more than half the Java heap: float64 kernels are assembled on the heap; raise -Xmx"
-                    + " in JAVA_OPTS, or keep the shards (--format store) and read them lazily");
+            throw new OptionException(
+                    array + " needs " + org.ntk4j.kernel.Ntk.bytes(bytes)
+                            + " whole, more than half the Java heap: float64 kernels are assembled on the heap; raise"
+                            + " -Xmx in JAVA_OPTS, or keep the shards (",
+                    KernelOption.FORMAT,
+                    " store) and read them lazily");
         }
         KernelMatrix km = new KernelMatrix(rows, plan.n(), mode, plan.outputs(), f64, disk ? dir : null);
         for (TileRange r : plan.shards()) {
@@ -226,8 +279,8 @@ public final class ShardAssembler {
                             + ", " + r.cols() + ", ...) for " + r);
                 }
                 if (npy.isFloat64() != f64) {
-                    throw new UserException(
-                            f + " is " + (npy.isFloat64() ? "float64" : "float32") + " but the plan " + plan.dtype());
+                    throw new UserException(f + " is " + (npy.isFloat64() ? "float64" : "float32") + " but the plan "
+                            + ShardPlan.name(plan.dtype()));
                 }
                 km.addBlock(r.rowStart(), r.colStart(), r.rows(), r.cols(), i -> npy.get(i), false);
                 if (plan.symmetric(kernel) && r.rowStart() != r.colStart()) {

@@ -8,21 +8,20 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
-import org.ntk4j.job.KernelFiles;
-import org.ntk4j.job.KernelJob;
-import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
-import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.model.Network;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.train.Arrays2;
+import org.ntk4j.util.Machine;
 
 /**
  * Computes the shards of a {@link ShardPlan} on this machine: the network is built once (spec and seed of the
@@ -43,7 +42,7 @@ import org.ntk4j.train.Arrays2;
  */
 public final class ShardComputer implements AutoCloseable {
     private final ShardPlan plan;
-    private final KernelJob job;
+    private final KernelRequest request;
     private final NDManager manager;
     private final Network net;
     private final DataType dtype;
@@ -53,10 +52,11 @@ public final class ShardComputer implements AutoCloseable {
     private Dataset testSet;
     private boolean timedOnRandomInputs;
 
-    private ShardComputer(ShardPlan plan, KernelJob job, NDManager manager, Network net, DataType dtype, Path dataDir) {
+    private ShardComputer(
+            ShardPlan plan, KernelRequest request, NDManager manager, Network net, DataType dtype, Path dataDir) {
         this.plan = plan;
         this.dataDir = dataDir;
-        this.job = job;
+        this.request = request;
         this.manager = manager;
         this.net = net;
         this.dtype = dtype;
@@ -83,50 +83,20 @@ public final class ShardComputer implements AutoCloseable {
                         + "..., but the plan was made for " + s.weightsSha256().substring(0, 16) + "...");
             }
         }
-        KernelJob job = new KernelJob(config(plan, w, dataDir));
-        DataType dt = "float64".equals(plan.dtype()) ? DataType.FLOAT64 : DataType.FLOAT32;
+        KernelRequest request = plan.request(w);
+        DataType dt = plan.dtype();
         NDManager sub = m.newSubManager();
         try {
-            Network net = KernelJob.network(s.spec(), s.seed(), w, dt, sub);
+            Network net = request.network(sub);
             int o = (s.features() ? net.features() : net).outputs();
             if (o != plan.outputs()) {
                 throw new UserException("the network has " + o + " outputs but the plan " + plan.outputs());
             }
-            return new ShardComputer(plan, job, sub, net, dt, dataDir);
+            return new ShardComputer(plan, request, sub, net, dt, dataDir);
         } catch (RuntimeException e) {
             sub.close();
             throw e;
         }
-    }
-
-    /** The kernel job config a plan stands for (its output is not written; {@code dataDir} is this machine's). */
-    static KernelJobConfig config(ShardPlan plan, Path weights, Path dataDir) {
-        ShardPlan.Source s = plan.source();
-        return new KernelJobConfig(
-                s.model(),
-                weights,
-                s.seed(),
-                s.dataset(),
-                plan.n(),
-                s.perClass(),
-                plan.test(),
-                s.pad(),
-                Mode.valueOf(plan.mode().toUpperCase(java.util.Locale.ROOT)),
-                Method.valueOf(s.method().toUpperCase(java.util.Locale.ROOT)),
-                "float64".equals(plan.dtype()) ? DataType.FLOAT64 : DataType.FLOAT32,
-                "mean".equals(s.normalisation()),
-                1L << 30,
-                s.perLayer(),
-                s.features(),
-                s.factorKernels(),
-                false,
-                Path.of("shard.npz"),
-                dataDir,
-                false,
-                null,
-                null,
-                false,
-                plan.tile());
     }
 
     /** Memory budget of the tiles' factor cache (default 2 GiB); the tile itself is the plan's. */
@@ -165,14 +135,14 @@ public final class ShardComputer implements AutoCloseable {
 
     private Dataset trainSet() {
         if (train == null) {
-            train = job.trainSet();
+            train = request.trainSet(dataDir);
         }
         return train;
     }
 
     private Dataset testSet() {
         if (testSet == null) {
-            testSet = job.testSet();
+            testSet = request.testSet(dataDir);
         }
         return testSet;
     }
@@ -207,13 +177,13 @@ public final class ShardComputer implements AutoCloseable {
         for (int[] e :
                 new int[][] {{range.rowStart(), range.rowEnd(), rows}, {range.colStart(), range.colEnd(), plan.n()}}) {
             if (e[0] % t != 0 || (e[1] != e[2] && e[1] % t != 0)) {
-                throw new UserException(range.options() + " is not on the plan's grid of " + t + "-sample tiles");
+                throw new OptionException(range.options(), " is not on the plan's grid of " + t + "-sample tiles");
             }
         }
         try (NDManager m = manager.newSubManager()) {
             NDArray xr = Arrays2.fromFloats(m, rowFeatures, shape(range.rows()), dtype);
             NDArray xc = Arrays2.fromFloats(m, colFeatures, shape(range.cols()), dtype);
-            Ntk ntk = job.ntk(net).memory(memory);
+            Ntk ntk = request.ntk(net).memory(memory);
             KernelResult r =
                     ntk.computeBlock(xr, xc, range.rowStart(), range.colStart(), rows, plan.n(), plan.symmetric(k));
             Map<String, KernelMatrix> arrays = new LinkedHashMap<>();
@@ -254,25 +224,24 @@ public final class ShardComputer implements AutoCloseable {
         float[] xc = sample(cols, rows);
         double[] run = new double[4];
         for (int rep = 0; rep < 2; rep++) {
-            long cpu0 = processCpuNanos();
+            long cpu0 = Machine.processCpuNanos();
             long wall0 = System.nanoTime();
             try (NDManager m = manager.newSubManager()) {
                 NDArray a = Arrays2.fromFloats(m, xr, shape(rows), dtype);
                 NDArray b = Arrays2.fromFloats(m, xc, shape(cols), dtype);
                 KernelResult r =
-                        job.ntk(net).memory(memory).computeBlock(a, b, 0, two ? t : 0, plan.n(), plan.n(), !two);
+                        request.ntk(net).memory(memory).computeBlock(a, b, 0, two ? t : 0, plan.n(), plan.n(), !two);
                 run[0] = r.timings().get("factors") / (two ? 2 : 1);
                 run[1] = r.timings().get("contraction") + r.timings().get("host");
                 run[2] = r.seconds();
                 r.total().release();
             }
-            long cpu = processCpuNanos() - cpu0;
-            run[3] = cpu0 < 0 ? 1 : cpu / ((System.nanoTime() - wall0) * (double) threads());
+            long cpu = Machine.processCpuNanos() - cpu0;
+            run[3] = cpu0 < 0 ? 1 : cpu / ((System.nanoTime() - wall0) * (double) Machine.engineThreads());
         }
         boolean onCpu = manager.getDevice().equals(ai.djl.Device.cpu());
         double busy = onCpu ? Math.max(1e-3, Math.min(1, run[3])) : 1;
-        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                .getSystemLoadAverage();
+        double load = Machine.loadAverage();
         return new ShardPlanner.TileTiming(
                 t,
                 rows,
@@ -281,33 +250,12 @@ public final class ShardComputer implements AutoCloseable {
                 run[1],
                 run[2],
                 manager.getDevice().toString(),
-                threads(),
+                Machine.engineThreads(),
                 busy,
                 load,
                 timedOnRandomInputs
                         ? "random inputs (" + plan.source().dataset() + " is not on this machine)"
                         : "dataset");
-    }
-
-    /** CPU time of this process so far, in nanoseconds (-1 when unknown). */
-    private static long processCpuNanos() {
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
-    }
-
-    /** PyTorch's intra-op threads (as set by --threads or NTK4J_THREADS; else the cores). */
-    private static int threads() {
-        try {
-            return Math.max(
-                    1,
-                    Integer.parseInt(
-                            System.getProperty("ai.djl.pytorch.num_threads", "").trim()));
-        } catch (NumberFormatException e) {
-            return Runtime.getRuntime().availableProcessors();
-        }
     }
 
     /**

@@ -2,6 +2,12 @@ package org.ntk4j.shard;
 
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
+import com.google.gson.Gson;
+import com.google.gson.JsonParseException;
+import com.google.gson.TypeAdapter;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonWriter;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -10,23 +16,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
-import org.ntk4j.job.KernelFiles;
-import org.ntk4j.job.KernelJob;
-import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.LayerPlan;
+import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
+import org.ntk4j.request.KernelOption;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 
 /**
  * How a kernel too large for one machine is cut into shards: what is computed ({@link Source}: model, weights
- * hash, dataset, options), the kernels' sizes, the tile grid every shard is computed on, and the shards, each a
- * {@link TileRange} of whole tiles. The plan is written once as {@code plan.json} in a {@link ShardStore} and
- * travels as JSON ({@link #toJson()}, {@link #fromJson(String, String)}) to whatever computes the shards.
+ * hash, dataset, options; with N, M, mode and dtype the {@link KernelRequest} of {@link #request(Path)}), the
+ * kernels' sizes, the tile grid every shard is computed on, and the shards, each a {@link TileRange} of whole
+ * tiles. The plan is written once as {@code plan.json} in a {@link ShardStore} and travels as JSON ({@link
+ * #toJson()}, {@link #fromJson(String, String)}) to whatever computes the shards.
  *
  * <p>Bit for bit: the values of a kernel depend on how its work is split into matrix products, i.e. on the tile
  * grid (tiles of {@link #tile()} samples from index 0). Every shard is computed on that grid ({@link
@@ -34,7 +43,7 @@ import org.ntk4j.spec.Specs;
  * the same tile ({@code ntk4j kernel ... --tile T}) exactly.
  *
  * <p>Shards: Θ(X1, X1) is symmetric, so only its shards on and above the diagonal are planned (row block ≤ column
- * block); the assembler mirrors the others. Θ(X2, X1) (with {@code --test M}) is planned whole.
+ * block); the assembler mirrors the others. Θ(X2, X1) (with M test samples) is planned whole.
  *
  * @param format {@value #FORMAT}
  * @param version {@value #VERSION}
@@ -44,7 +53,7 @@ import org.ntk4j.spec.Specs;
  * @param n training samples N (rows and columns of Θ(X1, X1), columns of Θ(X2, X1))
  * @param test test samples M (rows of Θ(X2, X1)); 0 = none
  * @param outputs network outputs O
- * @param mode trace, diagonal or full: an entry per pair is a scalar, O values or O×O values
+ * @param mode trace, diagonal or full: an entry per pair is a scalar, O values or O×O values (lower case in JSON)
  * @param dtype float32 or float64 (of the network and of the stored kernels)
  * @param arrays the arrays of every shard of Θ(X1, X1): {@code ntk}, then {@code ntk.<layer>} per layer (with
  *     per-layer), then {@code ntk.<layer>.forward|backward} (with factor kernels); those of Θ(X2, X1) are
@@ -62,8 +71,8 @@ public record ShardPlan(
         int n,
         int test,
         int outputs,
-        String mode,
-        String dtype,
+        Mode mode,
+        DataType dtype,
         List<String> arrays,
         int tile,
         int shardSize,
@@ -73,6 +82,14 @@ public record ShardPlan(
 
     /** The version of the plan's layout. */
     public static final int VERSION = 1;
+
+    /** The plan's JSON: the spec records' own, with the mode, method and data type by lower-case name. */
+    static final Gson JSON = Specs.GSON
+            .newBuilder()
+            .registerTypeAdapter(Mode.class, new ByName<>(Mode.class))
+            .registerTypeAdapter(Method.class, new ByName<>(Method.class))
+            .registerTypeAdapter(DataType.class, new DtypeByName())
+            .create();
 
     /**
      * What a plan computes: every field that decides the kernel's values. Two runs with the same source compute
@@ -101,11 +118,48 @@ public record ShardPlan(
             String dataset,
             Integer perClass,
             Integer pad,
-            String method,
+            Method method,
             String normalisation,
             boolean features,
             boolean perLayer,
-            boolean factorKernels) {}
+            boolean factorKernels) {
+        /** The source of {@code request}, its weights recorded as {@code weights} (as the user gave them). */
+        static Source of(KernelRequest request, String weights) {
+            Path w = request.weights();
+            return new Source(
+                    request.model(),
+                    request.spec(),
+                    weights,
+                    w == null ? null : KernelFiles.sha256(w),
+                    request.seed(),
+                    request.samples().dataset(),
+                    request.samples().perClass(),
+                    request.samples().pad(),
+                    request.options().method(),
+                    request.normalisation(),
+                    request.features(),
+                    request.options().perLayer(),
+                    request.options().factorKernels());
+        }
+
+        /** This source with the weights recorded as {@code given} (a URI, say), their hash unchanged. */
+        public Source withWeights(String given) {
+            return new Source(
+                    model,
+                    spec,
+                    given,
+                    weightsSha256,
+                    seed,
+                    dataset,
+                    perClass,
+                    pad,
+                    method,
+                    normalisation,
+                    features,
+                    perLayer,
+                    factorKernels);
+        }
+    }
 
     public ShardPlan {
         arrays = List.copyOf(arrays);
@@ -113,58 +167,52 @@ public record ShardPlan(
     }
 
     /**
-     * Plans the kernel of {@code config} (its model, weights, dataset, N, M, mode, dtype, options; {@code out}
-     * and {@code memory} are not used) for tasks of {@code perTaskMemory} bytes each: the tile is the config's
-     * fixed tile, else the largest whose working set fits half of it ({@link Ntk#tileEstimate}); the shard side is
-     * {@code shardSize} (rounded up to whole tiles), else the largest multiple of the tile whose arrays fit the
-     * other half. Builds the network on {@code m} (to count outputs and layers) but reads no data, except the
-     * labels with {@code perClass}; N may exceed the dataset for a plan that is only printed.
-     */
-    public static ShardPlan plan(KernelJobConfig config, long perTaskMemory, Integer shardSize, NDManager m) {
-        return plan(config, perTaskMemory, shardSize, 1, m);
-    }
-
-    /**
-     * As {@link #plan(KernelJobConfig, long, Integer, NDManager)}, for {@code workers} machines: without {@code
-     * shardSize}, the shards are made smaller (whole tiles still) until there are at least 4 per worker, so that
-     * the last shards do not leave workers idle for long.
+     * Plans {@code request} (its model, weights, samples, mode, dtype, options) for tasks with its memory budget each:
+     * the tile is the request's fixed tile, else the largest whose working set fits half the budget ({@link
+     * Ntk#tileEstimate}); the shard side is {@code shardSize} (rounded up to whole tiles), else the largest multiple
+     * of the tile whose arrays fit the other half, made smaller (whole tiles still) until there are at least 4 shards
+     * per worker of {@code workers}, so that the last shards do not leave workers idle for long. Builds the network
+     * on {@code m} (to count outputs and layers) but reads no data, except the labels with {@code perClass} (from
+     * {@code dataDir}); N may exceed the dataset for a plan that is only printed.
      */
     public static ShardPlan plan(
-            KernelJobConfig config, long perTaskMemory, Integer shardSize, int workers, NDManager m) {
+            KernelRequest request, Integer shardSize, int workers, java.nio.file.Path dataDir, NDManager m) {
+        long perTaskMemory = request.options().memoryBytes();
         if (workers < 1) {
-            throw new UserException("--workers must be >= 1 (got " + workers + ")");
-        }
-        if (perTaskMemory <= 0) {
-            throw new UserException("--memory must be positive (got " + perTaskMemory + ")");
+            throw new OptionException(KernelOption.WORKERS, " must be >= 1 (got " + workers + ")");
         }
         if (shardSize != null && shardSize < 1) {
-            throw new UserException("--shard-size must be >= 1 (got " + shardSize + ")");
+            throw new OptionException(KernelOption.SHARD_SIZE, " must be >= 1 (got " + shardSize + ")");
         }
-        KernelJob job = new KernelJob(config);
-        int n = config.perClass() != null ? job.trainSet().size() : config.n();
-        int test = config.test();
+        int n = request.samples().perClass() != null
+                ? request.trainSet(dataDir).size()
+                : request.samples().n();
+        int test = request.samples().test();
         try (NDManager pm = m.newSubManager();
-                Network net = job.network(pm)) {
-            Network target = config.features() ? net.features() : net;
-            Ntk ntk = job.ntk(net).memory(Math.max(1, perTaskMemory / 2));
-            int tile = config.tile() != null
-                    ? config.tile()
+                Network net = request.network(pm)) {
+            Network target = request.features() ? net.features() : net;
+            Ntk ntk = request.ntk(net).memory(Math.max(1, perTaskMemory / 2));
+            Integer fixed = request.options().tile();
+            int tile = fixed != null
+                    ? fixed
                     : Math.min(
                             ntk.tileEstimate(n, n).tile(),
                             test > 0 ? ntk.tileEstimate(test, n).tile() : Integer.MAX_VALUE);
             if (tile == 0) {
-                throw new UserException("--memory " + Ntk.bytes(perTaskMemory)
-                        + " per task is too small for even one-sample tiles: it needs at least "
-                        + Ntk.bytes(2 * ntk.tileEstimate(n, n).minWorkingBytes()));
+                throw new OptionException(
+                        KernelOption.MEMORY,
+                        " " + Ntk.bytes(perTaskMemory)
+                                + " per task is too small for even one-sample tiles: it needs at least "
+                                + Ntk.bytes(2 * ntk.tileEstimate(n, n).minWorkingBytes()));
             }
             List<String> arrays = new ArrayList<>();
             arrays.add(TileRange.TRAIN);
-            if (config.perLayer()) {
+            if (request.options().perLayer()) {
                 for (Module l : target.parameterLayers()) {
                     arrays.add(TileRange.TRAIN + "." + l.name());
                 }
             }
-            if (config.factorKernels()) {
+            if (request.options().factorKernels()) {
                 for (LayerPlan l : ntk.plan(tile, tile).layers()) {
                     if (l.structured() && "dense".equals(l.ruleName())) {
                         arrays.add(TileRange.TRAIN + "." + l.name() + ".forward");
@@ -172,11 +220,11 @@ public record ShardPlan(
                     }
                 }
             }
-            String mode = config.mode().name().toLowerCase(Locale.ROOT);
-            String dtype = config.dtype() == DataType.FLOAT64 ? "float64" : "float32";
+            Mode mode = request.options().mode();
+            DataType dtype = request.dtype();
             int o = target.outputs();
             long inner = inner(mode, o);
-            long entryBytes = inner * (dtype.equals("float64") ? 8 : 4) * arrays.size();
+            long entryBytes = inner * (dtype == DataType.FLOAT64 ? 8 : 4) * arrays.size();
             int side;
             if (shardSize != null) {
                 side = (int) Math.min((long) (shardSize + tile - 1) / tile * tile, Integer.MAX_VALUE);
@@ -191,22 +239,8 @@ public record ShardPlan(
                     side -= tile;
                 }
             }
-            ModelSpec spec = ModelSpec.resolve(config.model());
-            Path w = config.weights();
-            Source source = new Source(
-                    config.model(),
-                    spec,
-                    w == null ? null : w.toString(),
-                    w == null ? null : KernelFiles.sha256(w),
-                    config.seed(),
-                    config.dataset(),
-                    config.perClass(),
-                    config.pad(),
-                    config.method().name().toLowerCase(Locale.ROOT),
-                    config.meanNormalised() && config.mode() == Mode.TRACE ? "mean" : "sum",
-                    config.features(),
-                    config.perLayer(),
-                    config.factorKernels());
+            Path w = request.weights();
+            Source source = Source.of(request, w == null ? null : w.toString());
             List<TileRange> shards = new ArrayList<>();
             for (int r = 0; r < n; r += side) {
                 for (int c = r; c < n; c += side) {
@@ -223,6 +257,53 @@ public record ShardPlan(
         }
     }
 
+    /**
+     * The request this plan computes: its model (the recorded spec), seed, samples, mode, dtype and options on the
+     * plan's tile grid, the weights read from {@code weights} (this machine's copy of the plan's; null without
+     * weights), the memory budget the engine's default (a computer sets its own).
+     */
+    public KernelRequest request(Path weights) {
+        Source s = source;
+        return KernelRequest.builder()
+                .model(s.model())
+                .spec(s.spec())
+                .weights(weights)
+                .seed(s.seed())
+                .dataset(s.dataset())
+                .n(n)
+                .perClass(s.perClass())
+                .test(test)
+                .pad(s.pad())
+                .mode(mode)
+                .method(s.method())
+                .dtype(dtype)
+                .meanNormalised("mean".equals(s.normalisation()))
+                .perLayer(s.perLayer())
+                .features(s.features())
+                .factorKernels(s.factorKernels())
+                .tile(tile)
+                .build();
+    }
+
+    /** This plan with the source's weights recorded as {@code given} (a URI, say) and its id recomputed. */
+    public ShardPlan withWeightsAsGiven(String given) {
+        return new ShardPlan(
+                        format,
+                        version,
+                        null,
+                        source.withWeights(given),
+                        n,
+                        test,
+                        outputs,
+                        mode,
+                        dtype,
+                        arrays,
+                        tile,
+                        shardSize,
+                        shards)
+                .withId();
+    }
+
     /** Shards of a plan with side {@code side}: Θ(X1, X1)'s upper triangle and Θ(X2, X1) whole. */
     static long count(int n, int test, int side) {
         long t = (n + side - 1) / side;
@@ -230,10 +311,10 @@ public record ShardPlan(
         return t * (t + 1) / 2 + m * t;
     }
 
-    private static long inner(String mode, int o) {
+    private static long inner(Mode mode, int o) {
         return switch (mode) {
-            case "trace" -> 1;
-            case "diagonal" -> o;
+            case TRACE -> 1;
+            case DIAGONAL -> o;
             default -> (long) o * o;
         };
     }
@@ -242,14 +323,14 @@ public record ShardPlan(
     public ShardPlan withId() {
         ShardPlan bare = new ShardPlan(
                 format, version, null, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards);
-        String hash = sha256(Specs.toJson(bare)).substring(0, 16);
+        String hash = sha256(JSON.toJson(bare)).substring(0, 16);
         return new ShardPlan(
                 format, version, hash, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards);
     }
 
     /** The plan as JSON (what {@code plan.json} holds). */
     public String toJson() {
-        return Specs.toJson(this) + "\n";
+        return JSON.toJson(this) + "\n";
     }
 
     /**
@@ -259,7 +340,7 @@ public record ShardPlan(
     public static ShardPlan fromJson(String json, String origin) {
         ShardPlan p;
         try {
-            p = Specs.GSON.fromJson(json, ShardPlan.class);
+            p = JSON.fromJson(json, ShardPlan.class);
         } catch (RuntimeException e) {
             throw new UserException(origin + ": not a shard plan (" + e.getMessage() + ")");
         }
@@ -275,6 +356,63 @@ public record ShardPlan(
                     + " (edited or damaged); plan again into an empty directory");
         }
         return p;
+    }
+
+    /** The lower-case name of a mode, method or data type, as the plan's JSON and messages write it. */
+    public static String name(Object v) {
+        return v instanceof Enum<?> e && !(v instanceof DataType)
+                ? e.name().toLowerCase(Locale.ROOT)
+                : String.valueOf(v);
+    }
+
+    /** An enum written by its lower-case name; an unknown name is a parse error. */
+    private static final class ByName<E extends Enum<E>> extends TypeAdapter<E> {
+        private final Class<E> type;
+
+        ByName(Class<E> type) {
+            this.type = type;
+        }
+
+        @Override
+        public void write(JsonWriter out, E value) throws IOException {
+            if (value == null) {
+                out.nullValue();
+            } else {
+                out.value(value.name().toLowerCase(Locale.ROOT));
+            }
+        }
+
+        @Override
+        public E read(JsonReader in) throws IOException {
+            String s = in.nextString();
+            try {
+                return Enum.valueOf(type, s.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new JsonParseException("unknown " + type.getSimpleName().toLowerCase(Locale.ROOT) + " " + s);
+            }
+        }
+    }
+
+    /** FLOAT32 and FLOAT64 written as float32 and float64. */
+    private static final class DtypeByName extends TypeAdapter<DataType> {
+        @Override
+        public void write(JsonWriter out, DataType value) throws IOException {
+            if (value == null) {
+                out.nullValue();
+            } else {
+                out.value(value == DataType.FLOAT64 ? "float64" : "float32");
+            }
+        }
+
+        @Override
+        public DataType read(JsonReader in) throws IOException {
+            String s = in.nextString();
+            return switch (s) {
+                case "float32" -> DataType.FLOAT32;
+                case "float64" -> DataType.FLOAT64;
+                default -> throw new JsonParseException("unknown dtype " + s);
+            };
+        }
     }
 
     /** The arrays of every shard of {@code kernel}: those of {@link #arrays()}, renamed ntk_test.* for Θ(X2, X1) (no factor kernels). */
@@ -303,10 +441,10 @@ public record ShardPlan(
 
     /** The shape of one entry: () for trace, (O) for diagonal, (O, O) for full; factor kernels are traced. */
     public long[] innerShape(String array) {
-        if (array.endsWith(".forward") || array.endsWith(".backward") || mode.equals("trace")) {
+        if (array.endsWith(".forward") || array.endsWith(".backward") || mode == Mode.TRACE) {
             return new long[0];
         }
-        return mode.equals("diagonal") ? new long[] {outputs} : new long[] {outputs, outputs};
+        return mode == Mode.DIAGONAL ? new long[] {outputs} : new long[] {outputs, outputs};
     }
 
     /** The whole shape of {@code array} in the assembled kernel: (rows, N, inner...). */
@@ -322,7 +460,7 @@ public record ShardPlan(
 
     /** Bytes per stored value: 4 (float32) or 8 (float64). */
     public int valueBytes() {
-        return dtype.equals("float64") ? 8 : 4;
+        return dtype == DataType.FLOAT64 ? 8 : 4;
     }
 
     /** Bytes of the arrays of one shard (what it writes). */
@@ -360,18 +498,26 @@ public record ShardPlan(
      */
     public TileRange shard(TileRange requested) {
         String k = requested.kernel();
-        String rowOption = TileRange.TEST.equals(k) ? "--test-rows" : "--rows";
+        KernelOption rowOption = TileRange.rowOption(k);
         int rows = rows(k);
         if (rows == 0) {
-            throw new UserException("--test-rows: the plan has no test×train kernel (it was planned with --test 0)");
+            throw new OptionException(
+                    KernelOption.TEST_ROWS,
+                    ": the plan has no test×train kernel (it was planned with ",
+                    KernelOption.TEST,
+                    " 0)");
         }
         if (requested.rowEnd() > rows) {
-            throw new UserException(rowOption + " " + requested.rowStart() + ":" + requested.rowEnd()
-                    + " is out of range: the kernel has " + rows + " rows (0:" + rows + ")");
+            throw new OptionException(
+                    rowOption,
+                    " " + requested.rowStart() + ":" + requested.rowEnd() + " is out of range: the kernel has " + rows
+                            + " rows (0:" + rows + ")");
         }
         if (requested.colEnd() > n) {
-            throw new UserException("--cols " + requested.colStart() + ":" + requested.colEnd()
-                    + " is out of range: the kernel has " + n + " columns (0:" + n + ")");
+            throw new OptionException(
+                    KernelOption.COLS,
+                    " " + requested.colStart() + ":" + requested.colEnd() + " is out of range: the kernel has " + n
+                            + " columns (0:" + n + ")");
         }
         for (TileRange s : shards) {
             if (s.equals(requested)) {
@@ -381,16 +527,25 @@ public record ShardPlan(
         TileRange mirrored =
                 new TileRange(k, requested.colStart(), requested.colEnd(), requested.rowStart(), requested.rowEnd());
         if (symmetric(k) && shards.contains(mirrored)) {
-            throw new UserException(requested.options() + " lies below the diagonal of the symmetric kernel;"
-                    + " compute its mirror image " + mirrored.options() + " (assembly transposes it)");
+            throw new OptionException(
+                    requested.options(),
+                    " lies below the diagonal of the symmetric kernel; compute its mirror image ",
+                    mirrored.options(),
+                    " (assembly transposes it)");
         }
         List<TileRange> hit =
                 shards.stream().filter(s -> s.overlaps(requested)).limit(2).toList();
-        String near =
-                hit.isEmpty() ? "" : " (it overlaps " + hit.get(0).options() + (hit.size() > 1 ? ", ..." : "") + ")";
-        throw new UserException(requested.options() + " is not a shard of the plan: shards are " + shardSize + "×"
-                + shardSize + " blocks on the grid of " + shardSize + " samples" + near
-                + "; 'ntk4j kernel ... --dry-run' lists them");
+        Object[] near = hit.isEmpty()
+                ? new Object[0]
+                : new Object[] {" (it overlaps ", hit.get(0).options(), (hit.size() > 1 ? ", ..." : "") + ")"};
+        throw new OptionException(
+                requested.options(),
+                " is not a shard of the plan: shards are " + shardSize + "×" + shardSize + " blocks on the grid of "
+                        + shardSize + " samples",
+                near,
+                "; 'ntk4j kernel ... ",
+                KernelOption.DRY_RUN,
+                "' lists them");
     }
 
     /**
@@ -409,12 +564,12 @@ public record ShardPlan(
             {"dataset", a.dataset(), b.dataset()},
             {"n", String.valueOf(n), String.valueOf(other.n)},
             {"test", String.valueOf(test), String.valueOf(other.test)},
-            {"mode", mode, other.mode},
-            {"dtype", dtype, other.dtype},
+            {"mode", name(mode), name(other.mode)},
+            {"dtype", name(dtype), name(other.dtype)},
             {"seed", String.valueOf(a.seed()), String.valueOf(b.seed())},
             {"per-class", String.valueOf(a.perClass()), String.valueOf(b.perClass())},
             {"pad", String.valueOf(a.pad()), String.valueOf(b.pad())},
-            {"method", a.method(), b.method()},
+            {"method", name(a.method()), name(b.method())},
             {"normalisation", a.normalisation(), b.normalisation()},
             {"features", String.valueOf(a.features()), String.valueOf(b.features())},
             {"per-layer", String.valueOf(a.perLayer()), String.valueOf(b.perLayer())},

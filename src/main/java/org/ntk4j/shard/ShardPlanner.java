@@ -4,7 +4,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
+import org.ntk4j.OptionException;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.request.KernelOption;
+import org.ntk4j.util.Machine;
 
 /**
  * What a {@link ShardPlan} costs on a cluster, from one tile pair timed on this machine ({@link
@@ -101,7 +105,7 @@ public final class ShardPlanner {
     /** The cost of {@code plan} on {@code workers} workers, each as fast as the timed tile. */
     public static Estimate estimate(ShardPlan plan, TileTiming t, int workers) {
         if (workers < 1) {
-            throw new org.ntk4j.UserException("--workers must be >= 1 (got " + workers + ")");
+            throw new OptionException(KernelOption.WORKERS, " must be >= 1 (got " + workers + ")");
         }
         double[] s =
                 plan.shards().stream().mapToDouble(r -> seconds(plan, r, t)).toArray();
@@ -136,52 +140,34 @@ public final class ShardPlanner {
         return new Estimate(plan.shards().size(), pairs, max, plan.totalBytes(), assembled, total, wall, workers);
     }
 
-    /** The lines {@code ntk4j kernel ... --dry-run} prints: the plan, the timed tile, the estimate. */
-    public static List<String> dryRun(ShardPlan plan, TileTiming t, int workers) {
+    /**
+     * What a dry run shows.
+     *
+     * @param plan the plan
+     * @param summary the plan, the timed tile and the estimate, a line each
+     * @param shards the first shards, each with its bytes and estimated time, and how many more there are
+     */
+    public record DryRun(ShardPlan plan, List<String> summary, List<String> shards) {
+        public DryRun {
+            summary = List.copyOf(summary);
+            shards = List.copyOf(shards);
+        }
+    }
+
+    /**
+     * A dry run of {@code plan} on {@code workers} workers: the plan, the timed tile, the estimate, and its first
+     * shards with their ranges written as {@code name} spells the settings (given the library key, e.g. {@code
+     * testRows}).
+     */
+    public static DryRun dryRun(ShardPlan plan, TileTiming t, int workers, Function<String, String> name) {
         Estimate e = estimate(plan, t, workers);
-        List<String> out = new ArrayList<>();
-        ShardPlan.Source s = plan.source();
-        out.add(String.format(
-                Locale.ROOT,
-                "plan %s: %s of %s on %s, N %d%s, mode %s, %s%s",
-                plan.id(),
-                s.features() ? "features kernel" : "NTK",
-                s.model(),
-                s.dataset(),
-                plan.n(),
-                plan.test() > 0 ? ", test M " + plan.test() : "",
-                plan.mode(),
-                plan.dtype(),
-                plan.arrays().size() > 1 ? ", " + plan.arrays().size() + " arrays per shard" : ""));
-        long tilesN = (plan.n() + plan.tile() - 1) / plan.tile();
-        out.add(String.format(
-                Locale.ROOT,
-                "tiles: %d samples, %d per side of Θ(X1,X1)%s; shards: %d×%d samples, %d (%d tile pairs)",
-                plan.tile(),
-                tilesN,
-                plan.test() > 0
-                        ? String.format(
-                                Locale.ROOT,
-                                ", %d×%d of Θ(X2,X1)",
-                                (plan.test() + plan.tile() - 1) / plan.tile(),
-                                tilesN)
-                        : "",
-                plan.shardSize(),
-                plan.shardSize(),
-                e.shards(),
-                e.tilePairs()));
-        out.add(String.format(
-                Locale.ROOT,
-                "bytes: %s per shard (largest), %s in all shards, %s assembled (Θ(X1,X1) whole)",
-                Ntk.bytes(e.maxShardBytes()),
-                Ntk.bytes(e.totalBytes()),
-                Ntk.bytes(e.assembledBytes())));
+        List<String> out = planLines(plan, e);
         out.add(String.format(
                 Locale.ROOT,
                 "timed on this machine (%s, %d cores, %d thread%s, load average %.2f%s): one tile pair %d×%d:"
                         + " factors %.3f s per tile, contraction %.3f s per pair (wall)",
                 t.device(),
-                Runtime.getRuntime().availableProcessors(),
+                Machine.cores(),
                 t.threads(),
                 t.threads() == 1 ? "" : "s",
                 t.loadAverage(),
@@ -209,18 +195,58 @@ public final class ShardPlanner {
                     100 * t.busy(),
                     t.busy()));
         }
-        out.add("compute each shard with: ntk4j kernel <these options> --tile " + plan.tile() + " --shard-size "
-                + plan.shardSize() + " --out DIR --rows A:B --cols C:D (or --test-rows), then: ntk4j kernel assemble"
-                + " DIR");
+        List<String> shards = new ArrayList<>();
         int shown = Math.min(3, plan.shards().size());
         for (int i = 0; i < shown; i++) {
             TileRange r = plan.shards().get(i);
-            out.add("  shard " + (i + 1) + "/" + plan.shards().size() + ": " + r.options() + " ("
+            shards.add("  shard " + (i + 1) + "/" + plan.shards().size() + ": " + r.options(name) + " ("
                     + Ntk.bytes(plan.bytes(r)) + ", " + duration(seconds(plan, r, t)) + ")");
         }
         if (plan.shards().size() > shown) {
-            out.add("  ... " + (plan.shards().size() - shown) + " more");
+            shards.add("  ... " + (plan.shards().size() - shown) + " more");
         }
+        return new DryRun(plan, out, shards);
+    }
+
+    /** The plan's lines of a dry run: what is computed, its tiles and shards, their bytes. */
+    private static List<String> planLines(ShardPlan plan, Estimate e) {
+        List<String> out = new ArrayList<>();
+        ShardPlan.Source s = plan.source();
+        out.add(String.format(
+                Locale.ROOT,
+                "plan %s: %s of %s on %s, N %d%s, mode %s, %s%s",
+                plan.id(),
+                s.features() ? "features kernel" : "NTK",
+                s.model(),
+                s.dataset(),
+                plan.n(),
+                plan.test() > 0 ? ", test M " + plan.test() : "",
+                ShardPlan.name(plan.mode()),
+                ShardPlan.name(plan.dtype()),
+                plan.arrays().size() > 1 ? ", " + plan.arrays().size() + " arrays per shard" : ""));
+        long tilesN = (plan.n() + plan.tile() - 1) / plan.tile();
+        out.add(String.format(
+                Locale.ROOT,
+                "tiles: %d samples, %d per side of Θ(X1,X1)%s; shards: %d×%d samples, %d (%d tile pairs)",
+                plan.tile(),
+                tilesN,
+                plan.test() > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                ", %d×%d of Θ(X2,X1)",
+                                (plan.test() + plan.tile() - 1) / plan.tile(),
+                                tilesN)
+                        : "",
+                plan.shardSize(),
+                plan.shardSize(),
+                e.shards(),
+                e.tilePairs()));
+        out.add(String.format(
+                Locale.ROOT,
+                "bytes: %s per shard (largest), %s in all shards, %s assembled (Θ(X1,X1) whole)",
+                Ntk.bytes(e.maxShardBytes()),
+                Ntk.bytes(e.totalBytes()),
+                Ntk.bytes(e.assembledBytes())));
         return out;
     }
 

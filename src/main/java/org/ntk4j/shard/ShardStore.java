@@ -15,11 +15,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
-import org.ntk4j.job.KernelFiles;
-import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.io.KernelFiles;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.Npz;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.spec.Specs;
 
 /**
@@ -82,25 +83,21 @@ public final class ShardStore {
     }
 
     /**
-     * The plan of {@code config} for the store in {@code dir}: when the store has a plan already, its tile and
-     * shard size are kept unless {@code config.tile()} or {@code shardSize} name others (so later shards need only
-     * the same kernel options); else planned for {@code perTaskMemory} ({@link ShardPlan#plan}). Nothing is
-     * written; {@link #create} checks the plan against the store's.
+     * The plan of {@code request} for the store in {@code dir}: when the store has a plan already, its tile and
+     * shard size are kept unless the request's tile or {@code shardSize} name others (so later shards need only the
+     * same kernel options); else a new plan for {@code workers} ({@link ShardPlan#plan}). Nothing is written;
+     * {@link #create} checks the plan against the store's.
      */
     public static ShardPlan planFor(
-            Path dir, KernelJobConfig config, long perTaskMemory, Integer shardSize, NDManager m) {
-        return planFor(dir, config, perTaskMemory, shardSize, 1, m);
-    }
-
-    /** As {@link #planFor(Path, KernelJobConfig, long, Integer, NDManager)}, a new plan made for {@code workers}. */
-    public static ShardPlan planFor(
-            Path dir, KernelJobConfig config, long perTaskMemory, Integer shardSize, int workers, NDManager m) {
+            Path dir, KernelRequest request, Integer shardSize, int workers, Path dataDir, NDManager m) {
         if (Files.isRegularFile(dir.resolve("plan.json"))) {
             ShardPlan old = open(dir).plan();
-            KernelJobConfig c = config.tile() != null ? config : config.withTile(old.tile());
-            return ShardPlan.plan(c, perTaskMemory, shardSize != null ? shardSize : old.shardSize(), m);
+            KernelRequest r = request.options().tile() != null
+                    ? request
+                    : request.toBuilder().tile(old.tile()).build();
+            return ShardPlan.plan(r, shardSize != null ? shardSize : old.shardSize(), 1, dataDir, m);
         }
-        return ShardPlan.plan(config, perTaskMemory, shardSize, workers, m);
+        return ShardPlan.plan(request, shardSize, workers, dataDir, m);
     }
 
     /** Opens an existing store; a directory without a readable plan.json is a one-line {@link UserException}. */
@@ -154,19 +151,45 @@ public final class ShardStore {
             throw new UserException("cannot write " + sidecar(r) + ": " + e.getMessage());
         }
         npz.write(sd);
-        Map<String, Object> side = new LinkedHashMap<>();
-        side.put("format", SHARD_FORMAT);
-        side.put("plan", plan.id());
-        side.put("kernel", r.kernel());
-        side.put("rows", new int[] {r.rowStart(), r.rowEnd()});
-        side.put("cols", new int[] {r.colStart(), r.colEnd()});
-        side.put("dtype", plan.dtype());
-        side.put("files", KernelFiles.sha256Dir(sd));
-        side.put("seconds", d.seconds());
-        side.put("phases", d.timings());
-        side.put("host", host());
+        Sidecar side = new Sidecar(
+                SHARD_FORMAT,
+                plan.id(),
+                r.kernel(),
+                new int[] {r.rowStart(), r.rowEnd()},
+                new int[] {r.colStart(), r.colEnd()},
+                ShardPlan.name(plan.dtype()),
+                KernelFiles.sha256Dir(sd),
+                d.seconds(),
+                d.timings(),
+                host());
         Files2.writeString(sidecar(r), Specs.toJson(side) + "\n");
     }
+
+    /**
+     * A shard's sidecar ({@code shards/<name>.json}).
+     *
+     * @param format {@value #SHARD_FORMAT}
+     * @param plan the plan's id
+     * @param kernel {@link TileRange#TRAIN} or {@link TileRange#TEST}
+     * @param rows first and last (exclusive) row
+     * @param cols first and last (exclusive) column
+     * @param dtype float32 or float64
+     * @param files SHA-256 of each .npy file of the shard, by file name
+     * @param seconds the block's compute seconds
+     * @param phases its seconds by phase
+     * @param host the machine that computed it
+     */
+    public record Sidecar(
+            String format,
+            String plan,
+            String kernel,
+            int[] rows,
+            int[] cols,
+            String dtype,
+            java.util.SortedMap<String, String> files,
+            double seconds,
+            Map<String, Double> phases,
+            String host) {}
 
     private static String host() {
         try {
@@ -194,7 +217,7 @@ public final class ShardStore {
     public Map<String, String> verify(TileRange r) {
         Path side = sidecar(r);
         if (!Files.isRegularFile(side)) {
-            throw new UserException("shard " + r.options() + " is missing (no " + dir.relativize(side) + ")");
+            throw new OptionException("shard ", r.options(), " is missing (no " + dir.relativize(side) + ")");
         }
         JsonObject o = readSidecar(side);
         String id = o.has("plan") ? o.get("plan").getAsString() : null;
@@ -218,14 +241,15 @@ public final class ShardStore {
         for (Map.Entry<String, String> e : files.entrySet()) {
             Path f = sd.resolve(e.getKey());
             if (!Files.isRegularFile(f)) {
-                throw new UserException("shard " + r.options() + ": " + dir.relativize(f) + " is missing");
+                throw new OptionException("shard ", r.options(), ": " + dir.relativize(f) + " is missing");
             }
             String h = KernelFiles.sha256(f);
             if (!h.equals(e.getValue())) {
-                throw new UserException("shard " + r.options() + ": " + dir.relativize(f) + " has sha256 "
-                        + h.substring(0, 16) + "..., its sidecar says "
-                        + e.getValue().substring(0, 16)
-                        + "... (corrupt: compute it again)");
+                throw new OptionException(
+                        "shard ",
+                        r.options(),
+                        ": " + dir.relativize(f) + " has sha256 " + h.substring(0, 16) + "..., its sidecar says "
+                                + e.getValue().substring(0, 16) + "... (corrupt: compute it again)");
             }
         }
         return files;

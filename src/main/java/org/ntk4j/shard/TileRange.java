@@ -1,6 +1,8 @@
 package org.ntk4j.shard;
 
-import org.ntk4j.UserException;
+import java.util.function.Function;
+import org.ntk4j.OptionException;
+import org.ntk4j.request.KernelOption;
 
 /**
  * One block of a kernel: rows {@code [rowStart, rowEnd)} × columns {@code [colStart, colEnd)} of the kernel
@@ -31,17 +33,21 @@ public record TileRange(String kernel, int rowStart, int rowEnd, int colStart, i
     }
 
     /**
-     * Parses {@code --rows A:B} (or {@code --test-rows A:B}) and {@code --cols C:D}: half-open, 0-based; a
-     * malformed or empty range is a one-line {@link UserException} naming the option.
+     * Parses the rows {@code A:B} (test rows with {@link #TEST}) and the columns {@code C:D}: half-open, 0-based; a
+     * malformed or empty range is a one-line {@link OptionException} naming the setting.
      */
     public static TileRange parse(String kernel, String rows, String cols) {
-        String rowOption = TEST.equals(kernel) ? "--test-rows" : "--rows";
-        int[] r = span(rowOption, rows);
-        int[] c = span("--cols", cols);
+        int[] r = span(rowOption(kernel), rows);
+        int[] c = span(KernelOption.COLS, cols);
         return new TileRange(kernel, r[0], r[1], c[0], c[1]);
     }
 
-    private static int[] span(String option, String v) {
+    /** The setting that names the rows of {@code kernel}: the rows, or the test rows of Θ(X2, X1). */
+    static KernelOption rowOption(String kernel) {
+        return TEST.equals(kernel) ? KernelOption.TEST_ROWS : KernelOption.ROWS;
+    }
+
+    private static int[] span(KernelOption option, String v) {
         String[] p = v == null ? new String[0] : v.trim().split(":", -1);
         try {
             if (p.length == 2) {
@@ -54,7 +60,7 @@ public record TileRange(String kernel, int rowStart, int rowEnd, int colStart, i
         } catch (NumberFormatException e) {
             // the message below
         }
-        throw new UserException(option + " must be a range A:B of sample indices with 0 <= A < B (got " + v + ")");
+        throw new OptionException(option, " must be a range A:B of sample indices with 0 <= A < B (got " + v + ")");
     }
 
     public int rows() {
@@ -80,10 +86,20 @@ public record TileRange(String kernel, int rowStart, int rowEnd, int colStart, i
                 java.util.Locale.ROOT, "%s_r%06d-%06d_c%06d-%06d", kernel, rowStart, rowEnd, colStart, colEnd);
     }
 
-    /** As the command line names it: {@code --rows 0:256 --cols 256:512} (or {@code --test-rows}). */
-    public String options() {
-        return (TEST.equals(kernel) ? "--test-rows " : "--rows ") + rowStart + ":" + rowEnd + " --cols " + colStart
-                + ":" + colEnd;
+    /**
+     * The range as settings, for an {@link OptionException}: rows (or test rows) {@code 0:256}, columns {@code
+     * 256:512}.
+     */
+    public Object[] options() {
+        return new Object[] {
+            rowOption(kernel), " " + rowStart + ":" + rowEnd + " ", KernelOption.COLS, " " + colStart + ":" + colEnd
+        };
+    }
+
+    /** The range as a front end names its settings ({@code --rows 0:256 --cols 256:512} on the command line). */
+    public String options(Function<String, String> name) {
+        return name.apply(rowOption(kernel).key()) + " " + rowStart + ":" + rowEnd + " "
+                + name.apply(KernelOption.COLS.key()) + " " + colStart + ":" + colEnd;
     }
 
     @Override

@@ -1,9 +1,8 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
-/** The activation φ of a {@link ModelSpec}; {@code org.ntk4j.model.Activation.Kind} has one constant of the same name per value. */
+/** The activation φ of a {@link ModelSpec} and of the network's {@code org.ntk4j.model.Activation} layers. */
 public enum ActivationKind implements SpecName {
     @SerializedName("relu")
     RELU,
@@ -15,12 +14,6 @@ public enum ActivationKind implements SpecName {
     LINEAR,
     @SerializedName("quadratic")
     QUADRATIC;
-
-    /** The lower-case name used in spec JSON. */
-    @Override
-    public String json() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     @Override
     public String toString() {

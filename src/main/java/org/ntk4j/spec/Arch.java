@@ -1,7 +1,6 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The architectures of a {@link ModelSpec}; {@code custom} and {@code djl} mark networks built from Java modules or DJL blocks (not accepted in spec files). */
 public enum Arch implements SpecName {
@@ -23,12 +22,6 @@ public enum Arch implements SpecName {
     CUSTOM,
     @SerializedName("djl")
     DJL;
-
-    /** The lower-case name used in spec JSON. */
-    @Override
-    public String json() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     @Override
     public String toString() {

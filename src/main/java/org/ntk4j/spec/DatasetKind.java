@@ -5,28 +5,17 @@ import com.google.gson.annotations.SerializedName;
 /** The generator of a {@link DatasetSpec}. */
 public enum DatasetKind implements SpecName {
     @SerializedName("whitened-linear-teacher")
-    WHITENED_LINEAR_TEACHER("whitened-linear-teacher"),
+    WHITENED_LINEAR_TEACHER,
     @SerializedName("anisotropic-linear-teacher")
-    ANISOTROPIC_LINEAR_TEACHER("anisotropic-linear-teacher"),
+    ANISOTROPIC_LINEAR_TEACHER,
     @SerializedName("multi-output-teacher")
-    MULTI_OUTPUT_TEACHER("multi-output-teacher"),
+    MULTI_OUTPUT_TEACHER,
     @SerializedName("chain-monomial")
-    CHAIN_MONOMIAL("chain-monomial");
-
-    private final String json;
-
-    DatasetKind(String json) {
-        this.json = json;
-    }
-
-    @Override
-    public String json() {
-        return json;
-    }
+    CHAIN_MONOMIAL;
 
     @Override
     public String toString() {
-        return json;
+        return json();
     }
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */

@@ -1,7 +1,6 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** The weight initialiser of a {@link ModelSpec}; {@code org.ntk4j.model.Initializer} has the same constants. */
 public enum InitializerKind implements SpecName {
@@ -15,12 +14,6 @@ public enum InitializerKind implements SpecName {
     HE_FAN_OUT,
     @SerializedName("torch_default")
     TORCH_DEFAULT;
-
-    /** The lower-case name used in spec JSON. */
-    @Override
-    public String json() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     @Override
     public String toString() {

@@ -5,24 +5,13 @@ import com.google.gson.annotations.SerializedName;
 /** The loss of a {@link TrainSpec}: mean squared error or softmax cross-entropy. */
 public enum LossKind implements SpecName {
     @SerializedName("mse")
-    MSE("mse"),
+    MSE,
     @SerializedName("ce")
-    CE("ce");
-
-    private final String json;
-
-    LossKind(String json) {
-        this.json = json;
-    }
-
-    @Override
-    public String json() {
-        return json;
-    }
+    CE;
 
     @Override
     public String toString() {
-        return json;
+        return json();
     }
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */

@@ -37,6 +37,8 @@ import org.ntk4j.UserException;
  * @param shortcut resnet: projection (option B: 1×1 conv + BN, the default) | pad (option A: parameter-free)
  * @param firstSigmaW σ_w of the first conv layer (the wide ResNet of Atanasov, Bordelon & Pehlevan, "Neural networks as kernel learners: the silent alignment effect", uses 6.0); default sigmaW
  * @param layerSigmaW mlp / linear: σ_w per dense layer, input side first (one per layer, widths.length + 1); default sigmaW
+ * @param layerNorm mlp / linear: layer normalisation (Ba, Kiros &amp; Hinton 2016) after every hidden dense layer, before
+ *     its activation; cnn / vgg: the same in the dense head; default false
  */
 public record ModelSpec(
         String name,
@@ -62,7 +64,8 @@ public record ModelSpec(
         Pool pool,
         Shortcut shortcut,
         Double firstSigmaW,
-        double[] layerSigmaW) {
+        double[] layerSigmaW,
+        Boolean layerNorm) {
     /** Architectures a spec file may name. */
     public static final List<String> ARCHS = List.of("mlp", "linear", "cnn", "vgg", "resnet", "densenet", "wrn");
     /** VGG depths (torchvision configurations A, B, D, E). */
@@ -72,8 +75,7 @@ public record ModelSpec(
     /** Pooling after each conv of the "cnn" arch. */
     public static final List<String> POOLS = List.of("max", "avg", "none");
     /**
-     * The activation names a spec may use; {@code org.ntk4j.model.Activation.Kind} has one constant
-     * per name.
+     * The activation names a spec may use: one per {@link ActivationKind}.
      */
     public static final List<String> ACTIVATIONS = List.of("relu", "tanh", "erf", "linear", "quadratic");
 
@@ -109,6 +111,7 @@ public record ModelSpec(
         b.shortcut = shortcut == null ? null : shortcut.json();
         b.firstSigmaW = firstSigmaW;
         b.layerSigmaW = layerSigmaW;
+        b.layerNorm = layerNorm;
         return b;
     }
 
@@ -127,6 +130,11 @@ public record ModelSpec(
 
     public double firstSigmaWValue() {
         return firstSigmaW != null ? firstSigmaW : sigmaW;
+    }
+
+    /** Whether hidden dense layers are followed by a LayerNorm. */
+    public boolean layerNormOn() {
+        return layerNorm != null && layerNorm;
     }
 
     public boolean biasOn() {
@@ -195,6 +203,7 @@ public record ModelSpec(
         public String shortcut = "projection";
         public Double firstSigmaW;
         public double[] layerSigmaW;
+        public Boolean layerNorm;
 
         public Builder() {}
 
@@ -348,6 +357,11 @@ public record ModelSpec(
             return this;
         }
 
+        public Builder layerNorm(Boolean v) {
+            this.layerNorm = v;
+            return this;
+        }
+
         /** The spec; choices are mapped to their enums without validation (unknown names become null). */
         public ModelSpec build() {
             return new ModelSpec(
@@ -374,7 +388,8 @@ public record ModelSpec(
                     Pool.of(pool),
                     Shortcut.of(shortcut),
                     firstSigmaW,
-                    layerSigmaW);
+                    layerSigmaW,
+                    layerNorm);
         }
 
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
@@ -413,6 +428,14 @@ public record ModelSpec(
             p.require(sigmaW > 0 && Double.isFinite(sigmaW), "sigmaW", "must be a positive number");
             p.require(sigmaB >= 0 && Double.isFinite(sigmaB), "sigmaB", "must be a non-negative number");
             p.require(Double.isFinite(outputScale) && outputScale != 0, "outputScale", "must be a non-zero number");
+            p.require(
+                    layerNorm == null
+                            || !layerNorm
+                            || List.of("mlp", "linear", "cnn", "vgg")
+                                    .contains(String.valueOf(arch).toLowerCase(Locale.ROOT)),
+                    "layerNorm",
+                    "applies to the hidden dense layers of mlp and linear, and to the dense head of cnn and vgg (arch "
+                            + arch + ")");
             p.check();
             checkActivation(activation);
             arch = arch.toLowerCase(Locale.ROOT);
@@ -420,7 +443,7 @@ public record ModelSpec(
             return build();
         }
 
-        /** Throws the same UserException as {@code Activation.Kind.parse} for a name not in {@link #ACTIVATIONS}. */
+        /** Throws a one-line UserException for a name not in {@link #ACTIVATIONS}. */
         static void checkActivation(String s) {
             if (!ACTIVATIONS.contains(s.trim().toLowerCase(Locale.ROOT))) {
                 throw new UserException(

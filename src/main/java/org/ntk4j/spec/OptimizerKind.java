@@ -5,27 +5,16 @@ import com.google.gson.annotations.SerializedName;
 /** The optimiser of a {@link TrainSpec}. */
 public enum OptimizerKind implements SpecName {
     @SerializedName("sgd")
-    SGD("sgd"),
+    SGD,
     @SerializedName("adam")
-    ADAM("adam"),
+    ADAM,
     /** Speed-limited optimisation ("Feature learning as alignment", anonymous, §5.2): per-layer normalised steps. */
     @SerializedName("slo")
-    SLO("slo");
-
-    private final String json;
-
-    OptimizerKind(String json) {
-        this.json = json;
-    }
-
-    @Override
-    public String json() {
-        return json;
-    }
+    SLO;
 
     @Override
     public String toString() {
-        return json;
+        return json();
     }
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */

@@ -1,7 +1,6 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** Pooling after each conv of the {@code cnn} arch of a {@link ModelSpec} (2×2, stride 2). */
 public enum Pool implements SpecName {
@@ -11,12 +10,6 @@ public enum Pool implements SpecName {
     AVG,
     @SerializedName("none")
     NONE;
-
-    /** The lower-case name used in spec JSON. */
-    @Override
-    public String json() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     @Override
     public String toString() {

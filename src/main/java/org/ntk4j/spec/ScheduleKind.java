@@ -5,28 +5,17 @@ import com.google.gson.annotations.SerializedName;
 /** The learning-rate schedule of a {@link TrainSpec}. */
 public enum ScheduleKind implements SpecName {
     @SerializedName("constant")
-    CONSTANT("constant"),
+    CONSTANT,
     @SerializedName("cosine")
-    COSINE("cosine"),
+    COSINE,
     @SerializedName("step")
-    STEP("step"),
+    STEP,
     @SerializedName("warmup-cosine")
-    WARMUP_COSINE("warmup-cosine");
-
-    private final String json;
-
-    ScheduleKind(String json) {
-        this.json = json;
-    }
-
-    @Override
-    public String json() {
-        return json;
-    }
+    WARMUP_COSINE;
 
     @Override
     public String toString() {
-        return json;
+        return json();
     }
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */

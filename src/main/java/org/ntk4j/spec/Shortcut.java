@@ -1,7 +1,6 @@
 package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
-import java.util.Locale;
 
 /** ResNet shortcut of a {@link ModelSpec}: 1×1 conv + BN projection (option B) or subsample + zero-pad (option A). */
 public enum Shortcut implements SpecName {
@@ -9,12 +8,6 @@ public enum Shortcut implements SpecName {
     PROJECTION,
     @SerializedName("pad")
     PAD;
-
-    /** The lower-case name used in spec JSON. */
-    @Override
-    public String json() {
-        return name().toLowerCase(Locale.ROOT);
-    }
 
     @Override
     public String toString() {

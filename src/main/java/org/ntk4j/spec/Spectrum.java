@@ -5,26 +5,15 @@ import com.google.gson.annotations.SerializedName;
 /** The input covariance spectrum of an anisotropic-linear-teacher {@link DatasetSpec}. */
 public enum Spectrum implements SpecName {
     @SerializedName("power-law")
-    POWER_LAW("power-law"),
+    POWER_LAW,
     @SerializedName("geometric")
-    GEOMETRIC("geometric"),
+    GEOMETRIC,
     @SerializedName("inverse-one-plus-power")
-    INVERSE_ONE_PLUS_POWER("inverse-one-plus-power");
-
-    private final String json;
-
-    Spectrum(String json) {
-        this.json = json;
-    }
-
-    @Override
-    public String json() {
-        return json;
-    }
+    INVERSE_ONE_PLUS_POWER;
 
     @Override
     public String toString() {
-        return json;
+        return json();
     }
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */

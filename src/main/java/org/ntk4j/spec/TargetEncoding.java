@@ -5,26 +5,15 @@ import com.google.gson.annotations.SerializedName;
 /** The class-target encoding of a {@link TrainSpec}'s MSE loss. */
 public enum TargetEncoding implements SpecName {
     @SerializedName("onehot")
-    ONEHOT("onehot"),
+    ONEHOT,
     @SerializedName("pm1")
-    PM1("pm1"),
+    PM1,
     @SerializedName("centered")
-    CENTERED("centered");
-
-    private final String json;
-
-    TargetEncoding(String json) {
-        this.json = json;
-    }
-
-    @Override
-    public String json() {
-        return json;
-    }
+    CENTERED;
 
     @Override
     public String toString() {
-        return json;
+        return json();
     }
 
     /** The constant whose JSON name is {@code s} (any case), or null if none or {@code s} is null. */

@@ -1,7 +1,7 @@
 package org.ntk4j.theory;
 
-import java.util.Locale;
 import java.util.function.DoubleUnaryOperator;
+import org.ntk4j.spec.ActivationKind;
 
 /**
  * A pointwise nonlinearity φ together with the two Gaussian expectations that drive every
@@ -17,7 +17,7 @@ import java.util.function.DoubleUnaryOperator;
  * b = covariance form), identity. Any other φ (tanh included) uses error-controlled adaptive Gauss–Kronrod quadrature
  * on the conditional form of the bivariate Gaussian ({@link GaussianExpectation}; absolute error ≲ 1e-12). A fixed
  * Gauss–Hermite rule is still available as {@link #gaussHermite} for comparisons, but it is not accurate for tanh at
- * large variance (issue #15: a 64-point rule put the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
+ * large variance (a 64-point rule puts the depth-2 tanh NTK 9.4% off at σ_w = 2, σ_b = 0.5).
  */
 public abstract class Activation {
     private final String name;
@@ -281,21 +281,24 @@ public abstract class Activation {
         };
     }
 
-    /** relu, erf, tanh, linear (case-insensitive); anything else is a user mistake. */
+    /** The closed forms and quadratures of {@code kind}: relu, erf, tanh and linear; quadratic has none here. */
+    public static Activation of(ActivationKind kind) {
+        return switch (kind) {
+            case RELU -> RELU;
+            case ERF -> ERF;
+            case TANH -> TANH;
+            case LINEAR -> LINEAR;
+            default -> throw new org.ntk4j.UserException(
+                    "unknown activation '" + kind + "': expected relu, erf, tanh or linear");
+        };
+    }
+
+    /** relu, erf, tanh, linear (or identity) by name (case-insensitive); anything else is a user mistake. */
     public static Activation byName(String name) {
-        switch (name.toLowerCase(Locale.ROOT)) {
-            case "relu":
-                return RELU;
-            case "erf":
-                return ERF;
-            case "tanh":
-                return TANH;
-            case "linear":
-            case "identity":
-                return LINEAR;
-            default:
-                throw new org.ntk4j.UserException(
-                        "unknown activation '" + name + "': expected relu, erf, tanh or linear");
+        ActivationKind kind = "identity".equalsIgnoreCase(name) ? ActivationKind.LINEAR : ActivationKind.of(name);
+        if (kind == null || kind == ActivationKind.QUADRATIC) {
+            throw new org.ntk4j.UserException("unknown activation '" + name + "': expected relu, erf, tanh or linear");
         }
+        return of(kind);
     }
 }

@@ -2,6 +2,7 @@ package org.ntk4j.theory;
 
 import java.util.Objects;
 import org.ejml.data.DMatrixRMaj;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Infinite-width NNGP and NTK of a fully connected network, in the convention of neural-tangents'

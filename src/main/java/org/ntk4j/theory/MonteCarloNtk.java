@@ -1,6 +1,7 @@
 package org.ntk4j.theory;
 
 import java.util.SplittableRandom;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * One randomly initialised fully connected network in plain Java (double precision) and its exact

@@ -14,7 +14,7 @@ package org.ntk4j.theory;
  * The slope of the length map uses Stein's lemma, d/dq E[φ(√q z)²] = E[z φ(√q z) φ'(√q z)]/√q, by
  * adaptive quadrature ({@link GaussianExpectation#expect}), so it needs no φ''. Every expectation of a φ without
  * closed form (tanh) is error-controlled (absolute ≲ 1e-12; a fixed 64/80-point Gauss–Hermite rule was not:
- * χ₁ of tanh at σ_w = 3, σ_b = 0 came out 1.8178 instead of 1.8599, issue #15). For ReLU all of this is closed-form: q_l = σ_w² q/2 + σ_b², χ₁ = σ_w²/2.
+ * χ₁ of tanh at σ_w = 3, σ_b = 0 comes out 1.8178 instead of 1.8599). For ReLU all of this is closed-form: q_l = σ_w² q/2 + σ_b², χ₁ = σ_w²/2.
  */
 public final class SignalPropagation {
     /** Phase of the correlation map. */

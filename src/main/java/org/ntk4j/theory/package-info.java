@@ -44,6 +44,10 @@
  *   <li>{@link org.ntk4j.theory.MonteCarloNtk}: exact empirical NTK of random MLPs in plain Java, the
  *       Monte Carlo oracle for the infinite- and finite-width results (and later for the DJL engine).</li>
  * </ul>
- * Depth L always counts weight layers (L − 1 hidden layers), as in the papers.
+ * Depth L always counts weight layers (L − 1 hidden layers), as in the papers. {@link org.ntk4j.theory.Predictions}
+ * turns them into the tables of {@code ntk4j theory}.
+ *
+ * <p>Floor 3 of 12: it uses {@code spec} (the parameterisation and activation kinds) and nothing of the engine.
+ * The floors are written once in the test source {@code org.ntk4j.arch.Floors} and checked by {@code LayersTest}.
  */
 package org.ntk4j.theory;

@@ -2,15 +2,20 @@ package org.ntk4j.train;
 
 import com.google.gson.JsonObject;
 import java.util.List;
+import org.ntk4j.report.Provenance;
 import org.ntk4j.report.RunFolder;
+import org.ntk4j.report.RunReport;
 
 /**
- * Writes a run's model.json and train.json at a fresh start and one {@code "kind": "epoch"} record
- * per epoch to its metrics.jsonl. On a resumed run that has no epoch left, supplies the last logged
- * epoch as the run's result.
+ * Writes a run's model.json and train.json at a fresh start, and to its metrics.jsonl a {@code "kind": "session"}
+ * record at every start or resume ({@link Provenance}: device, DJL and PyTorch versions, ...), the training loss of
+ * every step ({@code "kind": "step"}: the mini-batch's mean loss) and one {@code "kind": "epoch"} record per epoch.
+ * On a resumed run that has no epoch left, supplies the last logged epoch as the run's result.
  */
 public final class MetricsLogListener implements TrainListener {
     private final RunFolder run;
+    private double lossSumBefore;
+    private long seenBefore;
 
     public MetricsLogListener(RunFolder run) {
         this.run = run;
@@ -24,10 +29,31 @@ public final class MetricsLogListener implements TrainListener {
             run.writeJson("model.json", p.net().spec());
             run.writeJson("train.json", p.spec());
         }
+        run.log(Provenance.record(p.net().manager().getDevice(), p.resumed()));
+        lossSumBefore = p.state().lossSum;
+        seenBefore = p.state().seen;
+    }
+
+    @Override
+    public void onStep(TrainProgress p) {
+        Trainer.State st = p.state();
+        long n = st.seen - seenBefore;
+        if (n > 0) {
+            JsonObject rec = new JsonObject();
+            rec.addProperty("kind", RunReport.STEP);
+            rec.addProperty("step", p.step());
+            rec.addProperty("epoch", p.epoch() + 1);
+            rec.addProperty("loss", (st.lossSum - lossSumBefore) / n);
+            run.log(rec);
+        }
+        lossSumBefore = st.lossSum;
+        seenBefore = st.seen;
     }
 
     @Override
     public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+        lossSumBefore = 0; // the loop has reset its sums for the next epoch
+        seenBefore = 0;
         JsonObject rec = new JsonObject();
         rec.addProperty("kind", "epoch");
         rec.addProperty("epoch", e.epoch());

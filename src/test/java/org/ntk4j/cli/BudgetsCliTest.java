@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.job.MachineBudget;
+import org.ntk4j.util.MachineBudget;
 
 /**
  * Budgets against this machine, from the command line: a --memory above its memory is refused before any work (t is

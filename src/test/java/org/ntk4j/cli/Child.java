@@ -13,14 +13,7 @@ import java.util.concurrent.TimeUnit;
  * {@code -Dntk4j.test.holdTemp}) right after it created the temporary whose name contains a given text, so that a
  * test can kill it there (SIGKILL) or start a second run against it.
  */
-final class Child {
-    final Process process;
-    final Path log;
-
-    private Child(Process process, Path log) {
-        this.process = process;
-        this.log = log;
-    }
+record Child(Process process, Path log) {
 
     /** Starts {@code ntk4j args...}; {@code hold} (or null) names the temporary to stop at; extra JVM flags first. */
     static Child start(Path log, String hold, List<String> jvm, String... args) throws Exception {

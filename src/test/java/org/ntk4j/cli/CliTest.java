@@ -85,6 +85,7 @@ class CliTest {
         assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--n", "999999", "--out", out), "--n 999999");
         assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--memory", "lots", "--out", out), "--memory");
         assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--memory", "1k", "--out", out), "memory budget");
+        assertOneLineError(run("kernel", "--model", "mlp-quickstart", "--tf32", "maybe", "--out", out), "--tf32");
         assertOneLineError(
                 run(
                         "train",
@@ -132,6 +133,8 @@ class CliTest {
                         Files.readString(dir.resolve("k.json")))
                 .getAsJsonObject();
         assertEquals(30, side.get("n").getAsInt());
+        // the TF32 switch is recorded: default off, which changes nothing on the CPU
+        assertEquals("off (no effect on the CPU)", side.get("tf32").getAsString());
         com.google.gson.JsonObject metrics = side.getAsJsonObject("metrics");
         // at initialisation an MLP's NTK is close to Θ ∝ I_O per sample pair: γ_d > γ_c, γ_n > 0, small off-diagonal
         // blocks

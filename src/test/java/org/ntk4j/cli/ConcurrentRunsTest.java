@@ -45,7 +45,9 @@ class ConcurrentRunsTest {
                         "--out",
                         dir.resolve("K").toString())
             }) {
-                CliTest.assertOneLineError(CliTest.run(second), "is being written by process " + first.process.pid());
+                CliTest.assertOneLineError(
+                        CliTest.run(second),
+                        "is being written by process " + first.process().pid());
             }
             assertFalse(Files.exists(out), "nothing written by the refused runs");
         } finally {
@@ -76,7 +78,8 @@ class ConcurrentRunsTest {
             a.held();
             CliTest.assertOneLineError(
                     CliTest.run("kernel", "assemble", store.toString(), "--format", "npy"),
-                    "the shard store " + store + " is being written by process " + a.process.pid());
+                    "the shard store " + store + " is being written by process "
+                            + a.process().pid());
             assertTrue(Files.isDirectory(store.resolve("shards")), "the shards the first assembly reads are kept");
         } finally {
             a.kill();
@@ -100,7 +103,7 @@ class ConcurrentRunsTest {
             b.held();
             CliTest.assertOneLineError(
                     CliTest.run("regress", "--kernel", kernel.toString(), "--ridge", "1", "--out", reg.toString()),
-                    "is being written by process " + b.process.pid());
+                    "is being written by process " + b.process().pid());
         } finally {
             b.kill();
         }
@@ -118,7 +121,7 @@ class ConcurrentRunsTest {
             c.held();
             CliTest.assertOneLineError(
                     CliTest.run("reproduce", "silent-alignment", "--quick", "--force", "--out", study.toString()),
-                    "in use by process " + c.process.pid());
+                    "in use by process " + c.process().pid());
         } finally {
             c.kill();
         }

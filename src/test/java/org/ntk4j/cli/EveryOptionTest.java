@@ -35,8 +35,8 @@ class EveryOptionTest {
     @TempDir
     static Path tmp;
 
-    static Path store;
-    static Path kernel;
+    private static Path store;
+    private static Path kernel;
 
     /** A Java class name (or a library link) in a message. */
     static final Pattern LEAK =

@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code ntk4j train} killed with SIGKILL in the middle of an epoch, then {@code --resume}d, ends
- * with the same weights and per-epoch metrics as an uninterrupted run (issue "Model zoo and
- * training engine", done-when).
+ * with the same weights and per-epoch metrics as an uninterrupted run.
  */
 @Tag("slow")
 class KillResumeTest {

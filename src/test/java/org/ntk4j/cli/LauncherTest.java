@@ -63,8 +63,35 @@ class LauncherTest {
         assertFalse(first.stdout().contains("num_threads="), "the CLI picks the default: " + first.stdout());
         assertTrue(first.stdout().strip().endsWith("org.ntk4j.cli.Main\n--version".strip()), first.stdout());
 
+        assertTrue(first.stdout().contains("-Dntk4j.stderr.tty=false"), "stderr is a pipe: " + first.stdout());
+
         Out again = launch(checkout, bin, home, Map.of("NTK4J_THREADS", "3"), "--version");
         assertFalse(again.stderr().contains("building"), "no rebuild when nothing changed: " + again.stderr());
         assertTrue(again.stdout().contains("-Dai.djl.pytorch.num_threads=3"), again.stdout());
+    }
+
+    @Test
+    void aFreshCloneWithDependenciesInM2SaysFirstBuildNotSourcesChanged(@TempDir Path dir) throws Exception {
+        Path checkout = Files.createDirectories(dir.resolve("checkout"));
+        Files.copy(Path.of(System.getProperty("ntk4j.root", ".")).resolve("ntk4j"), checkout.resolve("ntk4j"));
+        Files.writeString(checkout.resolve("pom.xml"), "<project/>");
+        Path src = Files.createDirectories(checkout.resolve("src/main"));
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        script(
+                bin.resolve("mvn"),
+                "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/d.jar' > target/classpath.txt\n");
+        script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Files.createDirectories(home.resolve(".m2/repository/ai/djl/pytorch/pytorch-native-cpu"));
+
+        Out first = launch(checkout, bin, home, Map.of(), "--version");
+        assertEquals(0, first.code(), first.stderr());
+        assertTrue(first.stderr().contains("first build of this checkout"), first.stderr());
+        assertFalse(first.stderr().contains("sources changed"), first.stderr());
+
+        Thread.sleep(1100); // a newer modification time than the jar's, at one-second resolution
+        Files.writeString(src.resolve("A.java"), "class A {}");
+        Out changed = launch(checkout, bin, home, Map.of(), "--version");
+        assertTrue(changed.stderr().contains("sources changed"), changed.stderr());
     }
 }

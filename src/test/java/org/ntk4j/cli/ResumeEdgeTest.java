@@ -23,7 +23,7 @@ class ResumeEdgeTest {
     @TempDir
     static Path shared;
 
-    static Path tiny;
+    private static Path tiny;
 
     /** One tiny finished run (2 epochs of 2 steps, a checkpoint every step) that tests copy. */
     @BeforeAll

@@ -15,12 +15,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.ntk4j.testing.Python;
 
 /**
  * Shards from the command line: every shard of a plan computed with {@code kernel --rows/--test-rows --cols}
  * (the tile given once, then kept from the store), assembled with {@code kernel assemble}, is byte for byte the
  * single-machine {@code kernel --tile} output (float64, full, per layer, test×train); the store read lazily by
- * scripts/ntk4j_shards.py gives the same values (where python3 with numpy is installed); bad ranges are one-line
+ * scripts/ntk4j_shards.py gives the same values, under numpy's indexing (where python3 with numpy is installed); bad ranges are one-line
  * errors; {@code --dry-run} prints a plan whose shard count and bytes follow from its grid.
  */
 class ShardCliTest {
@@ -93,7 +94,7 @@ class ShardCliTest {
                 CliTest.run("kernel", "assemble", dir.resolve("nothing").toString()), "is not a shard store");
 
         // Python reads the store lazily through the manifest: the same values as the assembled kernel
-        Assumptions.assumeTrue(hasNumpy(), "python3 with numpy is not installed");
+        Assumptions.assumeTrue(Python.hasNumpy(), "python3 with numpy is not installed");
         Path script = Path.of("scripts", "ntk4j_shards.py").toAbsolutePath();
         String code = "import sys, numpy as np\nsys.path.insert(0, '" + script.getParent() + "')\n"
                 + "from ntk4j_shards import ShardedKernel\n"
@@ -105,8 +106,13 @@ class ShardCliTest {
                 + "    for (i0, i1, j0, j1) in [(0, K.shape[0], 0, K.shape[1]), (3, 29, 2, 27), (17, 30, 0, 9), (5, 6, 20, 21)]:\n"
                 + "        i1 = min(i1, K.shape[0]); i0 = min(i0, i1 - 1)\n"
                 + "        ok &= bool(np.array_equal(K[i0:i1, j0:j1], W[i0:i1, j0:j1]))\n"
+                // numpy indexing: steps (also negative), integers, index lists, masks, Ellipsis, np.asarray
+                + "    for ix in [np.s_[::2, ::3], np.s_[::-1, 7:1:-2], np.s_[-3:], np.s_[4, 5], np.s_[4],"
+                + " np.s_[[5, 0, 2]], np.s_[np.arange(K.shape[0]) % 3 == 0, 1], np.s_[..., 0]]:\n"
+                + "        ok &= K[ix].shape == W[ix].shape and bool(np.array_equal(K[ix], W[ix]))\n"
+                + "    ok &= bool(np.array_equal(np.asarray(K), W))\n"
                 + "print('equal' if ok else 'different', float(np.abs(W).max()))\n";
-        String out = python(code);
+        String out = Python.run(code);
         assertTrue(out.startsWith("equal "), out);
         assertTrue(Double.parseDouble(out.substring(6)) > 0, out);
     }
@@ -157,22 +163,5 @@ class ShardCliTest {
 
     static String pyList(String[] a) {
         return "['" + String.join("', '", a) + "']";
-    }
-
-    static boolean hasNumpy() {
-        try {
-            return "ok".equals(python("import numpy\nprint('ok')"));
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
-    static String python(String code) throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", code)
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        p.waitFor();
-        return out;
     }
 }

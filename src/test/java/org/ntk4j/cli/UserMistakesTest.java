@@ -148,7 +148,7 @@ class UserMistakesTest {
 
     @Command(name = "kernel")
     static final class Failing implements Callable<Integer> {
-        static RuntimeException failure;
+        private static RuntimeException failure;
 
         @Override
         public Integer call() {

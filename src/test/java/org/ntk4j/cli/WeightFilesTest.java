@@ -30,7 +30,7 @@ class WeightFilesTest {
     @TempDir
     static Path dir;
 
-    static Path weights;
+    private static Path weights;
 
     static final String[] KERNEL = {"kernel", "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "8"};
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
 
-/** Two fetches of one dataset never overlap: the second waits for the first (issue 11, item 9). */
+/** Two fetches of one dataset never overlap: the second waits for the first. */
 class FetchLockTest {
     @Test
     void aSecondFetchWaitsForTheFirst(@TempDir Path data) throws Exception {

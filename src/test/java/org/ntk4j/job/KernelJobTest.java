@@ -15,32 +15,25 @@ import org.ntk4j.data.DataPaths;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.metrics.KernelMetrics;
+import org.ntk4j.request.KernelRequest;
 
 /** The kernel job from Java: NPZ and sidecar written, summary lines to the callback, metrics under the shared keys. */
 class KernelJobTest {
     @Test
     void kernelJobRunsFromJava(@TempDir Path dir) {
         Path out = dir.resolve("K.npz");
-        KernelJobConfig c = new KernelJobConfig(
-                "mlp-quickstart",
-                null,
-                0,
-                "mnist-subset",
-                20,
-                null,
-                0,
-                null,
-                Mode.TRACE,
-                Method.AUTO,
-                DataType.FLOAT32,
-                false,
-                1L << 30,
-                false,
-                false,
-                false,
-                false,
-                out,
-                DataPaths.dataDir(null));
+        KernelRequest request = KernelRequest.builder()
+                .model("mlp-quickstart")
+                .dataset("mnist-subset")
+                .n(20)
+                .mode(Mode.TRACE)
+                .method(Method.AUTO)
+                .dtype(DataType.FLOAT32)
+                .build();
+        KernelJobConfig c = KernelJobConfig.builder(request)
+                .out(out)
+                .dataDir(DataPaths.dataDir(null))
+                .build();
         List<String> lines = new ArrayList<>();
         KernelJob.Result r;
         try (NDManager m = NDManager.newBaseManager()) {
@@ -51,6 +44,6 @@ class KernelJobTest {
         assertTrue(lines.get(0).startsWith("NTK trace of 20 mnist-subset images"), lines.get(0));
         double a = (Double) r.metrics().get(KernelMetrics.CENTERED_ALIGNMENT);
         assertTrue(a > 0 && a < 1, "centred alignment " + a);
-        assertEquals(r.metrics(), r.sidecar().get("metrics"));
+        assertEquals(r.metrics(), r.sidecar().metrics());
     }
 }

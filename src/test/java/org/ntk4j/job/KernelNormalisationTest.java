@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.request.KernelRequest;
 
 /**
  * {@code --normalisation mean} divides by the number of outputs O in trace mode only (neural-tangents'
@@ -24,26 +25,19 @@ import org.ntk4j.kernel.Mode;
 class KernelNormalisationTest {
     private static JsonObject sidecar(Path dir, Mode mode, boolean mean) throws Exception {
         Path out = dir.resolve(mode.name().toLowerCase(java.util.Locale.ROOT) + (mean ? "-mean" : "-sum") + ".npz");
-        KernelJobConfig c = new KernelJobConfig(
-                "mlp-quickstart",
-                null,
-                0,
-                "mnist-subset",
-                3,
-                null,
-                0,
-                null,
-                mode,
-                Method.AUTO,
-                DataType.FLOAT32,
-                mean,
-                1L << 30,
-                false,
-                false,
-                false,
-                false,
-                out,
-                DataPaths.dataDir(null));
+        KernelRequest r = KernelRequest.builder()
+                .model("mlp-quickstart")
+                .dataset("mnist-subset")
+                .n(3)
+                .mode(mode)
+                .method(Method.AUTO)
+                .dtype(DataType.FLOAT32)
+                .meanNormalised(mean)
+                .build();
+        KernelJobConfig c = KernelJobConfig.builder(r)
+                .out(out)
+                .dataDir(DataPaths.dataDir(null))
+                .build();
         try (NDManager m = NDManager.newBaseManager()) {
             new KernelJob(c).run(m, line -> {});
         }

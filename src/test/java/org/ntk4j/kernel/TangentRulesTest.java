@@ -22,9 +22,10 @@ import org.ntk4j.model.Initializer;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
-import org.ntk4j.model.Parameterization;
 import org.ntk4j.model.Sequential;
 import org.ntk4j.model.TangentLayer;
+import org.ntk4j.spec.ActivationKind;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * The rule registry from a user's side: a layer implementing {@link TangentLayer} with no rule takes
@@ -115,7 +116,7 @@ class TangentRulesTest {
         Sequential root = new Sequential("scaled")
                 .add(new Dense("dense1", 5, true, Parameterization.STANDARD, Initializer.LECUN, 1, 0.2))
                 .add(new Scale("scale"))
-                .add(new Activation("act", Activation.Kind.TANH))
+                .add(new Activation("act", ActivationKind.TANH))
                 .add(new Dense("dense2", 2, true, Parameterization.STANDARD, Initializer.LECUN, 1, 0.2));
         return Network.of("scaled", root, new Shape(4), 1, m, DataType.FLOAT64);
     }

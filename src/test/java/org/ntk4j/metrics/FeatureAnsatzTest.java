@@ -11,7 +11,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.SequentialBlock;
-import ai.djl.nn.core.Linear;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -332,12 +331,17 @@ class FeatureAnsatzTest {
     @Test
     void badInputIsAUserErrorWithAOneLineMessage() {
         try (NDManager m = NDManager.newBaseManager()) {
-            SequentialBlock block =
-                    new SequentialBlock().add(Linear.builder().setUnits(3).build());
-            block.initialize(m, DataType.FLOAT64, new Shape(1, 6));
-            Network djl = Network.ofBlock(block, new Shape(6), m);
+            // a DJL block without a Linear layer (DJL Linear layers on flat input are dense layers: DjlProbesTest)
+            SequentialBlock block = new SequentialBlock()
+                    .add(ai.djl.nn.convolutional.Conv2d.builder()
+                            .setKernelShape(new Shape(1, 1))
+                            .setFilters(2)
+                            .build())
+                    .add(ai.djl.nn.Blocks.batchFlattenBlock());
+            block.initialize(m, DataType.FLOAT64, new Shape(1, 1, 2, 3));
+            Network djl = Network.ofBlock(block, new Shape(1, 2, 3), m);
             assertOneLine(
-                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(djl, gaussian(7, 2, 6))),
+                    assertThrows(UserException.class, () -> FeatureAnsatz.measure(djl, gaussian(7, 2, 1, 2, 3))),
                     "no dense layer");
         }
         try (Network net = deep("tanh", "ntk", true)) {

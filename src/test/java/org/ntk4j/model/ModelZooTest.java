@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.ntk4j.UserException;
+import org.ntk4j.spec.ActivationKind;
 import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.spec.Parameterization;
 import org.ntk4j.spec.Shortcut;
 
 /**
@@ -236,14 +238,11 @@ class ModelZooTest {
             java.util.Random r = new java.util.Random(0);
             NDArray x = m.arange(-4f, 4f).reshape(1, 2, 2, 2);
             Residual res = new Residual(
-                    "r",
-                    new Activation("a", Activation.Kind.QUADRATIC),
-                    null,
-                    new Activation("p", Activation.Kind.TANH));
+                    "r", new Activation("a", ActivationKind.QUADRATIC), null, new Activation("p", ActivationKind.TANH));
             assertEquals(new Shape(2, 2, 2), res.initialize(m, DataType.FLOAT32, new Shape(2, 2, 2), r));
             NDArray y = res.forward(x, Forward.eval(m));
             assertEquals((float) Math.tanh(16 - 4), y.getFloat(0, 0, 0, 0), 1e-6f); // x = −4: φ(x² + x)
-            DenseConcat dc = new DenseConcat("d", new Activation("q", Activation.Kind.QUADRATIC));
+            DenseConcat dc = new DenseConcat("d", new Activation("q", ActivationKind.QUADRATIC));
             assertEquals(new Shape(4, 2, 2), dc.initialize(m, DataType.FLOAT32, new Shape(2, 2, 2), r));
             NDArray z = dc.forward(x, Forward.eval(m));
             assertEquals(new Shape(1, 4, 2, 2), z.getShape());

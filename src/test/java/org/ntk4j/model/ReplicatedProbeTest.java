@@ -21,7 +21,7 @@ import org.ntk4j.spec.ModelSpec;
 
 /**
  * The structured probe pass gives the same kernels whether it runs O backward passes over the tile
- * or one backward pass over the tile replicated O times with one-hot cotangents (issue #10, fewer
+ * or one backward pass over the tile replicated O times with one-hot cotangents (fewer
  * launches): full mode, per layer, float64, X1 ≠ X2, on nets with conv, eval-mode batch-norm
  * (non-trivial running statistics), a projection shortcut and dense layers. Only the summation
  * order of the GEMMs may differ, so the kernels agree to rounding (1e-12 relative); a wrong copy

@@ -93,8 +93,21 @@ class NativeBuildTest {
         assertTrue(a.contains("probe configured=true"), a);
         assertTrue(a.contains("probe engine=" + torch.version()), a);
         assertTrue(a.contains("probe lib=" + r.library()), a);
+        // ntk4j's TF32 switches, built beside DJL's binding: set on, libtorch reports cuDNN and cuBLAS TF32
+        // allowed (bits 1 | 2); set off, neither
+        Path flags = Path.of(r.env().getProperty(Natives.TORCH_FLAGS));
+        assertTrue(Files.isRegularFile(flags), flags.toString());
+        assertTrue(a.contains("probe tf32=3,0"), a);
+        assertTrue(a.contains("probe lib=" + flags), a);
         assertTrue(
                 b.contains("probe configured=false") && !b.contains(r.library().toString()), b);
+        assertTrue(b.contains("probe tf32=-1,-1"), "no flags library without a native build: " + b);
+        // a Java program that only opens an NDManager (no Natives.configure(), no Main) gets the recorded build
+        // through ntk4j's engine provider
+        String api = probe(noCpuNatives, r.envFile(), null);
+        assertTrue(api.contains("probe sum=3.0"), api);
+        assertTrue(api.contains("probe engine=" + torch.version()), api);
+        assertTrue(api.contains("probe lib=" + r.library()), api);
         try (NDManager m = NDManager.newBaseManager();
                 InputStream ia = Files.newInputStream(built);
                 InputStream ib = Files.newInputStream(bundled)) {
@@ -108,7 +121,10 @@ class NativeBuildTest {
         }
     }
 
-    /** A child JVM running NativeProbe with only the recorded environment file to find the build. */
+    /**
+     * A child JVM running NativeProbe with only the recorded environment file to find the build: an ntk4j
+     * kernel written to {@code out}, or with {@code out} null the Java-API probe.
+     */
     static String probe(String classpath, Path envFile, Path out) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -120,18 +136,23 @@ class NativeBuildTest {
                 "-Dntk4j.root=" + System.getProperty("ntk4j.root", "."),
                 "-cp",
                 classpath,
-                NativeProbe.class.getName(),
-                "kernel",
-                "--model",
-                "mlp-quickstart",
-                "--dataset",
-                "mnist-subset",
-                "--n",
-                "16",
-                "--mode",
-                "full",
-                "--out",
-                out.toString()));
+                NativeProbe.class.getName()));
+        if (out == null) {
+            cmd.add("--api");
+        } else {
+            cmd.addAll(List.of(
+                    "kernel",
+                    "--model",
+                    "mlp-quickstart",
+                    "--dataset",
+                    "mnist-subset",
+                    "--n",
+                    "16",
+                    "--mode",
+                    "full",
+                    "--out",
+                    out.toString()));
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         for (String k : Natives.KEYS) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDManager;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class NtkProbeTest {
             assertFalse(r0.containsKey("kernel_velocity"), "no velocity before a second kernel");
             double rank = (double) r0.get("effective_rank");
             assertTrue(rank >= 1 && rank <= probe.size(), "effective rank in [1, n]: " + rank);
-            assertEquals(Math.min(NtkProbe.EIGENVALUES, probe.size()), ((double[]) r0.get("eigenvalues")).length);
+            assertEquals(Math.min(NtkProbe.EIGENVALUES, probe.size()), ((List<?>) r0.get("eigenvalues")).size());
 
             perturb(net, 1.3);
             Map<String, Object> r10 = live.run(net, 10, 0);
@@ -173,7 +174,7 @@ class NtkProbeTest {
         Dataset probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TRAIN), 2, 7);
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.resolve("mlp-quickstart"), 0, m)) {
-            NtkProbe p = new NtkProbe(probe, null, org.ntk4j.train.Schedule.parse("epochs"));
+            NtkProbe p = NtkProbe.builder(probe).layerCka(true).build();
             for (long step : new long[] {0, 10}) {
                 if (step > 0) {
                     perturb(net, 1.3);
@@ -207,7 +208,7 @@ class NtkProbeTest {
                         "Eq. 4 of the whole network");
             }
             Map<String, Object> skipped =
-                    new NtkProbe(probe, null, org.ntk4j.train.Schedule.parse("epochs"), 199).run(net, 0, 0);
+                    NtkProbe.builder(probe).layerCkaMax(199).build().run(net, 0, 0);
             assertFalse(skipped.containsKey("layer_cka"), "N·O = 200 > 199: not computed");
             assertTrue(
                     ((String) skipped.get("layer_cka_skipped")).contains("200"),

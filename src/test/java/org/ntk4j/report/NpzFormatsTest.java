@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -17,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.testing.Python;
 
 /**
  * STORED and deflated NPZ and the .npy directory: read back by java.util.zip, by DJL's decoder and —
@@ -64,7 +64,7 @@ class NpzFormatsTest {
 
     @Test
     void numpyLoadsEveryFormat(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(hasNumpy(), "python3 with numpy is not installed");
+        Assumptions.assumeTrue(Python.hasNumpy(), "python3 with numpy is not installed");
         KernelMatrix heap = kernel(64, false, null);
         KernelMatrix f64 = kernel(40, true, null);
         KernelMatrix disk = kernel(50, false, dir.resolve("spill"));
@@ -92,7 +92,7 @@ class NpzFormatsTest {
                     "assert np.array_equal(d['disk'].ravel(), ((np.arange(2500) % 997) * 0.25 - 7).astype(np.float32))",
                     "assert list(d['v']) == [1.5, -2.0]",
                     "print('ok')");
-            assertEquals("ok", python(py), fmt);
+            assertEquals("ok", Python.run(py), fmt);
         }
         disk.release();
     }
@@ -144,22 +144,5 @@ class NpzFormatsTest {
         disk.release();
         Files.deleteIfExists(dir.resolve("spill"));
         Files.delete(dir);
-    }
-
-    static boolean hasNumpy() {
-        try {
-            return "ok".equals(python("import numpy\nprint('ok')"));
-        } catch (Exception e) {
-            return false;
-        }
-    }
-
-    static String python(String code) throws Exception {
-        Process p = new ProcessBuilder("python3", "-c", code)
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        p.waitFor();
-        return out;
     }
 }

@@ -28,6 +28,7 @@ import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.spec.ModelSpec;
 
 /**
@@ -38,7 +39,7 @@ import org.ntk4j.spec.ModelSpec;
  * overlapping, off the grid or below the diagonal.
  */
 class ShardStoreTest {
-    static NDManager manager;
+    private static NDManager manager;
 
     @BeforeAll
     static void setUp() {
@@ -53,41 +54,27 @@ class ShardStoreTest {
     static final String CNN = "{\"name\":\"cnn-tiny\",\"arch\":\"cnn\",\"input\":[1,28,28],\"channels\":[2,3],"
             + "\"pool\":\"avg\",\"head\":[4],\"outputs\":10,\"activation\":\"relu\"}";
 
-    static KernelJobConfig config(
-            String model,
-            Path weights,
-            int n,
-            int test,
-            Mode mode,
-            DataType dt,
-            boolean perLayer,
-            Path out,
-            Integer tile) {
-        return new KernelJobConfig(
-                model,
-                weights,
-                0,
-                "mnist-subset",
-                n,
-                null,
-                test,
-                null,
-                mode,
-                Method.AUTO,
-                dt,
-                false,
-                1L << 30,
-                perLayer,
-                false,
-                false,
-                false,
-                out,
-                DataPaths.dataDir(null),
-                false,
-                null,
-                Npz.Format.NPY,
-                false,
-                tile);
+    static KernelRequest.Builder request(
+            String model, int n, int test, Mode mode, DataType dt, boolean perLayer, Integer tile) {
+        return KernelRequest.builder()
+                .model(model)
+                .dataset("mnist-subset")
+                .n(n)
+                .test(test)
+                .mode(mode)
+                .method(Method.AUTO)
+                .dtype(dt)
+                .perLayer(perLayer)
+                .tile(tile);
+    }
+
+    /** The single-machine job of {@code request}, written as a directory of .npy files. */
+    static KernelJobConfig whole(KernelRequest request, Path out) {
+        return KernelJobConfig.builder(request)
+                .out(out)
+                .dataDir(DataPaths.dataDir(null))
+                .format(Npz.Format.NPY)
+                .build();
     }
 
     @ParameterizedTest
@@ -108,11 +95,11 @@ class ShardStoreTest {
         }
         int n = 30;
         Path whole = dir.resolve("whole");
-        new KernelJob(config(spec, null, n, test, mode, dt, true, whole, 8)).run(manager, line -> {});
+        KernelRequest c = request(spec, n, test, mode, dt, true, 8).build();
+        new KernelJob(whole(c, whole)).run(manager, line -> {});
 
         Path store = dir.resolve("store");
-        KernelJobConfig c = config(spec, null, n, test, mode, dt, true, store, 8);
-        ShardPlan plan = ShardPlan.plan(c, 1L << 30, 16, manager);
+        ShardPlan plan = ShardPlan.plan(c, 16, 1, DataPaths.dataDir(null), manager);
         assertEquals(8, plan.tile());
         assertEquals(16, plan.shardSize());
         // Θ(X1, X1): blocks 0:16 and 16:30, the upper triangle (3 shards); Θ(X2, X1): one row of blocks (2 shards)
@@ -165,23 +152,27 @@ class ShardStoreTest {
         }
         int n = 20;
         Path a = dir.resolve("a");
-        KernelJobConfig ca = config("mlp-quickstart", w1, n, 0, Mode.TRACE, DataType.FLOAT32, false, a, 8);
-        ShardPlan plan = ShardStore.planFor(a, ca, 1L << 30, 8, manager);
+        KernelRequest ca = request("mlp-quickstart", n, 0, Mode.TRACE, DataType.FLOAT32, false, 8)
+                .weights(w1)
+                .build();
+        ShardPlan plan = ShardStore.planFor(a, ca, 8, 1, null, manager);
         ShardStore store = ShardStore.create(a, plan);
         assertEquals(6, plan.shards().size()); // blocks 0:8, 8:16, 16:20: 3 + 2 + 1
 
         // ranges
         oneLine(() -> plan.shard(TileRange.parse("ntk", "0:24", "0:8")), "out of range");
         oneLine(() -> plan.shard(TileRange.parse("ntk", "0:8", "0:30")), "out of range");
-        oneLine(() -> plan.shard(TileRange.parse("ntk", "0:8", "4:16")), "overlaps --rows 0:8 --cols 0:8");
+        oneLine(() -> plan.shard(TileRange.parse("ntk", "0:8", "4:16")), "overlaps rows 0:8 cols 0:8");
         oneLine(() -> plan.shard(TileRange.parse("ntk", "8:16", "0:8")), "below the diagonal");
         oneLine(() -> plan.shard(TileRange.parse("ntk_test", "0:8", "0:8")), "no test×train kernel");
-        oneLine(() -> TileRange.parse("ntk", "8:8", "0:8"), "--rows must be a range A:B");
-        oneLine(() -> TileRange.parse("ntk", "0:8", "x"), "--cols must be a range A:B");
+        oneLine(() -> TileRange.parse("ntk", "8:8", "0:8"), "rows must be a range A:B");
+        oneLine(() -> TileRange.parse("ntk", "0:8", "x"), "cols must be a range A:B");
 
         // other weights: the store's plan names the difference; the computer checks the file's hash
-        KernelJobConfig cb = config("mlp-quickstart", w2, n, 0, Mode.TRACE, DataType.FLOAT32, false, a, null);
-        ShardPlan other = ShardStore.planFor(a, cb, 1L << 30, null, manager);
+        KernelRequest cb = request("mlp-quickstart", n, 0, Mode.TRACE, DataType.FLOAT32, false, null)
+                .weights(w2)
+                .build();
+        ShardPlan other = ShardStore.planFor(a, cb, null, 1, null, manager);
         assertEquals(8, other.tile()); // kept from the store
         oneLine(() -> ShardStore.create(a, other), "weights sha256 is");
         oneLine(() -> ShardComputer.open(plan, w2, DataPaths.dataDir(null), manager), "but the plan was made for");
@@ -194,7 +185,7 @@ class ShardStoreTest {
         // the whole store assembles into one NPZ whose checksum the manifest records; the shards are kept
         ShardAssembler.Result ok = ShardAssembler.assemble(a, ShardAssembler.Layout.NPZ, null, true, false);
         assertTrue(Files.size(ok.output()) > n * n * 4, ok.output().toString());
-        assertTrue(Files.readString(ok.manifest()).contains(org.ntk4j.job.KernelFiles.sha256(ok.output())));
+        assertTrue(Files.readString(ok.manifest()).contains(org.ntk4j.io.KernelFiles.sha256(ok.output())));
         Files.delete(ok.output());
 
         // missing shard
@@ -203,7 +194,7 @@ class ShardStoreTest {
         Path kept = dir.resolve("kept.json");
         Files.move(side, kept);
         assertFalse(store.exists(r));
-        oneLine(() -> assemble(a), "1 of 6 shards are missing, e.g. " + r.options());
+        oneLine(() -> assemble(a), "1 of 6 shards are missing, e.g. " + r.options(k -> k));
         Files.move(kept, side);
         assertTrue(store.exists(r));
 
@@ -218,7 +209,7 @@ class ShardStoreTest {
 
         // a shard of another plan (other weights) put in place of this plan's
         Path b = dir.resolve("b");
-        ShardPlan planB = ShardPlan.plan(cb.withTile(8), 1L << 30, 8, manager);
+        ShardPlan planB = ShardPlan.plan(cb.toBuilder().tile(8).build(), 8, 1, null, manager);
         assertNotEquals(plan.id(), planB.id());
         ShardStore storeB = ShardStore.create(b, planB);
         try (ShardComputer comp = ShardComputer.open(planB, null, DataPaths.dataDir(null), manager)) {

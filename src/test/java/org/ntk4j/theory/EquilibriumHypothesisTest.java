@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, App. A recursions: closed forms vs Monte Carlo (Gaussian and

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Seleznova &amp; Kutyniok, NTK Beyond the Infinite-Width Limit, Thm 3.2 moments (proof form): an independently

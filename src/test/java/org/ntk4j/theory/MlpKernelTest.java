@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /** Infinite-width NNGP/NTK vs Monte Carlo means over wide random networks (plain-Java empirical NTK). */
 class MlpKernelTest {

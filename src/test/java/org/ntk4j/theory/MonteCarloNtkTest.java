@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /** The plain-Java empirical NTK: backprop identity vs explicit gradients vs finite differences. */
 class MonteCarloNtkTest {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /** Mean-field maps vs finite-width Monte Carlo, the ReLU closed forms, and the asymptotic depth scales. */
 class SignalPropagationTest {

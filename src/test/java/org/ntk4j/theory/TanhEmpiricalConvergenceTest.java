@@ -3,6 +3,7 @@ package org.ntk4j.theory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.ntk4j.spec.Parameterization;
 
 /**
  * Issue #15: the mean empirical NTK of finite tanh networks (plain-Java float64 {@link MonteCarloNtk}) converges
@@ -68,7 +69,7 @@ class TanhEmpiricalConvergenceTest {
                 assertTrue(err[i] <= 4 * se + 2.0 / widths[i], log.toString());
             }
             assertTrue(err[2] < 0.015 && err[2] < err[0], log.toString());
-            // and the old fixed 64-point Gauss–Hermite rule is not within that distance (issue #15)
+            // and the old fixed 64-point Gauss–Hermite rule is not within that distance
             double old = MlpKernel.builder()
                     .activation(Activation.gaussHermite("tanh-gh64", Math::tanh, Activation::sech2, 64))
                     .depth(2)

@@ -26,9 +26,18 @@ import org.ntk4j.shard.TileRange;
  * the store.
  */
 final class ShardTask {
-    /** What every task shares (broadcast once): the plan, the weights' bytes, the job's options. */
+    /**
+     * What every task shares (broadcast once): the plan, the weights' bytes, a task's memory, the rows, the store, the
+     * Hadoop configuration, and a hook the tests inject faults with (null in a real job).
+     */
     record Job(
-            String planJson, byte[] weights, SparkKernelConfig config, HadoopRows rows, String out, byte[] hadoopConf)
+            String planJson,
+            byte[] weights,
+            long taskMemory,
+            HadoopRows rows,
+            String out,
+            byte[] hadoopConf,
+            FailureHook failureHook)
             implements Serializable {}
 
     /** What a task did with its shard. */
@@ -58,7 +67,9 @@ final class ShardTask {
         if (problem == null) {
             return new Outcome(r.name(), Action.SKIPPED, null, (System.nanoTime() - t0) / 1e9, null);
         }
-        FailureHook.maybeFail(job.config(), r.name());
+        if (job.failureHook() != null) {
+            job.failureHook().before(r.name());
+        }
         Device device = device();
         ShardData data = compute(job, local, r, device);
         try {
@@ -115,7 +126,7 @@ final class ShardTask {
         synchronized (ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
                     ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
-                return c.memory(job.config().taskMemory()).compute(r, rows.features(), cols.features());
+                return c.memory(job.taskMemory()).compute(r, rows.features(), cols.features());
             }
         }
     }
@@ -147,30 +158,9 @@ final class ShardTask {
         });
     }
 
-    /** The injected failure of the tests ({@link SparkKernelConfig#failShard()}). */
-    static final class FailureHook {
-        private FailureHook() {}
-
-        static void maybeFail(SparkKernelConfig c, String shard) {
-            if (c.failShard() == null || !c.failShard().equals(shard)) {
-                return;
-            }
-            try {
-                Path dir = Path.of(c.failMarkers());
-                Files.createDirectories(dir);
-                for (int i = 0; i < c.failTimes(); i++) {
-                    Path marker = dir.resolve(shard + ".failed." + i);
-                    try {
-                        Files.createFile(marker);
-                    } catch (java.nio.file.FileAlreadyExistsException e) {
-                        continue;
-                    }
-                    throw new IllegalStateException(
-                            "injected failure " + (i + 1) + " of shard " + shard + " (test hook)");
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
+    /** Called by a task before it computes a shard: the tests' way to make a task fail (never set in a real job). */
+    interface FailureHook extends Serializable {
+        /** Runs before the task computes {@code shard} (its name); throws to fail the task. */
+        void before(String shard);
     }
 }

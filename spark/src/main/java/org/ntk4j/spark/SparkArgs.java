@@ -6,8 +6,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.ntk4j.OptionException;
+import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
+import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.request.KernelRequest;
+import org.ntk4j.util.Numbers;
 
 /**
  * The command line of {@link SparkKernel#main}: the options of {@code ntk4j kernel} that a sharded kernel
@@ -42,7 +47,22 @@ final class SparkArgs {
     /** The parsed options; {@code help} when --help was given. */
     record Parsed(SparkKernelConfig config, boolean help) {}
 
+    /** The settings of the Spark job beyond a kernel request's ({@link SparkKernelConfig}). */
+    enum Option implements OptionKey {
+        EXECUTORS
+    }
+
     private SparkArgs() {}
+
+    /** The option that sets the library setting {@code key}: the request's memory is one task's. */
+    static String flag(String key) {
+        return "memory".equals(key) ? "--task-memory" : "--" + OptionKey.kebab(key);
+    }
+
+    /** The message of {@code e} with settings named by this command line's options. */
+    static String message(UserException e) {
+        return e instanceof OptionException o ? o.message(SparkArgs::flag) : e.getMessage();
+    }
 
     static Parsed parse(String[] args) {
         Map<String, String> v = new LinkedHashMap<>();
@@ -95,29 +115,36 @@ final class SparkArgs {
         if (!v.containsKey("--model") || !v.containsKey("--out")) {
             throw new UserException("--model and --out are required (see --help)");
         }
-        SparkKernelConfig c = new SparkKernelConfig(
-                v.get("--model"),
-                v.get("--weights"),
-                longOf(v, "--seed", 0),
-                v.getOrDefault("--dataset", "mnist-subset"),
-                (int) longOf(v, "--n", 100),
-                (int) longOf(v, "--test", 0),
-                v.containsKey("--pad") ? (int) longOf(v, "--pad", 0) : null,
-                enumOf(Mode.class, v.getOrDefault("--mode", "trace"), "--mode"),
-                v.containsKey("--per-layer"),
-                dtype(v.getOrDefault("--dtype", "float32")),
-                v.get("--out"),
-                v.get("--data-root"),
-                v.containsKey("--task-memory")
-                        ? bytes(v.get("--task-memory"), "--task-memory")
-                        : SparkKernelConfig.DEFAULT_TASK_MEMORY,
-                v.containsKey("--tile") ? (int) longOf(v, "--tile", 0) : null,
-                v.containsKey("--shard-size") ? (int) longOf(v, "--shard-size", 0) : null,
-                v.containsKey("--dry-run"),
-                v.containsKey("--executors") ? (int) longOf(v, "--executors", 0) : null,
-                null,
-                0,
-                null);
+        SparkKernelConfig c;
+        try {
+            KernelRequest request = KernelRequest.builder()
+                    .model(v.get("--model"))
+                    .seed(longOf(v, "--seed", 0))
+                    .dataset(v.getOrDefault("--dataset", "mnist-subset"))
+                    .n((int) longOf(v, "--n", 100))
+                    .test((int) longOf(v, "--test", 0))
+                    .pad(v.containsKey("--pad") ? (int) longOf(v, "--pad", 0) : null)
+                    .mode(enumOf(Mode.class, v.getOrDefault("--mode", "trace"), "--mode"))
+                    .method(Method.AUTO)
+                    .perLayer(v.containsKey("--per-layer"))
+                    .dtype(dtype(v.getOrDefault("--dtype", "float32")))
+                    .memory(
+                            v.containsKey("--task-memory")
+                                    ? bytes(v.get("--task-memory"), "--task-memory")
+                                    : SparkKernelConfig.DEFAULT_TASK_MEMORY)
+                    .tile(v.containsKey("--tile") ? (int) longOf(v, "--tile", 0) : null)
+                    .build();
+            c = new SparkKernelConfig(
+                    request,
+                    v.get("--weights"),
+                    v.get("--out"),
+                    v.get("--data-root"),
+                    v.containsKey("--shard-size") ? (int) longOf(v, "--shard-size", 0) : null,
+                    v.containsKey("--dry-run"),
+                    v.containsKey("--executors") ? (int) longOf(v, "--executors", 0) : null);
+        } catch (OptionException e) {
+            throw new UserException(message(e), e);
+        }
         return new Parsed(c, false);
     }
 
@@ -152,23 +179,10 @@ final class SparkArgs {
 
     /** "512m", "4g", "1000000" → bytes. */
     static long bytes(String s, String option) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
-        long mult = 1;
-        if (t.endsWith("k")) {
-            mult = 1L << 10;
-        } else if (t.endsWith("m")) {
-            mult = 1L << 20;
-        } else if (t.endsWith("g")) {
-            mult = 1L << 30;
-        }
-        try {
-            long x = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
-            if (x <= 0) {
-                throw new NumberFormatException();
-            }
-            return Math.multiplyExact(x, mult);
-        } catch (NumberFormatException | ArithmeticException e) {
+        long b = Numbers.parseSize(s);
+        if (b < 0) {
             throw new UserException(option + " must be a size like 512m or 4g (got " + s + ")");
         }
+        return b;
     }
 }

@@ -20,13 +20,12 @@ import org.apache.spark.sql.SparkSession;
 import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Split;
-import org.ntk4j.job.KernelJobConfig;
-import org.ntk4j.kernel.Method;
 import org.ntk4j.shard.ShardComputer;
 import org.ntk4j.shard.ShardData;
 import org.ntk4j.shard.ShardPlan;
 import org.ntk4j.shard.ShardPlanner;
 import org.ntk4j.shard.TileRange;
+import org.ntk4j.util.Machine;
 
 /**
  * The empirical NTK of {@code ntk4j kernel} computed on an Apache Spark cluster, one shard per task.
@@ -77,7 +76,7 @@ public final class SparkKernel {
         try {
             p = SparkArgs.parse(args);
         } catch (UserException e) {
-            System.err.println("error: " + e.getMessage());
+            System.err.println("error: " + SparkArgs.message(e));
             System.exit(2);
             return;
         }
@@ -90,7 +89,7 @@ public final class SparkKernel {
         try {
             run(spark, p.config(), System.out::println);
         } catch (UserException e) {
-            System.err.println("error: " + e.getMessage());
+            System.err.println("error: " + SparkArgs.message(e));
             status = 2;
         } finally {
             spark.stop();
@@ -107,6 +106,11 @@ public final class SparkKernel {
 
     /** Runs the job on {@code spark}; {@code print} receives the summary (or dry run) lines. */
     public static Result run(SparkSession spark, SparkKernelConfig c, Consumer<String> print) {
+        return run(spark, c, print, null);
+    }
+
+    /** As {@link #run(SparkSession, SparkKernelConfig, Consumer)}, the tasks calling {@code hook} (tests' faults). */
+    static Result run(SparkSession spark, SparkKernelConfig c, Consumer<String> print, ShardTask.FailureHook hook) {
         long t0 = System.nanoTime();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         Configuration hconf = jsc.hadoopConfiguration();
@@ -123,18 +127,19 @@ public final class SparkKernel {
         Integer side = c.shardSize() != null ? c.shardSize() : store.existingShardSize();
         ShardPlan plan;
         try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
-            plan = ShardPlan.plan(jobConfig(c, c.model(), weights), c.taskMemory(), side, workers, m);
+            plan = ShardPlan.plan(c.request().toBuilder().weights(weights).build(), side, workers, null, m);
         }
         if (c.weights() != null) {
             plan = weightsAsGiven(plan, c.weights());
         }
         byte[] weightBytes = readAll(weights);
-        ShardTask.Job job = new ShardTask.Job(plan.toJson(), weightBytes, c, rows, c.out(), HadoopConf.toBytes(hconf));
+        ShardTask.Job job = new ShardTask.Job(
+                plan.toJson(), weightBytes, c.taskMemory(), rows, c.out(), HadoopConf.toBytes(hconf), hook);
         if (c.dryRun()) {
             ShardPlanner.TileTiming t = timeTileOnExecutor(jsc, job, plan);
-            List<String> lines = new ArrayList<>(ShardPlanner.dryRun(plan, t, workers));
-            // the core's hint for computing shards by hand: here the Spark job computes them
-            lines.removeIf(l -> l.startsWith("compute each shard with:"));
+            ShardPlanner.DryRun d = ShardPlanner.dryRun(plan, t, workers, SparkArgs::flag);
+            List<String> lines = new ArrayList<>(d.summary());
+            lines.addAll(d.shards());
             if (c.n() > available) {
                 lines.add("(N " + c.n() + " exceeds the " + available + " training images of " + c.dataset()
                         + " here: planned anyway, the timed tile cycles through them)");
@@ -179,11 +184,11 @@ public final class SparkKernel {
                 Locale.ROOT,
                 "NTK %s of %d %s samples%s (%s, plan %s): %d shards, %d computed, %d recomputed (corrupt), %d skipped"
                         + " (valid) in %.1f s (%.1f s of tasks) -> %s",
-                r.plan().mode(),
+                ShardPlan.name(r.plan().mode()),
                 r.plan().n(),
                 c.dataset(),
                 r.plan().test() > 0 ? " and " + r.plan().test() + " test samples" : "",
-                r.plan().dtype(),
+                ShardPlan.name(r.plan().dtype()),
                 r.plan().id(),
                 r.outcomes().size(),
                 computed,
@@ -213,7 +218,7 @@ public final class SparkKernel {
     private static RuntimeException failed(Exception e, HadoopStore store, ShardPlan plan) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof UserException u) {
-                return new UserException(u.getMessage(), e);
+                return new UserException(SparkArgs.message(u), e);
             }
         }
         Throwable root = e;
@@ -293,37 +298,7 @@ public final class SparkKernel {
      * {@link ShardPlan#withId()} and checked by reading the plan back ({@link ShardPlan#fromJson} verifies it).
      */
     static ShardPlan weightsAsGiven(ShardPlan p, String weights) {
-        ShardPlan.Source s = p.source();
-        ShardPlan.Source given = new ShardPlan.Source(
-                s.model(),
-                s.spec(),
-                weights,
-                s.weightsSha256(),
-                s.seed(),
-                s.dataset(),
-                s.perClass(),
-                s.pad(),
-                s.method(),
-                s.normalisation(),
-                s.features(),
-                s.perLayer(),
-                s.factorKernels());
-        ShardPlan labelled = new ShardPlan(
-                        p.format(),
-                        p.version(),
-                        null,
-                        given,
-                        p.n(),
-                        p.test(),
-                        p.outputs(),
-                        p.mode(),
-                        p.dtype(),
-                        p.arrays(),
-                        p.tile(),
-                        p.shardSize(),
-                        p.shards())
-                .withId();
-        return ShardPlan.fromJson(labelled.toJson(), "the plan with weights " + weights);
+        return ShardPlan.fromJson(p.withWeightsAsGiven(weights).toJson(), "the plan with weights " + weights);
     }
 
     private static byte[] readAll(Path p) {
@@ -335,35 +310,6 @@ public final class SparkKernel {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The single-machine job a Spark job stands for (the options of {@code ntk4j kernel}; nothing is written). */
-    static KernelJobConfig jobConfig(SparkKernelConfig c, String model, Path weights) {
-        return new KernelJobConfig(
-                model,
-                weights,
-                c.seed(),
-                c.dataset(),
-                c.n(),
-                null,
-                c.test(),
-                c.pad(),
-                c.mode(),
-                Method.AUTO,
-                c.dtype(),
-                false,
-                c.taskMemory(),
-                c.perLayer(),
-                false,
-                false,
-                false,
-                Path.of("kernel.npz"),
-                null,
-                false,
-                null,
-                null,
-                false,
-                c.tile());
     }
 
     /** A tile pair timed in a task: seconds per tile's factors and per pair, the block's, and where it ran. */
@@ -407,7 +353,7 @@ public final class SparkKernel {
         } catch (Exception e) { // SparkException is checked, though Java does not see it declared
             for (Throwable x = e; x != null; x = x.getCause()) {
                 if (x instanceof UserException u) {
-                    throw new UserException(u.getMessage(), e);
+                    throw new UserException(SparkArgs.message(u), e);
                 }
             }
             throw new UserException(
@@ -436,16 +382,16 @@ public final class SparkKernel {
         Device device = ShardTask.device();
         Path w = ShardTask.localWeightsOf(job, plan);
         double[] out = new double[4];
-        int threads = threads();
+        int threads = Machine.engineThreads();
         synchronized (ShardTask.ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
                     ShardComputer c = ShardComputer.open(plan, w, null, m)) {
-                c.memory(job.config().taskMemory());
+                c.memory(job.taskMemory());
                 for (int rep = 0; rep < 2; rep++) {
-                    long cpu0 = processCpuNanos();
+                    long cpu0 = Machine.processCpuNanos();
                     long wall0 = System.nanoTime();
                     ShardData d = c.compute(range, rows.features(), cols.features());
-                    long cpu = processCpuNanos() - cpu0;
+                    long cpu = Machine.processCpuNanos() - cpu0;
                     // the share of its threads' CPU the block got (below 1 on a loaded machine; 1 on a GPU)
                     out[3] = cpu0 < 0 || device.isGpu()
                             ? 1
@@ -463,8 +409,7 @@ public final class SparkKernel {
         } catch (IOException e) {
             host = "unknown";
         }
-        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                .getSystemLoadAverage();
+        double load = Machine.loadAverage();
         return new TaskTiming(out[0], out[1], out[2], threads, out[3], load, device.toString(), host);
     }
 
@@ -474,26 +419,5 @@ public final class SparkKernel {
             idx[i] = (from + i) % have;
         }
         return idx;
-    }
-
-    /** CPU time of this process so far, in nanoseconds (-1 when unknown). */
-    private static long processCpuNanos() {
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
-    }
-
-    /** PyTorch's intra-op threads in this JVM (ai.djl.pytorch.num_threads, else the cores). */
-    private static int threads() {
-        try {
-            return Math.max(
-                    1,
-                    Integer.parseInt(
-                            System.getProperty("ai.djl.pytorch.num_threads", "").trim()));
-        } catch (NumberFormatException e) {
-            return Runtime.getRuntime().availableProcessors();
-        }
     }
 }

@@ -10,8 +10,10 @@ import ai.djl.ndarray.types.DataType;
 import java.util.Map;
 import org.apache.spark.resource.ResourceInformation;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.Mode;
+import org.ntk4j.request.KernelOption;
 
 /** The command line of the Spark driver, and the device a task takes from Spark's resources. */
 class SparkArgsTest {
@@ -53,6 +55,7 @@ class SparkArgsTest {
                 .config();
         assertEquals("mlp-quickstart", c.model());
         assertEquals("hdfs:///w.npz", c.weights());
+        assertNull(c.request().weights());
         assertEquals(7, c.seed());
         assertEquals("mnist", c.dataset());
         assertEquals(60000, c.n());
@@ -68,7 +71,6 @@ class SparkArgsTest {
         assertEquals(4096, c.shardSize());
         assertTrue(c.dryRun());
         assertEquals(32, c.executors());
-        assertNull(c.failShard());
         SparkKernelConfig d = SparkArgs.parse(new String[] {"--model", "m.json", "--out", "o"})
                 .config();
         assertEquals(Mode.TRACE, d.mode());
@@ -104,6 +106,18 @@ class SparkArgsTest {
             UserException e = assertThrows(UserException.class, () -> SparkArgs.parse(a));
             SparkFixtures.assertOneLine(e, says[i]);
         }
+    }
+
+    @Test
+    void libraryMessagesNameTheSparkOptions() {
+        // the request's memory budget is one task's: its messages say --task-memory here, --memory in ntk4j kernel
+        assertEquals(
+                "--task-memory 1.00 KiB per task is too small",
+                SparkArgs.message(new OptionException(KernelOption.MEMORY, " 1.00 KiB per task is too small")));
+        assertEquals("--per-class must be >= 1", SparkArgs.message(new OptionException(KernelOption.PER_CLASS, " must be >= 1")));
+        UserException e = assertThrows(
+                UserException.class, () -> SparkArgs.parse(new String[] {"--model", "m", "--out", "o", "--pad", "-1"}));
+        SparkFixtures.assertOneLine(e, "--pad must be >= 0 (got -1)");
     }
 
     @Test

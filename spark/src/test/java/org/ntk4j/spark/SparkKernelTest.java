@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
 import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Mode;
 import org.ntk4j.model.Network;
@@ -87,31 +88,28 @@ class SparkKernelTest {
 
     /** {@code ntk4j kernel} on one machine with the same tile, written as a folder of .npy files. */
     private static Path singleMachine(Path model, Path out, Mode mode, int n, int test, boolean perLayer) {
-        KernelJobConfig c = new KernelJobConfig(
-                model.toString(),
-                null,
-                0,
-                "mnist",
-                n,
-                null,
-                test,
-                null,
-                mode,
-                Method.AUTO,
-                DataType.FLOAT64,
-                false,
-                1L << 30,
-                perLayer,
-                false,
-                false,
-                false,
-                out,
-                data,
-                false,
-                null,
-                Npz.Format.NPY,
-                false,
-                TILE);
+        return singleMachine(
+                KernelRequest.builder()
+                        .model(model.toString())
+                        .n(n)
+                        .test(test)
+                        .mode(mode)
+                        .perLayer(perLayer),
+                out);
+    }
+
+    /** The single-machine job of {@code request} on mnist in float64 with the same tile, as .npy files. */
+    private static Path singleMachine(KernelRequest.Builder request, Path out) {
+        KernelRequest r = request.dataset("mnist")
+                .method(Method.AUTO)
+                .dtype(DataType.FLOAT64)
+                .tile(TILE)
+                .build();
+        KernelJobConfig c = KernelJobConfig.builder(r)
+                .out(out)
+                .dataDir(data)
+                .format(Npz.Format.NPY)
+                .build();
         try (NDManager m = NDManager.newBaseManager()) {
             new KernelJob(c).run(m, s -> {});
         }
@@ -227,34 +225,14 @@ class SparkKernelTest {
         SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
         assertEquals(2, r.plan().source().pad());
         assertEquals(2, r.plan().shards().size());
-        KernelJobConfig one = new KernelJobConfig(
-                model.toString(),
-                null,
-                0,
-                "mnist",
-                8,
-                null,
-                4,
-                2,
-                Mode.FULL,
-                Method.AUTO,
-                DataType.FLOAT64,
-                false,
-                1L << 30,
-                false,
-                false,
-                false,
-                false,
-                dir.resolve("ref"),
-                data,
-                false,
-                null,
-                Npz.Format.NPY,
-                false,
-                TILE);
-        try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(one).run(m, s -> {});
-        }
+        singleMachine(
+                KernelRequest.builder()
+                        .model(model.toString())
+                        .n(8)
+                        .test(4)
+                        .pad(2)
+                        .mode(Mode.FULL),
+                dir.resolve("ref"));
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
     }
 
@@ -266,7 +244,7 @@ class SparkKernelTest {
         String victim = "ntk_r000000-000008_c000008-000016";
         LocalSpark.awaitIdle();
         int failedBefore = LocalSpark.FAILURES.size();
-        SparkKernel.Result r = SparkKernel.run(spark(), c.withFailure(victim, 1, markers.toString()), s -> {});
+        SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {}, new FailAttempts(victim, 1, markers.toString()));
         LocalSpark.awaitIdle();
         List<String> failures = LocalSpark.FAILURES.subList(failedBefore, LocalSpark.FAILURES.size());
         assertEquals(
@@ -294,7 +272,8 @@ class SparkKernelTest {
         // this shard fails every attempt: Spark gives up after 4 (local[2,4]) and aborts the job
         UserException e = assertThrows(
                 UserException.class,
-                () -> SparkKernel.run(spark(), c.withFailure(victim, Integer.MAX_VALUE, markers.toString()), s -> {}));
+                () -> SparkKernel.run(
+                        spark(), c, s -> {}, new FailAttempts(victim, Integer.MAX_VALUE, markers.toString())));
         SparkFixtures.assertOneLine(e, "injected failure", "re-run the same command");
         LocalSpark.awaitIdle(); // tasks of the aborted job still running finish (and may write their shards)
         HadoopStore hs = new HadoopStore(store.toUri().toString(), new org.apache.hadoop.conf.Configuration());
@@ -395,34 +374,9 @@ class SparkKernelTest {
         assertEquals(uri, r.plan().source().weights());
         assertEquals(3, r.shards(ShardTask.Action.COMPUTED).size());
         // the weights (seed 5), not a fresh initialisation (seed 0): equal to the single-machine job with them
-        KernelJobConfig one = new KernelJobConfig(
-                mlp.toString(),
-                w,
-                0,
-                "mnist",
-                16,
-                null,
-                0,
-                null,
-                Mode.TRACE,
-                Method.AUTO,
-                DataType.FLOAT64,
-                false,
-                1L << 30,
-                false,
-                false,
-                false,
-                false,
-                dir.resolve("ref"),
-                data,
-                false,
-                null,
-                Npz.Format.NPY,
-                false,
-                TILE);
-        try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(one).run(m, s -> {});
-        }
+        singleMachine(
+                KernelRequest.builder().model(mlp.toString()).weights(w).n(16).mode(Mode.TRACE),
+                dir.resolve("ref"));
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
         assertEquals(
                 3,

@@ -1,4 +1,4 @@
-package org.ntk4j.job;
+package org.ntk4j.util;
 
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.ntk4j.UserException;
-import org.ntk4j.kernel.Ntk;
 
 /**
  * What this machine can give a job, checked before any work (a shared cluster node's user wants a mistake refused in
@@ -44,9 +43,9 @@ public final class MachineBudget {
         /** "23.5 GiB of physical memory" or "a cgroup limit of 8.00 GiB (physical memory 23.5 GiB)". */
         public String describe() {
             return cgroupLimit < physical
-                    ? "a cgroup memory limit of " + Ntk.bytes(cgroupLimit) + " (physical memory " + Ntk.bytes(physical)
-                            + ")"
-                    : Ntk.bytes(physical) + " of physical memory";
+                    ? "a cgroup memory limit of " + Numbers.bytes(cgroupLimit) + " (physical memory "
+                            + Numbers.bytes(physical) + ")"
+                    : Numbers.bytes(physical) + " of physical memory";
         }
     }
 
@@ -148,13 +147,14 @@ public final class MachineBudget {
     public static void checkMemory(long budget, String option, Memory m, Consumer<String> warn) {
         long most = m.limit() - BASELINE;
         if (budget > most) {
-            throw new UserException(option + " " + Ntk.bytes(budget) + " is more than this machine can give: it has "
-                    + m.describe() + ", and a job needs its budget plus about " + Ntk.bytes(BASELINE)
-                    + " (the JVM and libtorch); give at most " + Ntk.bytes(Math.max(0, most)));
+            throw new UserException(
+                    option + " " + Numbers.bytes(budget) + " is more than this machine can give: it has "
+                            + m.describe() + ", and a job needs its budget plus about " + Numbers.bytes(BASELINE)
+                            + " (the JVM and libtorch); give at most " + Numbers.bytes(Math.max(0, most)));
         }
         if (m.available() >= 0 && budget + BASELINE > m.available()) {
-            warn.accept("ntk4j: warning: " + option + " " + Ntk.bytes(budget) + " is more than the "
-                    + Ntk.bytes(m.available()) + " of memory available now (other processes hold the rest); the run"
+            warn.accept("ntk4j: warning: " + option + " " + Numbers.bytes(budget) + " is more than the "
+                    + Numbers.bytes(m.available()) + " of memory available now (other processes hold the rest); the run"
                     + " may be killed if they keep it");
         }
     }
@@ -216,12 +216,13 @@ public final class MachineBudget {
                     what.append(what.length() == 0 ? "" : " and ")
                             .append(d.what())
                             .append(" (")
-                            .append(Ntk.bytes(d.bytes()))
+                            .append(Numbers.bytes(d.bytes()))
                             .append(")");
                 }
-                throw new UserException("not enough free disk: " + what + " need " + Ntk.bytes(need) + " on the file"
-                        + " system of " + where.get(e.getKey()) + ", which has " + Ntk.bytes(free)
-                        + " free; free some space or write elsewhere");
+                throw new UserException(
+                        "not enough free disk: " + what + " need " + Numbers.bytes(need) + " on the file"
+                                + " system of " + where.get(e.getKey()) + ", which has " + Numbers.bytes(free)
+                                + " free; free some space or write elsewhere");
             }
         }
     }
@@ -241,8 +242,8 @@ public final class MachineBudget {
      */
     public static void checkDevice(long budget, String option, String device, long deviceBytes) {
         if (deviceBytes > 0 && budget > deviceBytes) {
-            throw new UserException(option + " " + Ntk.bytes(budget) + " is more than the memory of " + device + " ("
-                    + Ntk.bytes(deviceBytes) + ")");
+            throw new UserException(option + " " + Numbers.bytes(budget) + " is more than the memory of " + device
+                    + " (" + Numbers.bytes(deviceBytes) + ")");
         }
     }
 

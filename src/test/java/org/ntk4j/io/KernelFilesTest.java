@@ -1,4 +1,4 @@
-package org.ntk4j.job;
+package org.ntk4j.io;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package org.ntk4j.job;
+package org.ntk4j.io;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,17 +13,16 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.ntk4j.OptionException;
+import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
-import org.ntk4j.io.IoMessages;
-import org.ntk4j.io.OutputLock;
-import org.ntk4j.io.TempFiles;
 
 /**
  * The files of one kernel job: the output NPZ, its JSON sidecar, their temporaries and the spill
  * directory, all owned by this process.
  *
  * <ul>
- *   <li>Nothing is clobbered: an existing output or sidecar is an error without {@code --force}, and a
+ *   <li>Nothing is clobbered: an existing output or sidecar is an error without {@code force}, and a
  *       {@code <stem>.json} that is not an ntk4j kernel sidecar is never replaced, even with it.</li>
  *   <li>The output directory is checked writable before any work.</li>
  *   <li>One writer per output: an {@link OutputLock} on the sidecar's name is taken before anything is checked,
@@ -38,6 +37,13 @@ import org.ntk4j.io.TempFiles;
  * </ul>
  */
 public final class KernelFiles {
+    /** The settings the checks name ({@link OptionException}). */
+    public enum Option implements OptionKey {
+        OUT,
+        FORCE,
+        SPILL_DIR
+    }
+
     /** The {@code format} field that marks a kernel sidecar. */
     public static final String FORMAT = "ntk4j-kernel";
 
@@ -86,23 +92,27 @@ public final class KernelFiles {
     private KernelFiles check(Path out, boolean force, Path spillDir, boolean directory) {
         KernelFiles f = this;
         if (!directory && Files.isDirectory(f.out)) {
-            throw new UserException("--out " + out + " is a directory; name a .npz file");
+            throw new OptionException(Option.OUT, " " + out + " is a directory; name a .npz file");
         }
         if (Files.exists(f.sidecar) && !isKernelSidecar(f.sidecar)) {
-            throw new UserException(
+            throw new OptionException(
                     f.sidecar + " exists and is not an ntk4j kernel sidecar; ntk4j kernel will not replace it"
-                            + " (even with --force): choose another --out");
+                            + " (even with ",
+                    Option.FORCE,
+                    "): choose another ",
+                    Option.OUT);
         }
         if (!force) {
             for (Path p : List.of(f.out, f.sidecar)) {
                 if (Files.exists(p)) {
-                    throw new UserException(p + " exists; pass --force to replace it, or choose another --out");
+                    throw new OptionException(
+                            p + " exists; pass ", Option.FORCE, " to replace it, or choose another ", Option.OUT);
                 }
             }
         }
-        checkWritable(f.dir, "--out " + out);
+        checkWritable(f.dir, Option.OUT, out);
         if (!f.spillRoot.equals(f.dir)) {
-            checkWritable(f.spillRoot, "--spill-dir " + spillDir);
+            checkWritable(f.spillRoot, Option.SPILL_DIR, spillDir);
         }
         cleanStale(f.dir);
         if (!f.spillRoot.equals(f.dir)) {
@@ -243,15 +253,15 @@ public final class KernelFiles {
         return TempFiles.cleanStale(dir);
     }
 
-    private static void checkWritable(Path d, String what) {
+    private static void checkWritable(Path d, Option option, Path given) {
         try {
             Files.createDirectories(d);
             Path probe = Files.createTempFile(d, TempFiles.tag(), ".probe");
             Files.delete(probe);
         } catch (IOException e) {
-            throw new UserException("cannot write " + what + " (" + d + "): " + IoMessages.describe(e));
+            throw new OptionException("cannot write ", option, " " + given + " (" + d + "): " + IoMessages.describe(e));
         } catch (SecurityException e) {
-            throw new UserException("cannot write " + what + " (" + d + "): permission denied");
+            throw new OptionException("cannot write ", option, " " + given + " (" + d + "): permission denied");
         }
     }
 

@@ -1,0 +1,72 @@
+package org.ntk4j.report;
+
+import ai.djl.Device;
+import ai.djl.engine.Engine;
+import com.google.gson.JsonObject;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Where and with what a run was computed: ntk4j version and commit, DJL and PyTorch versions, the device, Java,
+ * operating system, cores and PyTorch threads. A training run logs it as a {@code "kind": "session"} record when it
+ * starts or resumes ({@link #record}); its report shows every session.
+ */
+public final class Provenance {
+    /** The record kind in metrics.jsonl. */
+    public static final String KIND = "session";
+
+    private Provenance() {}
+
+    /** This process's provenance with {@code device} (where the run computes); loads the engine to read its version. */
+    public static JsonObject record(Device device, boolean resumed) {
+        JsonObject r = new JsonObject();
+        r.addProperty("kind", KIND);
+        r.addProperty(
+                "started",
+                java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC)
+                        .withNano(0)
+                        .toString());
+        r.addProperty("resumed", resumed);
+        r.addProperty("device", device == null ? "unknown" : device.toString());
+        r.addProperty("ntk4j", BuildInfo.describe());
+        r.addProperty("djl", Engine.getDjlVersion());
+        Engine e = Engine.getInstance();
+        r.addProperty("engine", e.getEngineName() + " " + e.getVersion());
+        r.addProperty("java", System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")");
+        r.addProperty(
+                "os",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                        + System.getProperty("os.arch"));
+        r.addProperty("cores", Runtime.getRuntime().availableProcessors());
+        String threads = System.getProperty("ai.djl.pytorch.num_threads");
+        r.addProperty("threads", threads == null ? "PyTorch default" : threads);
+        r.addProperty("command", BuildInfo.command());
+        return r;
+    }
+
+    /** The rows a report shows for one session record: label → value. */
+    public static Map<String, String> rows(JsonObject session) {
+        Map<String, String> m = new LinkedHashMap<>();
+        String[][] keys = {
+            {"started", "started (UTC)"},
+            {"device", "device"},
+            {"engine", "engine (PyTorch)"},
+            {"djl", "DJL"},
+            {"ntk4j", "ntk4j"},
+            {"java", "Java"},
+            {"os", "OS"},
+            {"cores", "cores"},
+            {"threads", "PyTorch threads"},
+            {"command", "command"}
+        };
+        for (String[] k : keys) {
+            if (session.has(k[0])) {
+                m.put(k[1], Numbers.value(k[0], session.get(k[0])));
+            }
+        }
+        if (session.has("resumed") && session.get("resumed").getAsBoolean()) {
+            m.put("started (UTC)", m.getOrDefault("started (UTC)", "?") + " (resumed)");
+        }
+        return m;
+    }
+}
