@@ -1,4 +1,4 @@
-package org.ntk4j.io;
+package org.ntk4j.util;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

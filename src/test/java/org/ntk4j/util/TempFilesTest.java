@@ -1,4 +1,4 @@
-package org.ntk4j.io;
+package org.ntk4j.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
