@@ -124,7 +124,7 @@ public final class NativeCommand implements Callable<Integer> {
             java.nio.file.Files.createDirectories(dir);
         } catch (java.io.IOException | RuntimeException e) {
             throw new org.ntk4j.UserException(option + " " + dir + ": cannot create it ("
-                    + (e instanceof java.io.IOException io ? org.ntk4j.util.IoMessages.describe(io) : "invalid path")
+                    + (e instanceof java.io.IOException io ? org.ntk4j.files.IoMessages.describe(io) : "invalid path")
                     + ")");
         }
     }

@@ -178,7 +178,7 @@ public final class DataFetcher {
         createDirs(dataDir);
         Path tmp;
         try {
-            tmp = org.ntk4j.util.TempFiles.directory(dataDir.resolve("fetch-" + src.name()));
+            tmp = org.ntk4j.files.TempFiles.directory(dataDir.resolve("fetch-" + src.name()));
         } catch (java.io.UncheckedIOException e) {
             throw new UserException(dataDir + ": cannot create a temporary folder (" + e.getMessage() + ")", e);
         }
@@ -221,7 +221,7 @@ public final class DataFetcher {
             return target;
         } finally {
             deleteTree(tmp);
-            org.ntk4j.util.TempFiles.done(tmp);
+            org.ntk4j.files.TempFiles.done(tmp);
         }
     }
 

@@ -16,9 +16,9 @@ import java.util.stream.Stream;
 import org.ntk4j.OptionException;
 import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
-import org.ntk4j.util.IoMessages;
-import org.ntk4j.util.OutputLock;
-import org.ntk4j.util.TempFiles;
+import org.ntk4j.files.IoMessages;
+import org.ntk4j.files.OutputLock;
+import org.ntk4j.files.TempFiles;
 
 /**
  * The files of one kernel job: the output NPZ, its JSON sidecar, their temporaries and the spill

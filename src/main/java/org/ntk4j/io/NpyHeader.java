@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.ntk4j.UserException;
-import org.ntk4j.util.IoMessages;
+import org.ntk4j.files.IoMessages;
 
 /**
  * The header of a {@code .npy} array (NumPy format 1.0–3.0), checked before anything is allocated: magic, version,

@@ -27,7 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.UserException;
-import org.ntk4j.util.IoMessages;
+import org.ntk4j.files.IoMessages;
 
 /**
  * Weights in the safetensors format (Hugging Face), readable by Python's {@code safetensors}

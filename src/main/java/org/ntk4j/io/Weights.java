@@ -8,7 +8,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.ntk4j.UserException;
-import org.ntk4j.util.IoMessages;
+import org.ntk4j.files.IoMessages;
 
 /** Named weight arrays from a file, by its extension: {@code .safetensors}, else NPZ ({@code weights.npz}). */
 public final class Weights {

@@ -252,8 +252,8 @@ public final class RegressJob {
     /** Runs the regression and writes results.json, predictions.npz and report.html into the output folder. */
     public static Result run(Config c) {
         // one regression per output folder at a time: two would mix their results.json, predictions and report
-        try (org.ntk4j.util.OutputLock lock =
-                org.ntk4j.util.OutputLock.acquire(c.out().resolve("results.json"), "--out " + c.out())) {
+        try (org.ntk4j.files.OutputLock lock =
+                org.ntk4j.files.OutputLock.acquire(c.out().resolve("results.json"), "--out " + c.out())) {
             return runLocked(c);
         }
     }

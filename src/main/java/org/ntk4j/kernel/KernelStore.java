@@ -150,7 +150,7 @@ abstract class KernelStore implements AutoCloseable {
                     throw new org.ntk4j.UserException("no space left on device for a kernel on disk: it needs "
                             + Ntk.bytes(size * 4) + " in " + dir + ", which has " + Ntk.bytes(free) + " free");
                 }
-                file = org.ntk4j.util.TempFiles.file(dir.resolve("ntk4j-kernel.f32"));
+                file = org.ntk4j.files.TempFiles.file(dir.resolve("ntk4j-kernel.f32"));
                 channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 int n = (int) ((size + CHUNK - 1) / CHUNK);
                 chunks = new FloatBuffer[n];
@@ -200,7 +200,7 @@ abstract class KernelStore implements AutoCloseable {
         public void close() {
             try {
                 channel.close();
-                org.ntk4j.util.TempFiles.delete(file);
+                org.ntk4j.files.TempFiles.delete(file);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -331,7 +331,7 @@ public final class Network implements AutoCloseable {
             a.setName(p.name()); // the NPZ entry's name; a DJL block's own array is named e.g. "weight"
             list.add(a);
         }
-        Path tmp = org.ntk4j.util.TempFiles.file(file);
+        Path tmp = org.ntk4j.files.TempFiles.file(file);
         try {
             try (OutputStream os = Files.newOutputStream(tmp)) {
                 list.encode(os, NDList.Encoding.NPZ);
@@ -341,7 +341,7 @@ public final class Network implements AutoCloseable {
             for (int i = 0; i < ps.size(); i++) {
                 ps.get(i).value().setName(names.get(i));
             }
-            org.ntk4j.util.TempFiles.delete(tmp);
+            org.ntk4j.files.TempFiles.delete(tmp);
         }
     }
 

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.ntk4j.UserException;
-import org.ntk4j.util.TempFiles;
+import org.ntk4j.files.TempFiles;
 
 /**
  * Builds DJL's JNI binding ({@code libdjl_torch.so}) against an installed PyTorch, the way DJL's own

@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import org.ntk4j.util.TempFiles;
+import org.ntk4j.files.TempFiles;
 
 /**
  * Atomic writes: write to a temporary sibling, then move into place, so no half-written file is ever

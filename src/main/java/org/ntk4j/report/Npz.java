@@ -23,8 +23,8 @@ import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.ntk4j.UserException;
+import org.ntk4j.files.TempFiles;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.util.TempFiles;
 
 /**
  * NPZ files (a zip of .npy arrays, NPY format 1.0) that {@code numpy.load} and torch read, or a

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.ntk4j.UserException;
+import org.ntk4j.files.IoMessages;
 import org.ntk4j.io.NpyHeader;
-import org.ntk4j.util.IoMessages;
 
 /**
  * Reads arrays back from what {@link Npz} writes: an NPZ zip of .npy entries (stored or deflated) or a directory of

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
+import org.ntk4j.files.OutputLock;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.Mode;
@@ -17,7 +18,6 @@ import org.ntk4j.report.NpyFile;
 import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelOption;
 import org.ntk4j.util.MachineBudget;
-import org.ntk4j.util.OutputLock;
 
 /**
  * Checks the shards of a {@link ShardStore} and assembles them: every shard of the plan present, of this plan,

@@ -60,14 +60,14 @@ public final class ShardStore {
         try {
             Files.createDirectories(dir.resolve("shards"));
             if (!Files.exists(file)) {
-                Path tmp = org.ntk4j.util.TempFiles.file(file);
+                Path tmp = org.ntk4j.files.TempFiles.file(file);
                 try {
                     Files.writeString(tmp, plan.toJson(), StandardCharsets.UTF_8);
                     Files.move(tmp, file); // no replace: a plan written meanwhile by another process wins
                 } catch (FileAlreadyExistsException e) {
                     // checked below
                 } finally {
-                    org.ntk4j.util.TempFiles.delete(tmp);
+                    org.ntk4j.files.TempFiles.delete(tmp);
                 }
             }
         } catch (IOException | java.io.UncheckedIOException e) {

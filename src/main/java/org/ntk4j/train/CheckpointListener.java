@@ -82,11 +82,11 @@ public final class CheckpointListener implements TrainListener {
 
     /**
      * Writes weights, optimizer state, the loop state and their checksums into a temporary folder
-     * ({@link org.ntk4j.util.TempFiles}), then rotates: checkpoint/ becomes checkpoint.prev/ and the temporary becomes checkpoint/ (atomic
+     * ({@link org.ntk4j.files.TempFiles}), then rotates: checkpoint/ becomes checkpoint.prev/ and the temporary becomes checkpoint/ (atomic
      * renames). The last two checkpoints are kept: a damaged newest one falls back to the older.
      */
     private void checkpoint(Optimizer opt, Trainer.State st, TrainProgress p) {
-        Path tmp = org.ntk4j.util.TempFiles.directory(run.file("checkpoint"));
+        Path tmp = org.ntk4j.files.TempFiles.directory(run.file("checkpoint"));
         try {
             deleteTree(run.file("checkpoint.tmp")); // left by versions before the temporaries' naming rule
             p.net().saveParameters(tmp.resolve("weights.npz"));
@@ -110,7 +110,7 @@ public final class CheckpointListener implements TrainListener {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(run.dir() + ": cannot write checkpoint (" + e.getMessage() + ")", e);
         } finally {
-            org.ntk4j.util.TempFiles.delete(tmp);
+            org.ntk4j.files.TempFiles.delete(tmp);
         }
     }
 
@@ -144,7 +144,7 @@ public final class CheckpointListener implements TrainListener {
                     saved.close();
                 } catch (IOException | RuntimeException e) {
                     throw new UserException(cur.getFileName() + "/optimizer.npz is damaged ("
-                            + org.ntk4j.util.IoMessages.words(e.getMessage()) + ")");
+                            + org.ntk4j.files.IoMessages.words(e.getMessage()) + ")");
                 }
             } catch (UserException e) {
                 problems.add(e.getMessage());

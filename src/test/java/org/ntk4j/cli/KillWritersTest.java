@@ -11,8 +11,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.util.OutputLock;
-import org.ntk4j.util.TempFiles;
+import org.ntk4j.files.OutputLock;
+import org.ntk4j.files.TempFiles;
 
 /**
  * Every writer killed (SIGKILL) while its temporary exists leaves it, named by the rule, and the next run writing to

@@ -1,4 +1,4 @@
-package org.ntk4j.util;
+package org.ntk4j.files;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;

@@ -1,4 +1,4 @@
-package org.ntk4j.util;
+package org.ntk4j.files;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
