@@ -37,12 +37,13 @@ class EveryOptionTest {
 
     private static Path store;
     private static Path kernel;
+    private static Path run;
 
     /** A Java class name (or a library link) in a message. */
     static final Pattern LEAK =
             Pattern.compile("(?:java|javax|com|org|ai|sun)\\.[a-z]+\\.|\\b[A-Z]\\w*(?:Exception|Error)\\b|https?://");
 
-    /** A shard store and a kernel file: the tiny valid inputs of kernel assemble and regress. */
+    /** A shard store, a kernel file and a training run: the tiny valid inputs of assemble, regress, report, export. */
     @BeforeAll
     static void inputs() {
         store = tmp.resolve("store");
@@ -65,6 +66,11 @@ class EveryOptionTest {
         assertEquals(0, r.code(), r.err());
         kernel = tmp.resolve("K.npz");
         r = CliTest.run("kernel", "--model", "mlp-quickstart", "--n", "4", "--test", "2", "--out", kernel.toString());
+        assertEquals(0, r.code(), r.err());
+        run = tmp.resolve("run");
+        List<String> train = new ArrayList<>(List.of("train"));
+        base("train").forEach(a -> train.add(a.replace("OUT", run.toString())));
+        r = CliTest.run(train.toArray(String[]::new));
         assertEquals(0, r.code(), r.err());
     }
 
@@ -103,6 +109,8 @@ class EveryOptionTest {
                     "--djl-source",
                     "OUT");
             case "help" -> List.of("kernel");
+            case "report" -> List.of(run.toString(), "--out", "OUT");
+            case "export" -> List.of(run.toString(), "--out", "OUT.safetensors");
             default -> command.startsWith("theory") ? List.of("--out", "OUT") : List.of();
         };
     }
