@@ -115,6 +115,7 @@ public final class OutputLock implements AutoCloseable {
                     continue; // deleted by its previous owner meanwhile
                 }
                 if (read(second).equals(token.strip())) {
+                    TempFiles.own(f); // a SIGTERM'd writer removes its lock file with its temporaries
                     return new OutputLock(f, ch, second, l);
                 }
                 second.close();
@@ -145,6 +146,7 @@ public final class OutputLock implements AutoCloseable {
         } catch (IOException e) {
             // the next writer takes it over; cleanStale removes it
         }
+        TempFiles.done(file);
         try {
             lock.release();
         } catch (IOException e) {
