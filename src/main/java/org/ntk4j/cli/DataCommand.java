@@ -91,7 +91,7 @@ public final class DataCommand implements Runnable {
             boolean synthetic = !Datasets.NAMES.contains(name.trim().toLowerCase(Locale.ROOT))
                     && org.ntk4j.spec.DatasetSpec.exists(name);
             String n = synthetic ? name : Datasets.checkName(name);
-            Path root = DataPaths.dataDir(dir);
+            Path root = DataPaths.existingDataDir(dir, "--dir");
             System.out.println(n
                     + (synthetic
                             ? " (synthetic, generated from its spec)"

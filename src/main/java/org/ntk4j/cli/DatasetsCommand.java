@@ -27,7 +27,7 @@ public final class DatasetsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Path root = DataPaths.dataDir(dir);
+        Path root = DataPaths.existingDataDir(dir, "--dir");
         TextTable t = new TextTable(new String[] {"NAME", "KIND", "TRAIN/TEST", "STATUS"}, false, false, true, false);
         t.row(Datasets.MNIST, "images 1x28x28, 10 classes", "60000/10000", status(root, Datasets.MNIST));
         t.row(

@@ -52,6 +52,7 @@ public final class ExportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        runtime.dataDir(); // export reads no data, but a --data-dir given must still name a folder
         try (NDManager m = runtime.manager()) {
             System.out.println(
                     "wrote " + WeightsExport.run(source, weights, model, out, m).toAbsolutePath());

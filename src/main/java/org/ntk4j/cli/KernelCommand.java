@@ -18,6 +18,7 @@ import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardPlanner;
 import org.ntk4j.shard.TileRange;
+import org.ntk4j.util.MachineBudget;
 import org.ntk4j.util.Numbers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -257,6 +258,9 @@ public final class KernelCommand implements Callable<Integer> {
     @Mixin
     RuntimeOptions runtime;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
         // not picocli-required: 'kernel assemble DIR' must parse without them
@@ -271,8 +275,14 @@ public final class KernelCommand implements Callable<Integer> {
             throw new UserException("Missing required option" + (missing.size() > 1 ? "s: " : ": ")
                     + String.join(", ", missing) + " (see 'ntk4j kernel --help')");
         }
-        KernelRequest request = request();
         boolean shard = rows != null || testRows != null || cols != null;
+        if (workers < 1) {
+            throw new UserException("--workers must be >= 1 (got " + workers + ")");
+        }
+        if (!shard && !dryRun && matched("--workers")) {
+            throw new UserException("--workers applies to --dry-run and shard mode (--rows/--cols)");
+        }
+        KernelRequest request = request();
         if (shard || dryRun) {
             return shards(request, shard);
         }
@@ -321,7 +331,7 @@ public final class KernelCommand implements Callable<Integer> {
                 .method(mt)
                 .dtype(dt)
                 .meanNormalised("mean".equals(normalisation))
-                .memory(parseBytes(memory))
+                .memory(dryRun ? parseBytes(memory) : machineBudget(parseBytes(memory)))
                 .deviceMemory(deviceMemory == null ? null : parseBytes(deviceMemory, "--device-memory"))
                 .spillDir(spillDir)
                 .perLayer(perLayer)
@@ -394,6 +404,26 @@ public final class KernelCommand implements Callable<Integer> {
         return 0;
     }
 
+    private boolean matched(String option) {
+        return spec != null
+                && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    /**
+     * The memory budget checked against this machine (MachineBudget.checkMemory): an explicit --memory it cannot give
+     * is refused; the default is lowered to what it can give.
+     */
+    private long machineBudget(long budget) {
+        MachineBudget.Memory m = MachineBudget.memory();
+        boolean explicit = matched("--memory");
+        if (!explicit && budget > m.limit() - MachineBudget.BASELINE) {
+            return Math.max(1L << 20, m.limit() - MachineBudget.BASELINE);
+        }
+        MachineBudget.checkMemory(budget, "--memory", m, System.err::println);
+        return budget;
+    }
+
     static <E extends Enum<E>> E parse(Class<E> type, String v, String option) {
         try {
             return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
@@ -403,7 +433,7 @@ public final class KernelCommand implements Callable<Integer> {
         }
     }
 
-    /** "512m", "4g", "1000000" → bytes. */
+    /** "512m", "4g", "1t", "1000000" → bytes; k, m, g and t are powers of 1024 (also written kb, kib, ...). */
     static long parseBytes(String s) {
         return parseBytes(s, "--memory");
     }
@@ -412,7 +442,7 @@ public final class KernelCommand implements Callable<Integer> {
     static long parseBytes(String s, String option) {
         long b = Numbers.parseSize(s);
         if (b < 0) {
-            throw new UserException(option + " must be a size like 512m or 4g (got " + s + ")");
+            throw new UserException(option + " must be a size like 512m, 4g or 1t (got " + s + ")");
         }
         return b;
     }

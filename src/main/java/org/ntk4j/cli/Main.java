@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.Callable;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
+import org.ntk4j.files.IoMessages;
 import org.ntk4j.report.BuildInfo;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -82,7 +83,7 @@ public final class Main implements Callable<Integer> {
             return 2;
         });
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            String line = errorLine(ex);
+            String line = errorLine(ex, cmd.getCommandName());
             if (line == null) {
                 throw ex;
             }
@@ -94,19 +95,40 @@ public final class Main implements Callable<Integer> {
 
     /** The one-line message for a failure the user can act on, or null for a bug (stack trace). */
     static String errorLine(Throwable ex) {
+        return errorLine(ex, "");
+    }
+
+    /**
+     * As {@link #errorLine(Throwable)} for a failure of {@code command}: a full disk says how to go on (train resumes;
+     * the other commands are run again), an I/O failure says what went wrong in words, never by class name.
+     */
+    static String errorLine(Throwable ex, String command) {
         UserException u = findUserException(ex);
         if (u != null) {
             return oneLine(u instanceof OptionException o ? Flags.message(o) : u.getMessage());
         }
+        String again = "train".equals(command)
+                ? "free some space and resume the run (ntk4j train --resume DIR)"
+                : "free some space and run the command again";
         for (Throwable t = ex; t != null; t = t.getCause()) {
             String m = t.getMessage();
             if (m != null && (m.contains("No space left on device") || m.contains("Disk quota exceeded"))) {
-                return "no space left on device (" + oneLine(m) + "); free some space and resume the run";
+                return "no space left on device (" + oneLine(m) + "); " + again;
             }
         }
         for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof IOException) {
-                return "I/O error: " + t.getClass().getSimpleName() + ": " + oneLine(t.getMessage());
+            // a memory-mapped file that could not grow (a full disk) or was truncated under us: the JVM turns the
+            // SIGBUS into this error
+            if (t instanceof InternalError
+                    && t.getMessage() != null
+                    && t.getMessage().contains("unsafe memory access")) {
+                return "I/O error on a memory-mapped file (the disk holding it is full, or the file was truncated); "
+                        + again;
+            }
+        }
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof IOException io) {
+                return "I/O error: " + oneLine(IoMessages.describe(io));
             }
         }
         return null;
@@ -121,8 +143,21 @@ public final class Main implements Callable<Integer> {
         return null;
     }
 
-    private static String oneLine(String s) {
-        return s == null ? "" : s.strip().replaceAll("\\s*\\R\\s*", "; ");
+    /**
+     * One line, in words: line breaks joined with "; ", and the Java class names and library links a message may
+     * carry from below dropped ({@link IoMessages#words}).
+     */
+    static String oneLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        String joined = s.strip().replaceAll("\\s*\\R\\s*", "; ");
+        return joined.replaceAll(";?\\s*See https?://\\S+", "")
+                .replaceAll(
+                        "\\b(?:java|javax|com|org|ai|sun|jdk)\\.(?:[a-z][a-z0-9_]*\\.)*[A-Z][A-Za-z0-9_$]*(?:Exception|Error)(?::\\s*)?",
+                        "")
+                .replaceAll("\\b[A-Z][A-Za-z0-9]*(?:Exception|Error):\\s*", "")
+                .strip();
     }
 
     public static void main(String[] args) {

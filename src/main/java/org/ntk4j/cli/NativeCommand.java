@@ -88,8 +88,21 @@ public final class NativeCommand implements Callable<Integer> {
                     .engineCache(djlCache)
                     .envFile(envFile);
             if (jobs != null) {
-                b.jobs(jobs);
+                b.jobs(
+                        jobs < 1
+                                ? jobs
+                                : org.ntk4j.util.MachineBudget.threads(
+                                        jobs,
+                                        Runtime.getRuntime().availableProcessors(),
+                                        "--jobs",
+                                        System.err::println));
             }
+            // the folders it writes, before the minutes of compiling
+            creatable("--djl-cache", djlCache);
+            creatable("--work-dir", workDir);
+            creatable(
+                    "--env-file",
+                    envFile == null ? null : envFile.toAbsolutePath().getParent());
             if (workDir != null) {
                 b.workDir(workDir);
             }
@@ -99,6 +112,20 @@ public final class NativeCommand implements Callable<Integer> {
                     .sorted()
                     .forEach(k -> System.out.println(k + "=" + r.env().getProperty(k)));
             return 0;
+        }
+    }
+
+    /** Creates a folder an option names, or throws a one-line error naming the option. */
+    static void creatable(String option, Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try {
+            java.nio.file.Files.createDirectories(dir);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new org.ntk4j.UserException(option + " " + dir + ": cannot create it ("
+                    + (e instanceof java.io.IOException io ? org.ntk4j.files.IoMessages.describe(io) : "invalid path")
+                    + ")");
         }
     }
 

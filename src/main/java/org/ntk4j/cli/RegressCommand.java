@@ -44,6 +44,9 @@ public final class RegressCommand implements Callable<Integer> {
             description = "training time of the gradient flow, or inf for the converged predictor (default inf)")
     String time = "inf";
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
         double t;
@@ -51,6 +54,13 @@ public final class RegressCommand implements Callable<Integer> {
             t = time.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(time);
         } catch (NumberFormatException e) {
             throw new UserException("--time must be a number or inf (got '" + time + "')");
+        }
+        if (Double.isInfinite(t)
+                && spec != null
+                && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption("--lr")) {
+            throw new UserException("--lr applies with a finite --time (--time inf is the converged predictor,"
+                    + " which no learning rate changes)");
         }
         Path dir = out != null ? out : defaultOut(kernel);
         RegressJob.Result r = RegressJob.run(new RegressJob.Config(kernel, dir, ridge, lr, t));

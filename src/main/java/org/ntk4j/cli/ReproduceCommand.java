@@ -39,8 +39,15 @@ public final class ReproduceCommand implements Callable<Integer> {
     @Option(
             names = "--out",
             paramLabel = "DIR",
-            description = "output folder (default runs/reproduce/<study>: never a train run's folder)")
+            description = "output folder (default runs/reproduce/<study>, with --scale quick or paper"
+                    + " runs/reproduce/<study>-quick or -paper: never a train run's folder)")
     Path out;
+
+    @Option(
+            names = "--force",
+            description = "replace an earlier reproduce run in the output folder (deleting its files); without it a"
+                    + " non-empty folder is refused")
+    boolean force;
 
     @Option(names = "--quick", description = "the same checks at the smallest settings, in seconds (= --scale quick)")
     boolean quick;
@@ -67,11 +74,19 @@ public final class ReproduceCommand implements Callable<Integer> {
         Study s = Studies.named(study)
                 .orElseThrow(() -> new UserException("unknown study '" + study + "'; expected one of "
                         + Studies.all().stream().map(Study::name).collect(Collectors.joining(", "))));
-        Path dir = out != null ? out : defaultDir(study);
+        Scale sc = scale();
+        if (runtime.dataDir != null) {
+            // the studies find their datasets through DataPaths.dataDir(), which reads this property
+            System.setProperty(
+                    org.ntk4j.data.DataPaths.PROPERTY, runtime.dataDir().toString());
+        }
+        Path dir = out != null ? out : defaultDir(study, sc);
         long t0 = System.nanoTime();
-        System.out.println(s.name() + ": " + s.summary());
-        try (NDManager m = runtime.manager()) {
-            System.out.print(s.run(scale(), dir, m));
+        try (StudyFolder folder = StudyFolder.open(dir, study, sc.name().toLowerCase(java.util.Locale.ROOT), force)) {
+            System.out.println(s.name() + ": " + s.summary());
+            try (NDManager m = runtime.manager()) {
+                System.out.print(s.run(sc, dir, m));
+            }
         }
         System.out.printf(
                 "done in %.1fs; report: %s%n",
@@ -103,6 +118,14 @@ public final class ReproduceCommand implements Callable<Integer> {
 
     /** Where a study writes by default: under runs/reproduce/, never into a train run's runs/<name>. */
     static Path defaultDir(String study) {
-        return Path.of("runs", "reproduce", study);
+        return defaultDir(study, Scale.CPU);
+    }
+
+    /** The default folder of a study at a scale: runs/reproduce/<study> (cpu), <study>-quick, <study>-paper. */
+    static Path defaultDir(String study, Scale scale) {
+        return Path.of(
+                "runs",
+                "reproduce",
+                scale == Scale.CPU ? study : study + "-" + scale.name().toLowerCase(java.util.Locale.ROOT));
     }
 }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import org.ntk4j.data.DataPaths;
 import org.ntk4j.util.Devices;
 import org.ntk4j.util.Machine;
+import org.ntk4j.util.MachineBudget;
 import picocli.CommandLine.Option;
 
 /** Options every compute command shares: device, TF32, threads, data directory. */
@@ -16,6 +17,8 @@ public final class RuntimeOptions {
             defaultValue = "auto",
             description = "where to compute (default: ${DEFAULT-VALUE}: the GPU when PyTorch sees one)")
     String device;
+
+    private Integer threads;
 
     @Option(
             names = "--tf32",
@@ -29,9 +32,21 @@ public final class RuntimeOptions {
     @Option(
             names = "--threads",
             paramLabel = "N",
-            description =
-                    "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves free; see the launcher)")
-    Integer threads;
+            description = "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves"
+                    + " free; see the launcher); more than the cores this process may use is lowered to them")
+    void threads(Integer n) {
+        threads = n == null || n < 1 ? n : MachineBudget.threads(n, cores(), "--threads", System.err::println);
+    }
+
+    /** The --threads given (lowered to the cores), or the count a resumed run restored; null when neither. */
+    Integer threads() {
+        return threads;
+    }
+
+    /** The cores this process may use (its affinity mask and cgroup CPU quota, as the JVM sees them). */
+    static int cores() {
+        return Runtime.getRuntime().availableProcessors();
+    }
 
     @Option(
             names = "--data-dir",
@@ -64,12 +79,13 @@ public final class RuntimeOptions {
     /** The thread count {@link #manager} will apply. */
     int effectiveThreads() {
         if (threads != null) {
-            return threads;
+            return threads < 1 ? threads : MachineBudget.threads(threads, cores(), "--threads", System.err::println);
         }
         String p = System.getProperty(Machine.THREADS_PROPERTY);
         if (p != null) {
             try {
-                return Integer.parseInt(p.trim());
+                int n = Integer.parseInt(p.trim());
+                return n < 1 ? n : MachineBudget.threads(n, cores(), "NTK4J_THREADS", System.err::println);
             } catch (NumberFormatException e) {
                 // fall through to the default
             }
@@ -78,6 +94,6 @@ public final class RuntimeOptions {
     }
 
     Path dataDir() {
-        return DataPaths.dataDir(dataDir);
+        return DataPaths.existingDataDir(dataDir, "--data-dir");
     }
 }

@@ -62,6 +62,40 @@ public final class TheoryCommand implements Runnable {
         }
     }
 
+    /** A count option: an integer in [lo, hi] (the upper bound keeps a mistyped value from running for hours). */
+    static void count(String option, int v, int lo, int hi) {
+        require(v >= lo && v <= hi, option + " must be in " + lo + ".." + hi + " (got " + v + ")");
+    }
+
+    /** A real option: finite and at least {@code lo} ({@code open}: above it). */
+    static void atLeast(String option, double v, double lo, boolean open) {
+        require(
+                Double.isFinite(v) && (open ? v > lo : v >= lo),
+                option + " must be a finite number " + (open ? "> " : ">= ") + org.ntk4j.util.Numbers.compact(lo)
+                        + " (got " + v + ")");
+    }
+
+    /** A real option: finite. */
+    static void finite(String option, double v) {
+        require(Double.isFinite(v), option + " must be a finite number (got " + v + ")");
+    }
+
+    /**
+     * Refuses results that overflowed or are undefined (values this large make the recursions leave the doubles):
+     * one line naming the options given, instead of a table of NaN; else the table.
+     */
+    static Table finiteRows(Table t, String options) {
+        for (double[] r : t.rows()) {
+            for (double v : r) {
+                if (!Double.isFinite(v)) {
+                    throw new UserException("theory " + t.name() + ": the result is not finite (" + v + ") with "
+                            + options + "; choose smaller values");
+                }
+            }
+        }
+        return t;
+    }
+
     @Command(
             name = "ntk",
             mixinStandardHelpOptions = true,
@@ -144,11 +178,40 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
+            count("--depth", depth, 1, 100_000);
+            atLeast("--sigma-w", sigmaW, 0, true);
+            atLeast("--sigma-b", sigmaB, 0, false);
+            require(
+                    width == -1 || width >= 1 && width <= 1_000_000_000,
+                    "--width must be in 1..1000000000, or -1 for infinite width (got " + width + ")");
+            timeValue();
+            if (inputs == null) {
+                require(testInputs == null && targets == null, "--test-inputs and --targets need --inputs");
+            }
             if (inputs != null) {
                 matrices();
                 return;
             }
-            parent.output().show(Predictions.ntkVsAngle(mlp(), angles));
+            count("--angles", angles, 2, 1_000_000);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.ntkVsAngle(mlp(), angles),
+                            "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --depth " + depth));
+        }
+
+        /** --time: a finite time >= 0, or inf. */
+        double timeValue() {
+            if (time.equalsIgnoreCase("inf")) {
+                return Double.POSITIVE_INFINITY;
+            }
+            double t;
+            try {
+                t = Double.parseDouble(time);
+            } catch (NumberFormatException e) {
+                throw new UserException("--time must be a number or inf, got '" + time + "'");
+            }
+            require(Double.isFinite(t) && t >= 0, "--time must be a finite number >= 0 or inf, got '" + time + "'");
+            return t;
         }
 
         Predictions.Mlp mlp() {
@@ -180,16 +243,7 @@ public final class TheoryCommand implements Runnable {
                 return;
             }
             double[][] y = Csv.read(targets);
-            double t;
-            if (time.equalsIgnoreCase("inf")) {
-                t = Double.POSITIVE_INFINITY;
-            } else {
-                try {
-                    t = Double.parseDouble(time);
-                } catch (NumberFormatException e) {
-                    throw new UserException("--time must be a number or inf, got '" + time + "'");
-                }
-            }
+            double t = timeValue();
             Table pred = Predictions.regression(train, cross, y, t);
             List<double[]> rows = pred.rows();
             o.print(pred.header(), rows.subList(0, Math.min(rows.size(), 10)));
@@ -243,7 +297,15 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            parent.output().show(Predictions.signal(Activation.byName(activation), sigmaW, sigmaB, depth, q0, c0));
+            count("--depth", depth, 1, 100_000);
+            atLeast("--sigma-w", sigmaW, 0, false);
+            atLeast("--sigma-b", sigmaB, 0, false);
+            atLeast("--q0", q0, 0, true);
+            require(Math.abs(c0) <= 1, "--c0 must be in [-1, 1] (got " + c0 + ")");
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.signal(Activation.byName(activation), sigmaW, sigmaB, depth, q0, c0),
+                            "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --q0 " + q0));
         }
     }
 
@@ -293,7 +355,21 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            parent.output().show(Predictions.dispersion(width, inputDim, depths, sigmaW2, limit, rho));
+            count("--width", width, 1, 1_000_000_000);
+            require(
+                    inputDim == -1 || inputDim >= 1 && inputDim <= 1_000_000_000,
+                    "--input-dim must be in 1..1000000000, or -1 for the width (got " + inputDim + ")");
+            for (int d : depths) {
+                count("--depths", d, 1, 1_000_000);
+            }
+            for (double v : sigmaW2) {
+                atLeast("--sigma-w2", v, 0, true);
+            }
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.dispersion(width, inputDim, depths, sigmaW2, limit, rho),
+                            "--sigma-w2 " + java.util.Arrays.toString(sigmaW2) + ", --depths "
+                                    + java.util.Arrays.toString(depths)));
         }
     }
 
@@ -329,7 +405,15 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            parent.output().show(Predictions.equilibrium(depths, epsilon, constant));
+            require(epsilon > 0 && epsilon < 2, "--epsilon must be in (0, 2) (got " + epsilon + ")");
+            atLeast("--constant", constant, 0, true);
+            for (int d : depths) {
+                count("--depths", d, 2, 1_000_000);
+            }
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.equilibrium(depths, epsilon, constant),
+                            "--epsilon " + epsilon + ", --constant " + constant));
         }
     }
 
@@ -372,7 +456,17 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
-            parent.output().show(Predictions.linear(depth, s, c0, tMax, points, rank));
+            count("--depth", depth, 2, 10_000);
+            atLeast("--s", s, 0, true);
+            require(c0 > 0 && c0 < s, "need 0 < --c0 < --s (got --c0 " + c0 + ", --s " + s + ")");
+            count("--points", points, 2, 1_000_000);
+            // the deep dynamics are integrated with 200 steps per unit of time
+            require(tMax > 0 && tMax <= 1e6, "--t-max must be in (0, 1e6] (got " + tMax + ")");
+            count("--rank", rank, 1, 1_000_000_000);
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.linear(depth, s, c0, tMax, points, rank),
+                            "--s " + s + ", --c0 " + c0 + ", --t-max " + tMax));
         }
     }
 
@@ -434,6 +528,13 @@ public final class TheoryCommand implements Runnable {
 
         @Override
         public void run() {
+            count("--points", points, 2, 1_000_000);
+            require(
+                    tMax == -1 || tMax > 0 && Double.isFinite(tMax),
+                    "--t-max must be > 0, or -1 for 5τ (got " + tMax + ")");
+            if (!golden) {
+                checkInit();
+            }
             SolvableModel m = golden
                     ? Predictions.goldenSolvable()
                     : new Predictions.SolvableInit(
@@ -447,7 +548,33 @@ public final class TheoryCommand implements Runnable {
                                     y,
                                     seed)
                             .model();
-            parent.output().show(Predictions.solvable(m, tMax, points));
+            parent.output()
+                    .show(finiteRows(
+                            Predictions.solvable(m, tMax, points),
+                            "--sigma-u " + sigmaU + ", --sigma-w " + sigmaWeight + ", --kappa " + kappa
+                                    + ", --eta " + eta + (etaU != null ? ", --eta-u " + etaU : "")
+                                    + (etaW != null ? ", --eta-w " + etaW : "")
+                                    + ", --y " + y + ", --t-max " + tMax));
+        }
+
+        /** The options of a drawn initialisation, before drawing {@code width × input-dim} weights. */
+        private void checkInit() {
+            count("--width", width, 1, 10_000_000);
+            count("--input-dim", inputDim, 1, 10_000_000);
+            require(
+                    (long) width * inputDim <= 100_000_000L,
+                    "--width × --input-dim must be at most 10^8 (got " + (long) width * inputDim + ")");
+            atLeast("--sigma-u", sigmaU, 0, true);
+            atLeast("--sigma-w", sigmaWeight, 0, true);
+            finite("--kappa", kappa);
+            atLeast("--eta", eta, 0, true);
+            if (etaU != null) {
+                atLeast("--eta-u", etaU, 0, true);
+            }
+            if (etaW != null) {
+                atLeast("--eta-w", etaW, 0, true);
+            }
+            finite("--y", y);
         }
     }
 
@@ -487,11 +614,20 @@ public final class TheoryCommand implements Runnable {
         @Option(names = "--zero-output", description = "initial output is exactly zero (lazy training)")
         boolean zeroOutput;
 
+        @picocli.CommandLine.Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
         @Override
         public void run() {
+            checkExponents();
             if (cd != null) {
-                System.out.println(Predictions.phase(new PhaseClassifier.Exponents(
-                        cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput)));
+                PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(
+                        cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput);
+                require(
+                        Double.isFinite(PhaseClassifier.t1(e)) && Double.isFinite(PhaseClassifier.t2(e)),
+                        "exponents this large give no finite t1, t2 (--cd " + cd + ", --ckappa " + ckappa + ", --ceta "
+                                + ceta + ", --su " + su + ", --sw " + sw + ")");
+                System.out.println(Predictions.phase(e));
                 return;
             }
             Predictions.PhaseTable t = Predictions.phaseTable();
@@ -504,6 +640,25 @@ public final class TheoryCommand implements Runnable {
                 System.out.println(sb);
             }
             parent.output().csv(t.numbers());
+        }
+
+        /** Exponents finite; without --cd (Table 1) no other exponent is given. */
+        private void checkExponents() {
+            String[] options = {"--cd", "--ckappa", "--ceta", "--cu", "--cw", "--su", "--sw"};
+            Double[] values = {cd, ckappa, ceta, cu, cw, su, sw};
+            for (int i = 0; i < options.length; i++) {
+                if (values[i] != null) {
+                    finite(options[i], values[i]);
+                }
+            }
+            if (cd == null) {
+                for (int i = 1; i < options.length; i++) {
+                    boolean given = spec.commandLine().getParseResult() != null
+                            && spec.commandLine().getParseResult().hasMatchedOption(options[i]);
+                    require(!given, options[i] + " needs --cd (without --cd the command prints Table 1)");
+                }
+                require(!zeroOutput, "--zero-output needs --cd (without --cd the command prints Table 1)");
+            }
         }
     }
 }

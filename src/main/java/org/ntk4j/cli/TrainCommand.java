@@ -200,6 +200,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     RuntimeOptions runtime;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() {
         if (perClassOldName != null) {
@@ -213,6 +216,7 @@ public final class TrainCommand implements Callable<Integer> {
         }
         TrainJobConfig args;
         TrainJobConfig started = null;
+        checkOptionsApply();
         if (resume != null) {
             started = TrainJob.load(resume);
             args = started;
@@ -270,6 +274,31 @@ public final class TrainCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Options that would do nothing are mistakes: --milestones without --schedule step, the probe options without
+     * --probe (a fresh run), an empty --probe list, more than a million --outputs.
+     */
+    private void checkOptionsApply() {
+        if (milestones != null && (schedule == null || !"step".equalsIgnoreCase(schedule)) && resume == null) {
+            throw new UserException("--milestones applies to --schedule step");
+        }
+        if (probe != null && probe.isBlank()) {
+            throw new UserException("--probe: empty list; name the probes (ntk, nc, nfa) or leave the option out");
+        }
+        if (resume == null && probe == null) {
+            for (String o : new String[] {"--probe-set", "--probe-every", "--probe-points", "--layer-cka-max"}) {
+                if (spec != null
+                        && spec.commandLine().getParseResult() != null
+                        && spec.commandLine().getParseResult().hasMatchedOption(o)) {
+                    throw new UserException(o + " applies with --probe");
+                }
+            }
+        }
+        if (outputs != null && (outputs < 1 || outputs > 1_000_000)) {
+            throw new UserException("--outputs must be in 1..1000000 (got " + outputs + ")");
+        }
+    }
+
     /** Milestone epochs from fractions of the run (< 1) or epoch numbers (>= 1). */
     static int[] milestones(double[] m, int epochs) {
         int[] out = new int[m.length];
@@ -278,6 +307,9 @@ public final class TrainCommand implements Callable<Integer> {
                 throw new UserException("--milestones: expected fractions in (0, 1) or epochs >= 1 (got " + m[i] + ")");
             }
             out[i] = m[i] < 1 ? (int) Math.max(1, Math.round(m[i] * epochs)) : (int) Math.round(m[i]);
+            if (m[i] >= 1 && m[i] > epochs) {
+                throw new UserException("--milestones: epoch " + m[i] + " is past the run's " + epochs + " epochs");
+            }
         }
         return out;
     }
@@ -288,19 +320,19 @@ public final class TrainCommand implements Callable<Integer> {
      */
     private Integer threadsFor(TrainJobConfig started) {
         Integer saved = started == null ? null : started.threads();
-        if (runtime.threads != null) {
-            if (saved != null && !saved.equals(runtime.threads)) {
+        if (runtime.threads() != null) {
+            if (saved != null && !saved.equals(runtime.threads())) {
                 System.err.println(
-                        "ntk4j: warning: --threads " + runtime.threads + " differs from the " + saved + " this run"
+                        "ntk4j: warning: --threads " + runtime.threads() + " differs from the " + saved + " this run"
                                 + " started with; the resumed run may differ from an uninterrupted one in the last bits");
             }
-            return runtime.threads;
+            return runtime.threads();
         }
         if (saved != null) {
             if (saved != runtime.effectiveThreads()) {
                 System.err.println("ntk4j: resuming with --threads " + saved + ", as the run started (args.json)");
             }
-            runtime.threads = saved;
+            runtime.threads(saved);
             return saved;
         }
         return runtime.effectiveThreads();

@@ -178,8 +178,8 @@ public final class DataFetcher {
         createDirs(dataDir);
         Path tmp;
         try {
-            tmp = Files.createTempDirectory(dataDir, ".fetch-" + src.name() + "-");
-        } catch (IOException e) {
+            tmp = org.ntk4j.files.TempFiles.directory(dataDir.resolve("fetch-" + src.name()));
+        } catch (java.io.UncheckedIOException e) {
             throw new UserException(dataDir + ": cannot create a temporary folder (" + e.getMessage() + ")", e);
         }
         try {
@@ -221,6 +221,7 @@ public final class DataFetcher {
             return target;
         } finally {
             deleteTree(tmp);
+            org.ntk4j.files.TempFiles.done(tmp);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.ntk4j.data;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -36,6 +37,17 @@ public final class DataPaths {
         return Path.of(System.getProperty("user.home"), ".ntk4j", "data")
                 .toAbsolutePath()
                 .normalize();
+    }
+
+    /**
+     * As {@link #dataDir(Path)} for a command that reads data: a folder given explicitly ({@code option}, e.g.
+     * --data-dir) must exist, else it is a mistake (a typo would otherwise pass unnoticed for the bundled sets).
+     */
+    public static Path existingDataDir(Path explicit, String option) {
+        if (explicit != null && !Files.isDirectory(explicit)) {
+            throw new org.ntk4j.UserException(option + " " + explicit + " is not a folder");
+        }
+        return dataDir(explicit);
     }
 
     /** The data directory by the default precedence (no {@code --dir}). */

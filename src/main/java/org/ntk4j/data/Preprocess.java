@@ -101,6 +101,12 @@ public final class Preprocess {
         for (int i = 0; i < labels.length; i++) {
             byClass.get(labels[i]).add(i);
         }
+        for (int c = 0; c < numClasses; c++) { // before allocating perClass × classes
+            if (byClass.get(c).size() < perClass) {
+                throw new UserException("balanced sample: class " + c + " has only "
+                        + byClass.get(c).size() + " samples (asked for " + perClass + " per class)");
+            }
+        }
         SplittableRandom rng = new SplittableRandom(seed);
         int[] out = new int[perClass * numClasses];
         int k = 0;
@@ -224,10 +230,23 @@ public final class Preprocess {
         int c = sh[0];
         int h = sh[1];
         int w = sh[2];
-        int h2 = h + 2 * p;
-        int w2 = w + 2 * p;
+        long h2l = h + 2L * p;
+        long w2l = w + 2L * p;
+        long values = (long) data.size() * c * h2l * w2l; // no overflow: each factor is below 2^32
+        if (h2l * w2l > Integer.MAX_VALUE || values > Integer.MAX_VALUE - 8) {
+            throw new UserException("pad " + p + ": " + data.size() + " images of " + c + "×" + h2l + "×" + w2l + " = "
+                    + values + " values are more than one array holds (2^31 − 1); pad by fewer pixels or use fewer"
+                    + " images");
+        }
+        if (values * 4 > Runtime.getRuntime().maxMemory()) {
+            throw new UserException("pad " + p + ": " + data.size() + " images of " + c + "×" + h2l + "×" + w2l
+                    + " take " + (values * 4 >> 20) + " MiB, more than the Java heap ("
+                    + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)");
+        }
+        int h2 = (int) h2l;
+        int w2 = (int) w2l;
         float[] src = data.features();
-        float[] out = new float[data.size() * c * h2 * w2];
+        float[] out = new float[(int) values];
         for (int i = 0; i < data.size(); i++) {
             for (int k = 0; k < c; k++) {
                 for (int y = 0; y < h; y++) {

@@ -12,14 +12,13 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.ntk4j.OptionException;
 import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
+import org.ntk4j.files.IoMessages;
+import org.ntk4j.files.OutputLock;
+import org.ntk4j.files.TempFiles;
 
 /**
  * The files of one kernel job: the output NPZ, its JSON sidecar, their temporaries and the spill
@@ -29,9 +28,11 @@ import org.ntk4j.UserException;
  *   <li>Nothing is clobbered: an existing output or sidecar is an error without {@code force}, and a
  *       {@code <stem>.json} that is not an ntk4j kernel sidecar is never replaced, even with it.</li>
  *   <li>The output directory is checked writable before any work.</li>
- *   <li>Every temporary and spill file carries {@code .ntk4j-pid<PID>.} in its name: they are deleted on
- *       every exit path (normal, exception, SIGINT/SIGTERM through a shutdown hook), and a later run
- *       deletes those of processes no longer alive (SIGKILL, power loss).</li>
+ *   <li>One writer per output: an {@link OutputLock} on the sidecar's name is taken before anything is checked,
+ *       so a second run on the same output is refused whichever would finish first.</li>
+ *   <li>Every temporary and spill file follows {@link TempFiles}' rule ({@code .ntk4j-pid<PID>@<host>.} in its
+ *       name): deleted on every exit path (normal, exception, SIGINT/SIGTERM through a shutdown hook), and a
+ *       later run deletes those of processes no longer alive (SIGKILL, power loss).</li>
  *   <li>The NPZ and the sidecar are written to temporaries and published together: the old sidecar is
  *       removed first, the NPZ moved into place, the sidecar (carrying the NPZ's SHA-256) last. A run
  *       killed in between leaves an NPZ without sidecar, never a sidecar describing another NPZ; the
@@ -49,20 +50,13 @@ public final class KernelFiles {
     /** The {@code format} field that marks a kernel sidecar. */
     public static final String FORMAT = "ntk4j-kernel";
 
-    private static final Pattern OWNED = Pattern.compile("\\.ntk4j-pid(\\d+)\\.");
-    private static final Set<Path> PENDING = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(() -> PENDING.forEach(KernelFiles::deleteQuietly), "ntk4j-kernel-cleanup"));
-    }
-
     private final Path out;
     private final Path sidecar;
     private final Path dir;
     private final Path spillRoot;
     private final String tag;
     private final List<Path> owned = new ArrayList<>();
+    private OutputLock lock;
 
     private KernelFiles(Path out, Path spillRoot) {
         this.out = out.toAbsolutePath().normalize();
@@ -70,7 +64,7 @@ public final class KernelFiles {
         String name = this.out.getFileName().toString();
         this.sidecar = dir.resolve((name.endsWith(".npz") ? name.substring(0, name.length() - 4) : name) + ".json");
         this.spillRoot = (spillRoot == null ? dir : spillRoot.toAbsolutePath().normalize());
-        this.tag = ".ntk4j-pid" + ProcessHandle.current().pid() + ".";
+        this.tag = TempFiles.tag();
     }
 
     /**
@@ -88,6 +82,18 @@ public final class KernelFiles {
      */
     public static KernelFiles prepare(Path out, boolean force, Path spillDir, boolean directory) {
         KernelFiles f = new KernelFiles(out, spillDir);
+        // one writer per output, whichever finishes first: taken before anything is checked
+        f.lock = OutputLock.acquire(f.sidecar, "--out " + out);
+        try {
+            return f.check(out, force, spillDir, directory);
+        } catch (RuntimeException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    private KernelFiles check(Path out, boolean force, Path spillDir, boolean directory) {
+        KernelFiles f = this;
         if (!directory && Files.isDirectory(f.out)) {
             throw new OptionException(Option.OUT, " " + out + " is a directory; name a .npz file");
         }
@@ -146,7 +152,7 @@ public final class KernelFiles {
     private Path own(Path p) {
         if (!owned.contains(p)) {
             owned.add(p);
-            PENDING.add(p);
+            TempFiles.own(p);
         }
         return p;
     }
@@ -192,13 +198,17 @@ public final class KernelFiles {
         return m;
     }
 
-    /** Deletes every temporary and spill file of this job (idempotent). */
+    /** Deletes every temporary and spill file of this job and releases its output (idempotent). */
     public void close() {
         for (Path p : owned) {
             deleteQuietly(p);
-            PENDING.remove(p);
+            TempFiles.done(p);
         }
         owned.clear();
+        if (lock != null) {
+            lock.close();
+            lock = null;
+        }
     }
 
     /** Whether {@code p} is a JSON sidecar written by {@code ntk4j kernel} (this version or an earlier one). */
@@ -238,48 +248,23 @@ public final class KernelFiles {
         }
     }
 
-    /** Deletes the ntk4j temporaries and spill files in {@code dir} whose owner process is no longer alive. */
+    /**
+     * Deletes the ntk4j temporaries and spill files in {@code dir} whose owner process is no longer alive
+     * ({@link TempFiles#cleanStale}).
+     */
     public static List<Path> cleanStale(Path dir) {
-        List<Path> removed = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
-            return removed;
-        }
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path p : ds) {
-                Matcher m = OWNED.matcher(p.getFileName().toString());
-                if (m.find()) {
-                    long pid;
-                    try {
-                        pid = Long.parseLong(m.group(1));
-                    } catch (NumberFormatException e) {
-                        continue;
-                    }
-                    boolean alive =
-                            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-                    if (!alive) {
-                        deleteQuietly(p);
-                        removed.add(p);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            // an unreadable directory: nothing to clean
-        }
-        return removed;
+        return TempFiles.cleanStale(dir);
     }
 
     private static void checkWritable(Path d, Option option, Path given) {
         try {
             Files.createDirectories(d);
-            Path probe = Files.createTempFile(
-                    d, ".ntk4j-pid" + ProcessHandle.current().pid() + ".", ".probe");
+            Path probe = Files.createTempFile(d, TempFiles.tag(), ".probe");
             Files.delete(probe);
-        } catch (IOException | SecurityException e) {
-            throw new OptionException(
-                    "cannot write ",
-                    option,
-                    " " + given + " (" + d + "): " + e.getClass().getSimpleName()
-                            + (e.getMessage() == null ? "" : " " + e.getMessage()));
+        } catch (IOException e) {
+            throw new OptionException("cannot write ", option, " " + given + " (" + d + "): " + IoMessages.describe(e));
+        } catch (SecurityException e) {
+            throw new OptionException("cannot write ", option, " " + given + " (" + d + "): permission denied");
         }
     }
 

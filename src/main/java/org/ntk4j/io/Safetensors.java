@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.UserException;
+import org.ntk4j.files.IoMessages;
 
 /**
  * Weights in the safetensors format (Hugging Face), readable by Python's {@code safetensors}
@@ -178,7 +179,8 @@ public final class Safetensors {
         try {
             json = GSON.fromJson(new String(hb.array(), StandardCharsets.UTF_8), JsonObject.class);
         } catch (JsonParseException ex) {
-            throw new UserException(file + ": malformed safetensors header (" + ex.getMessage() + ")");
+            throw new UserException(
+                    file + ": malformed safetensors header (" + IoMessages.words(ex.getMessage()) + ")");
         }
         if (json == null) {
             throw new UserException(file + ": empty safetensors header");
@@ -206,7 +208,7 @@ public final class Safetensors {
                 JsonArray o = t.getAsJsonArray("data_offsets");
                 long begin = o.get(0).getAsLong();
                 long end = o.get(1).getAsLong();
-                if (o.size() != 2 || end - begin != count * type.getNumOfBytes()) {
+                if (o.size() != 2 || end - begin != Math.multiplyExact(count, (long) type.getNumOfBytes())) {
                     throw new UserException(file + ": tensor '" + kv.getKey() + "' has offsets " + o + " for " + count
                             + " × " + type.asSafetensors());
                 }
@@ -216,8 +218,10 @@ public final class Safetensors {
                 | IllegalArgumentException
                 | NullPointerException
                 | ClassCastException
-                | IndexOutOfBoundsException ex) {
-            throw new UserException(file + ": malformed safetensors header (" + ex + ")");
+                | IndexOutOfBoundsException
+                | ArithmeticException ex) {
+            throw new UserException(
+                    file + ": malformed safetensors header (" + IoMessages.words(ex.getMessage()) + ")");
         }
         entries.sort(Comparator.comparingLong(Entry::begin));
         long at = 0;

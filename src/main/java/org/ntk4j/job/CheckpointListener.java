@@ -85,15 +85,14 @@ public final class CheckpointListener implements Checkpoints {
     static final String CHECKSUMS = "checksums.json";
 
     /**
-     * Writes weights, optimizer state, the loop state and their checksums into checkpoint.tmp/, then
-     * rotates: checkpoint/ becomes checkpoint.prev/ and checkpoint.tmp/ becomes checkpoint/ (atomic
+     * Writes weights, optimizer state, the loop state and their checksums into a temporary folder
+     * ({@link org.ntk4j.files.TempFiles}), then rotates: checkpoint/ becomes checkpoint.prev/ and the temporary becomes checkpoint/ (atomic
      * renames). The last two checkpoints are kept: a damaged newest one falls back to the older.
      */
     private void checkpoint(Optimizer opt, Trainer.State st, TrainProgress p) {
+        Path tmp = org.ntk4j.files.TempFiles.directory(run.file("checkpoint"));
         try {
-            Path tmp = run.file("checkpoint.tmp");
-            deleteTree(tmp);
-            Files.createDirectories(tmp);
+            deleteTree(run.file("checkpoint.tmp")); // left by versions before the temporaries' naming rule
             p.net().saveParameters(tmp.resolve("weights.npz"));
             NDList os = opt.state();
             Files2.writeAtomically(tmp.resolve("optimizer.npz"), out -> os.encode(out, NDList.Encoding.NPZ));
@@ -114,6 +113,8 @@ public final class CheckpointListener implements Checkpoints {
             deleteTree(run.file("checkpoint.old")); // left by versions that kept one checkpoint
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(run.dir() + ": cannot write checkpoint (" + e.getMessage() + ")", e);
+        } finally {
+            org.ntk4j.files.TempFiles.delete(tmp);
         }
     }
 
@@ -139,6 +140,17 @@ public final class CheckpointListener implements Checkpoints {
             Trainer.State st;
             try {
                 st = verify(cur);
+                fits(st, p, cur);
+                // without checksums (older runs, or checksums.json lost), a damaged file shows only when it is read
+                p.net().loadParameters(cur.resolve("weights.npz"));
+                try (InputStream is = new BufferedInputStream(Files.newInputStream(cur.resolve("optimizer.npz")))) {
+                    NDList saved = NDList.decode(p.net().manager(), is);
+                    p.optimizer().restore(saved, st.step());
+                    saved.close();
+                } catch (IOException | RuntimeException e) {
+                    throw new UserException(cur.getFileName() + "/optimizer.npz is damaged ("
+                            + org.ntk4j.files.IoMessages.words(e.getMessage()) + ")");
+                }
             } catch (UserException e) {
                 problems.add(e.getMessage());
                 continue;
@@ -146,14 +158,6 @@ public final class CheckpointListener implements Checkpoints {
             if (!problems.isEmpty()) {
                 System.err.println("ntk4j: warning: " + String.join("; ", problems) + "; resuming from the older "
                         + cur.getFileName() + "/ (step " + st.step() + ")");
-            }
-            p.net().loadParameters(cur.resolve("weights.npz"));
-            try (InputStream is = new BufferedInputStream(Files.newInputStream(cur.resolve("optimizer.npz")))) {
-                NDList saved = NDList.decode(p.net().manager(), is);
-                p.optimizer().restore(saved, st.step());
-                saved.close();
-            } catch (IOException | RuntimeException e) {
-                throw new UserException(cur.resolve("optimizer.npz") + ": cannot read (" + e.getMessage() + ")");
             }
             run.truncateRecords(st.records());
             p.state().copyFrom(st);
@@ -201,6 +205,26 @@ public final class CheckpointListener implements Checkpoints {
             return st;
         } catch (com.google.gson.JsonParseException | NumberFormatException | IllegalStateException e) {
             throw new UserException(cur.getFileName() + "/state.json is damaged (" + firstLine(e.getMessage()) + ")");
+        }
+    }
+
+    /**
+     * Refuses a state that does not fit the run (an edited or damaged state.json that still parses): the step must be
+     * epoch × steps per epoch + step in the epoch, inside the run's epochs.
+     */
+    static void fits(Trainer.State st, TrainProgress p, Path cur) {
+        long spe = p.stepsPerEpoch();
+        int epochs = p.spec().epochs();
+        if (st.epoch() > epochs
+                || st.stepInEpoch() < 0
+                || st.stepInEpoch() >= spe
+                || st.epoch() == epochs && st.stepInEpoch() != 0
+                || st.step() != (long) st.epoch() * spe + st.stepInEpoch()) {
+            throw new UserException(
+                    cur.getFileName() + "/state.json does not fit this run (epoch " + st.epoch() + ", step "
+                            + st.step() + ", step " + st.stepInEpoch() + " of the epoch; the run has " + epochs
+                            + " epochs of " + spe
+                            + " steps)");
         }
     }
 

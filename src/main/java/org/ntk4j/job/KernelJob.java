@@ -27,6 +27,7 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.util.Machine;
+import org.ntk4j.util.MachineBudget;
 
 /**
  * The kernel job, callable from Java: resolves the model spec, weights and dataset of a
@@ -103,6 +104,7 @@ public final class KernelJob {
             ntk.memory(tileBudgets[0]);
             Ntk.MemoryEstimate placed = ntk.estimate(n, n, m.getDevice());
             placed.check();
+            checkMachine(ntk, n, test, files, m);
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
                 print.accept(placed.explain());
@@ -257,6 +259,33 @@ public final class KernelJob {
                 ") is too small for this kernel: it needs at least " + Ntk.bytes(smallest) + " (output kernels "
                         + Ntk.bytes(output) + ", one-sample tiles " + Ntk.bytes(tiles) + ", inputs and parameters "
                         + Ntk.bytes(extras) + ")");
+    }
+
+    /**
+     * Before any work: free disk for the output (and for the kernels accumulated on disk), and the device's memory
+     * for the tiles' working set (MachineBudget).
+     */
+    private void checkMachine(Ntk ntk, int n, int test, KernelFiles files, NDManager m) {
+        Ntk.MemoryEstimate a = ntk.estimate(n, n);
+        Ntk.MemoryEstimate b = test > 0 ? ntk.estimate(test, n) : null;
+        long output = a.outputBytes() + (b == null ? 0 : b.outputBytes());
+        long spilled =
+                (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
+        MachineBudget.checkDisk(java.util.List.of(
+                new MachineBudget.Disk(files.out().getParent(), output, "--out " + c.out()),
+                new MachineBudget.Disk(
+                        files.spillDir().getParent(),
+                        spilled,
+                        "the kernels accumulated on disk ("
+                                + (r.options().spillDir() != null
+                                        ? "--spill-dir " + r.options().spillDir()
+                                        : "beside --out")
+                                + ")")));
+        MachineBudget.checkDevice(
+                a.workingBytes(),
+                "the tiles' working set (--memory, --tile)",
+                m.getDevice().toString(),
+                MachineBudget.deviceMemory(m.getDevice()));
     }
 
     private static void release(KernelResult r) {

@@ -90,15 +90,19 @@ public final class RegressJob {
 
     private RegressJob() {}
 
-    /** Targets as an N×O matrix: one-hot labels (O classes, from the largest label) or the regression targets. */
-    static DMatrixRMaj targets(NpzReader.Array y, int classes) {
+    /**
+     * Targets as an N×O matrix: one-hot labels (one column per distinct label of {@code classes}, in increasing order,
+     * so labels 100..109 are 10 classes) or the regression targets.
+     */
+    static DMatrixRMaj targets(NpzReader.Array y, double[] classes) {
         int n = y.rows();
         if (y.shape().length == 1) {
-            DMatrixRMaj t = new DMatrixRMaj(n, classes);
+            DMatrixRMaj t = new DMatrixRMaj(n, classes.length);
             for (int i = 0; i < n; i++) {
-                int c = (int) y.data()[i];
-                if (c < 0 || c >= classes) {
-                    throw new UserException("label " + c + " of point " + i + " is outside 0.." + (classes - 1));
+                int c = java.util.Arrays.binarySearch(classes, y.data()[i]);
+                if (c < 0) {
+                    throw new UserException("label " + y.data()[i] + " of point " + i + " is not one of the labels "
+                            + java.util.Arrays.toString(classes));
                 }
                 t.set(i, c, 1);
             }
@@ -107,15 +111,34 @@ public final class RegressJob {
         return new DMatrixRMaj(n, y.cols(), true, y.data());
     }
 
-    /** The classes of labels y1 (and y2, if any): one more than the largest label. */
-    private static int classes(NpzReader.Array y1, NpzReader.Array y2) {
-        int classes = 0;
-        for (NpzReader.Array y : y2 == null ? java.util.List.of(y1) : java.util.List.of(y1, y2)) {
+    /** The distinct labels of y1 and y2 (integers), in increasing order: the classes of the one-hot targets. */
+    static double[] classes(NpzReader.Array y1, NpzReader.Array y2, Path file) {
+        java.util.TreeSet<Double> labels = new java.util.TreeSet<>();
+        for (NpzReader.Array y : new NpzReader.Array[] {y1, y2}) {
+            if (y == null) {
+                continue;
+            }
             for (double v : y.data()) {
-                classes = Math.max(classes, (int) v + 1);
+                if (v != Math.rint(v) || !Double.isFinite(v)) {
+                    throw new UserException(file + ": label " + v + " is not an integer (y1 and y2 hold class labels;"
+                            + " regression targets are N×O)");
+                }
+                labels.add(v);
             }
         }
-        return classes;
+        return labels.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+
+    /** Refuses an array with NaN or ±Infinity entries, naming it: kernel regression would turn them into garbage. */
+    static NpzReader.Array finite(NpzReader.Array a, String name, Path file) {
+        long bad = java.util.Arrays.stream(a.data())
+                .filter(v -> !Double.isFinite(v))
+                .count();
+        if (bad > 0) {
+            throw new UserException(file + ": '" + name + "' has " + bad + " non-finite entr" + (bad == 1 ? "y" : "ies")
+                    + " (NaN or ±Infinity) of " + a.data().length + "; regress needs finite kernels and targets");
+        }
+        return a;
     }
 
     static DMatrixRMaj square(NpzReader.Array k, String name, Path file) {
@@ -129,58 +152,82 @@ public final class RegressJob {
         return new DMatrixRMaj((int) k.shape()[0], (int) k.shape()[1], true, k.data());
     }
 
-    /** Runs the regression (no files written). */
-    public static Result compute(Config c) {
-        if (c.ridge() < 0 || !(c.lr() > 0) || !(c.time() > 0)) {
+    /** Ridge finite and >= 0, learning rate finite and > 0, time > 0 (∞ allowed). */
+    private static void checkSettings(Config c) {
+        if (!(c.ridge() >= 0)
+                || !Double.isFinite(c.ridge())
+                || !(c.lr() > 0)
+                || !Double.isFinite(c.lr())
+                || !(c.time() > 0)) {
             throw new OptionException(
                     Option.RIDGE,
-                    " must be >= 0, ",
+                    " must be a finite number >= 0, ",
                     Option.LR,
-                    " and ",
+                    " finite and > 0, ",
                     Option.TIME,
                     " > 0 (got " + c.ridge() + ", " + c.lr() + ", " + c.time() + ")");
         }
+    }
+
+    /** The regression with Θ + λI; a matrix it cannot decompose is named with the ridge. */
+    private static KernelRegression regression(DMatrixRMaj k, double ridge) {
+        DMatrixRMaj kr = k.copy();
+        for (int i = 0; i < k.numRows; i++) {
+            kr.add(i, i, ridge);
+        }
+        try {
+            return new KernelRegression(kr);
+        } catch (UserException e) {
+            throw new OptionException(e.getMessage() + " with ", Option.RIDGE, " " + ridge);
+        }
+    }
+
+    /** Runs the regression (no files written). */
+    public static Result compute(Config c) {
+        checkSettings(c);
         NpzReader r = new NpzReader(c.kernel());
-        DMatrixRMaj k = square(r.read("ntk"), "ntk", c.kernel());
+        DMatrixRMaj k = square(finite(r.read("ntk"), "ntk", c.kernel()), "ntk", c.kernel());
         int n = k.numRows;
         if (k.numCols != n) {
             throw new UserException(
                     c.kernel() + ": 'ntk' is " + n + "x" + k.numCols + ", a square train kernel expected");
         }
-        NpzReader.Array y1 = r.read("y1");
+        NpzReader.Array y1 = finite(r.read("y1"), "y1", c.kernel());
         if (y1.rows() != n) {
             throw new UserException(c.kernel() + ": y1 has " + y1.rows() + " rows but the kernel is " + n + "x" + n);
         }
         boolean labels = y1.shape().length == 1;
-        NpzReader.Array y2 = r.has("y2") ? r.read("y2") : null;
-        int classes = labels ? classes(y1, y2) : 0;
+        NpzReader.Array y2 = r.has("y2") ? finite(r.read("y2"), "y2", c.kernel()) : null;
+        double[] classes = labels ? classes(y1, y2, c.kernel()) : new double[0];
         DMatrixRMaj y = targets(y1, classes);
-        DMatrixRMaj kr = k.copy();
-        for (int i = 0; i < n; i++) {
-            kr.add(i, i, c.ridge());
-        }
-        KernelRegression reg = new KernelRegression(kr);
+        KernelRegression reg = regression(k, c.ridge());
         DMatrixRMaj fTrain = reg.testPrediction(k, y, null, null, c.lr(), c.time());
-        Double trainAccuracy = labels ? accuracy(fTrain, y1.data()) : null;
+        Double trainAccuracy = labels ? accuracy(fTrain, y) : null;
         DMatrixRMaj fTest = null;
         int test = 0;
         Double testMse = null;
         Double testAccuracy = null;
         String note = null;
         if (r.has("ntk_test")) {
-            DMatrixRMaj kt = square(r.read("ntk_test"), "ntk_test", c.kernel());
+            DMatrixRMaj kt = square(finite(r.read("ntk_test"), "ntk_test", c.kernel()), "ntk_test", c.kernel());
             if (kt.numCols != n) {
                 throw new UserException(c.kernel() + ": ntk_test has " + kt.numCols
                         + " columns but the train kernel is " + n + "x" + n);
             }
             fTest = reg.testPrediction(kt, y, null, null, c.lr(), c.time());
             test = kt.numRows;
+            if (y2 != null && y2.rows() != kt.numRows) {
+                throw new UserException(c.kernel() + ": y2 has " + y2.rows() + " rows but ntk_test has " + kt.numRows);
+            }
             if (y2 != null) {
                 DMatrixRMaj yt = targets(y2, classes);
                 testMse = mse(fTest, yt);
                 if (labels) {
-                    testAccuracy = accuracy(fTest, y2.data());
+                    testAccuracy = accuracy(fTest, yt);
                 }
+            } else {
+                note = "no test targets (y2) in the file: test predictions are written to predictions.npz, but no"
+                        + " test metrics are computed";
             }
         } else {
             note = "no test×train kernel (ntk_test) in the file: run 'ntk4j kernel --test M' for test predictions";
@@ -189,7 +236,7 @@ public final class RegressJob {
                 c.kernel().toString(),
                 n,
                 y.numCols,
-                labels ? "one-hot labels (" + classes + " classes)" : "regression targets",
+                labels ? oneHot(classes) : "regression targets",
                 c.ridge(),
                 c.lr(),
                 Double.isInfinite(c.time()) ? "inf" : c.time(),
@@ -204,6 +251,14 @@ public final class RegressJob {
 
     /** Runs the regression and writes results.json, predictions.npz and report.html into the output folder. */
     public static Result run(Config c) {
+        // one regression per output folder at a time: two would mix their results.json, predictions and report
+        try (org.ntk4j.files.OutputLock lock =
+                org.ntk4j.files.OutputLock.acquire(c.out().resolve("results.json"), "--out " + c.out())) {
+            return runLocked(c);
+        }
+    }
+
+    private static Result runLocked(Config c) {
         Result res = compute(c);
         Path out = c.out();
         Files2.writeString(out.resolve("results.json"), Specs.toJson(res.metrics()) + "\n");
@@ -240,7 +295,8 @@ public final class RegressJob {
         return s / f.getNumElements();
     }
 
-    static double accuracy(DMatrixRMaj f, double[] labels) {
+    /** The fraction of rows whose largest prediction is in the column of their one-hot target. */
+    static double accuracy(DMatrixRMaj f, DMatrixRMaj oneHot) {
         int ok = 0;
         for (int i = 0; i < f.numRows; i++) {
             int best = 0;
@@ -249,9 +305,27 @@ public final class RegressJob {
                     best = j;
                 }
             }
-            ok += best == (int) labels[i] ? 1 : 0;
+            ok += oneHot.get(i, best) == 1 ? 1 : 0;
         }
         return ok / (double) f.numRows;
+    }
+
+    /** "one-hot labels (C classes)", naming the labels when they are not 0..C-1. */
+    private static String oneHot(double[] classes) {
+        boolean plain = classes.length == 0 || classes[0] == 0 && classes[classes.length - 1] == classes.length - 1;
+        return "one-hot labels (" + classes.length + " classes" + (plain ? "" : ": labels " + labelList(classes)) + ")";
+    }
+
+    private static String labelList(double[] classes) {
+        java.util.StringJoiner j = new java.util.StringJoiner(", ");
+        for (int i = 0; i < classes.length; i++) {
+            if (i == 8 && classes.length > 10) {
+                j.add("…");
+                i = classes.length - 1;
+            }
+            j.add(Long.toString((long) classes[i]));
+        }
+        return j.toString();
     }
 
     private static float[] toFloat(DMatrixRMaj a) {

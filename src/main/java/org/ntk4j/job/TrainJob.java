@@ -148,6 +148,9 @@ public final class TrainJob {
             }
             trainer.addListener(probes);
             Trainer.Result r = trainer.fit(resume);
+            if (r == null) {
+                return null; // a finished run resumed: nothing trained, its report stands
+            }
             RunReport.write(run, args.model().name() + " on " + args.dataset(), reportOrder(probes));
             return new Outcome(r, Collections.unmodifiableList(records));
         }

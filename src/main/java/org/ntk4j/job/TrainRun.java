@@ -93,6 +93,7 @@ public final class TrainRun {
         }
         try (RunFolder run = new RunFolder(dir)) {
             run.lock();
+            ResumeGuard guard = new ResumeGuard(dir); // a failed resume leaves args.json as it found it
             if (args.train().epochs() != epochsBefore) {
                 run.writeJson("args.json", args.withThreads(args.threads() != null ? args.threads() : threads));
                 System.err.println("ntk4j: extending the run from " + epochsBefore + " to "
@@ -100,6 +101,9 @@ public final class TrainRun {
             }
             try (NDManager m = manager.get()) {
                 return TrainJob.run(args, run, dataDir, m, true, quiet);
+            } catch (RuntimeException e) {
+                guard.restoreIfUnchanged();
+                throw e;
             }
         }
     }

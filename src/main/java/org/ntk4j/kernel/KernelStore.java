@@ -144,8 +144,13 @@ abstract class KernelStore implements AutoCloseable {
             this.size = size;
             try {
                 Files.createDirectories(dir);
-                file = Files.createTempFile(dir, "ntk4j-kernel-", ".f32");
-                file.toFile().deleteOnExit();
+                long free = Files.getFileStore(dir).getUsableSpace();
+                if (free < size * 4) {
+                    // a mapped file that cannot grow fails later, in the middle of the work, with a memory fault
+                    throw new org.ntk4j.UserException("no space left on device for a kernel on disk: it needs "
+                            + Ntk.bytes(size * 4) + " in " + dir + ", which has " + Ntk.bytes(free) + " free");
+                }
+                file = org.ntk4j.files.TempFiles.file(dir.resolve("ntk4j-kernel.f32"));
                 channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 int n = (int) ((size + CHUNK - 1) / CHUNK);
                 chunks = new FloatBuffer[n];
@@ -207,7 +212,7 @@ abstract class KernelStore implements AutoCloseable {
         public void close() {
             try {
                 channel.close();
-                Files.deleteIfExists(file);
+                org.ntk4j.files.TempFiles.delete(file);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -381,18 +381,7 @@ public final class Ntk {
 
     /** A size with a sensible unit: 512 B, 3.2 KiB, 14.0 MiB, 9.31 GiB. */
     public static String bytes(long b) {
-        if (b < 1024) {
-            return b + " B";
-        }
-        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-        double v = b;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(
-                java.util.Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
+        return org.ntk4j.util.Numbers.bytes(b);
     }
 
     /** The memory estimate of Θ(X1, X2) with N1 and N2 samples (N2 = N1 for X1×X1) on the CPU, before any work. */

@@ -93,9 +93,26 @@ public abstract class Module {
         }
     }
 
+    /**
+     * Refuses a parameter too large for one Java array, or for the heap, with a message naming its size (a model whose
+     * widths multiply past 2³¹, e.g. two dense layers of width 100,000).
+     */
+    static int parameterSize(long n) {
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new org.ntk4j.UserException("a parameter of " + n + " values is more than one array holds (2^31 − 1):"
+                    + " reduce the model's widths");
+        }
+        if (n * 4 > Runtime.getRuntime().maxMemory()) {
+            throw new org.ntk4j.UserException("a parameter of " + n + " values (" + (n * 4 >> 20) + " MiB in float32)"
+                    + " is more than the Java heap (" + (Runtime.getRuntime().maxMemory() >> 20) + " MiB): reduce the"
+                    + " model's widths");
+        }
+        return (int) n;
+    }
+
     /** Values ~ N(0, std²). */
     protected static float[] gaussian(Random rng, long n, double std) {
-        float[] v = new float[Math.toIntExact(n)];
+        float[] v = new float[parameterSize(n)];
         for (int i = 0; i < v.length; i++) {
             v[i] = (float) (rng.nextGaussian() * std);
         }
@@ -104,7 +121,7 @@ public abstract class Module {
 
     /** Values ~ U(-bound, bound). */
     protected static float[] uniform(Random rng, long n, double bound) {
-        float[] v = new float[Math.toIntExact(n)];
+        float[] v = new float[parameterSize(n)];
         for (int i = 0; i < v.length; i++) {
             v[i] = (float) ((2 * rng.nextDouble() - 1) * bound);
         }

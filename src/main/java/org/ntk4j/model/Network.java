@@ -322,7 +322,6 @@ public final class Network implements AutoCloseable {
      * such as {@code 01Linear.weight}, never DJL's bare {@code weight}), atomically.
      */
     public void saveParameters(Path file) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         NDList list = new NDList();
         List<Param> ps = params();
         List<String> names = new ArrayList<>();
@@ -332,14 +331,18 @@ public final class Network implements AutoCloseable {
             a.setName(p.name()); // the NPZ entry's name; a DJL block's own array is named e.g. "weight"
             list.add(a);
         }
-        try (OutputStream os = Files.newOutputStream(tmp)) {
-            list.encode(os, NDList.Encoding.NPZ);
+        Path tmp = org.ntk4j.files.TempFiles.file(file);
+        try {
+            try (OutputStream os = Files.newOutputStream(tmp)) {
+                list.encode(os, NDList.Encoding.NPZ);
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
             for (int i = 0; i < ps.size(); i++) {
                 ps.get(i).value().setName(names.get(i));
             }
+            org.ntk4j.files.TempFiles.delete(tmp);
         }
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**
@@ -370,12 +373,31 @@ public final class Network implements AutoCloseable {
                 throw new UserException(file + ": parameter '" + p.name() + "' has shape " + a.getShape() + ", model "
                         + spec.name() + " expects " + p.value().getShape());
             }
+            if (!a.getDataType().isFloating()) {
+                throw new UserException(file + ": parameter '" + p.name() + "' is " + a.getDataType()
+                        + "; expected float16, float32 or float64");
+            }
+            long bad = nonFinite(a);
+            if (bad > 0) {
+                throw new UserException(file + ": parameter '" + p.name() + "' holds " + bad + " non-finite value"
+                        + (bad == 1 ? "" : "s") + " (NaN or ±Infinity) of " + a.size());
+            }
             p.set(a.toType(dataType, false).duplicate());
             a.close();
         }
         byName.values().forEach(NDArray::close);
         if (!others && !byName.isEmpty()) {
             throw new UserException(file + ": unexpected parameters " + byName.keySet() + " for model " + spec.name());
+        }
+    }
+
+    /** The number of NaN or ±Infinity values of a floating-point array. */
+    private static long nonFinite(NDArray a) {
+        try (NDManager m = a.getManager().newSubManager()) {
+            NDArray t = a.duplicate();
+            t.attach(m);
+            NDArray bad = t.isNaN().logicalOr(t.isInfinite());
+            return bad.toType(DataType.INT64, false).sum().getLong();
         }
     }
 

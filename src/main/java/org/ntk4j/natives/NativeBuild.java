@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.ntk4j.UserException;
+import org.ntk4j.files.TempFiles;
 
 /**
  * Builds DJL's JNI binding ({@code libdjl_torch.so}) against an installed PyTorch, the way DJL's own
@@ -203,9 +204,13 @@ public final class NativeBuild {
                     .resolve(t.version() + "-" + flavor + "-" + classifier())
                     .resolve(DJL_VERSION + "-libdjl_torch.so");
             Files.createDirectories(dest.getParent());
-            Path tmp = Files.createTempFile(dest.getParent(), ".libdjl_torch", ".tmp");
-            Files.copy(so, tmp, StandardCopyOption.REPLACE_EXISTING);
-            Files.move(tmp, dest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Path tmp = TempFiles.file(dest);
+            try {
+                Files.copy(so, tmp, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(tmp, dest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                TempFiles.delete(tmp);
+            }
             log.accept("installed " + dest);
             Path flagsDest = dest.resolveSibling("ntk4j-" + DJL_VERSION + "-libntk4j_torch.so");
             if (flagsSo != null) {
@@ -236,11 +241,15 @@ public final class NativeBuild {
             }
             Path ef = envFile != null ? envFile : Natives.envFile();
             Files.createDirectories(ef.toAbsolutePath().getParent());
-            Path etmp = Files.createTempFile(ef.toAbsolutePath().getParent(), ".native", ".tmp");
-            try (OutputStream os = Files.newOutputStream(etmp)) {
-                env.store(os, "ntk4j native build: " + t + "; library " + dest);
+            Path etmp = TempFiles.file(ef);
+            try {
+                try (OutputStream os = Files.newOutputStream(etmp)) {
+                    env.store(os, "ntk4j native build: " + t + "; library " + dest);
+                }
+                Files.move(etmp, ef, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                TempFiles.delete(etmp);
             }
-            Files.move(etmp, ef, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             log.accept("recorded " + ef
                     + " (the ./ntk4j launcher and Natives.configure() use it; NTK4J_NATIVE=off ignores it)");
             return new Result(t, dest, libPath, ef, env, secs, compiled);
@@ -416,7 +425,8 @@ public final class NativeBuild {
         log.accept("downloading DJL v" + DJL_VERSION + "'s sources from " + ARCHIVE);
         try {
             Files.createDirectories(workDir);
-            Path tgz = Files.createTempFile(workDir, "djl-v" + DJL_VERSION, ".tar.gz");
+            Path tgz = TempFiles.file(workDir.resolve("djl-v" + DJL_VERSION + ".tar.gz"));
+            Path tmp = null;
             try {
                 HttpClient client = HttpClient.newBuilder()
                         .followRedirects(HttpClient.Redirect.NORMAL)
@@ -430,7 +440,7 @@ public final class NativeBuild {
                 try (InputStream is = r.body()) {
                     Files.copy(is, tgz, StandardCopyOption.REPLACE_EXISTING);
                 }
-                Path tmp = Files.createTempDirectory(workDir, ".djl-src");
+                tmp = TempFiles.directory(d);
                 String top = "djl-" + DJL_VERSION + "/";
                 if (run(
                                 List.of(
@@ -451,7 +461,10 @@ public final class NativeBuild {
                 requireSources(tmp, ARCHIVE);
                 Files.move(tmp, d, StandardCopyOption.ATOMIC_MOVE);
             } finally {
-                Files.deleteIfExists(tgz);
+                TempFiles.delete(tgz);
+                if (tmp != null) {
+                    TempFiles.delete(tmp);
+                }
             }
         } catch (IOException e) {
             throw new UserException("cannot download DJL's sources (" + ARCHIVE + "): " + e.getMessage()

@@ -7,31 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import org.ntk4j.files.TempFiles;
 
 /**
  * Atomic writes: write to a temporary sibling, then move into place, so no half-written file is ever
- * seen as complete. Temporaries still open when the JVM shuts down (Ctrl-C, SIGTERM) are deleted by
- * a shutdown hook; only a SIGKILL can leave a hidden {@code .NAME*.tmp} behind, never NAME itself.
+ * seen as complete. The temporary follows {@link TempFiles}' rule: deleted on every exit but SIGKILL, and what a
+ * SIGKILL leaves is deleted by the next ntk4j process that writes in the folder; never NAME itself.
  */
 public final class Files2 {
     private Files2() {}
-
-    private static final java.util.Set<Path> PENDING = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> {
-                            for (Path p : PENDING) {
-                                try {
-                                    Files.deleteIfExists(p);
-                                } catch (IOException e) {
-                                    // shutting down: nothing more to do
-                                }
-                            }
-                        },
-                        "ntk4j-temp-cleanup"));
-    }
 
     /** Receives the stream of the temporary file. */
     public interface Writer {
@@ -40,25 +24,14 @@ public final class Files2 {
 
     public static void writeAtomically(Path file, Writer w) {
         try {
-            Path dir = file.toAbsolutePath().getParent();
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
-            PENDING.add(tmp);
+            Path tmp = TempFiles.file(file);
             try {
                 try (OutputStream os = Files.newOutputStream(tmp)) {
                     w.write(os);
                 }
-                try {
-                    // createTempFile makes owner-only files; results are ordinary readable files
-                    Files.setPosixFilePermissions(
-                            tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: keep the default permissions
-                }
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } finally {
-                Files.deleteIfExists(tmp);
-                PENDING.remove(tmp);
+                TempFiles.delete(tmp);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);

@@ -27,6 +27,7 @@ import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.ntk4j.UserException;
+import org.ntk4j.files.TempFiles;
 import org.ntk4j.kernel.KernelMatrix;
 
 /**
@@ -142,7 +143,7 @@ public final class Npz {
         try {
             Files.createDirectories(dir);
             if (format == Format.NPY) {
-                tmp = Files.createTempDirectory(dir, "." + target.getFileName());
+                tmp = TempFiles.directory(target);
                 for (Entry e : entries) {
                     MessageDigest sha = sha256();
                     try (FileChannel ch = DirectFileChannel.open(
@@ -158,7 +159,7 @@ public final class Npz {
                 }
                 replaceDirectory(tmp, target);
             } else {
-                tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp");
+                tmp = TempFiles.file(target);
                 long total = entries.stream().mapToLong(Entry::bytes).sum();
                 String sha;
                 try (FileChannel ch = DirectFileChannel.open(
@@ -168,22 +169,17 @@ public final class Npz {
                 if (sha == null) {
                     sha = readBackSha256(tmp);
                 }
-                try {
-                    Files.setPosixFilePermissions(
-                            tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: keep the default permissions
-                }
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
                 hashes.put(target.getFileName().toString(), sha);
             }
+            TempFiles.done(tmp);
             tmp = null;
             return hashes;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
         } finally {
             if (tmp != null) {
-                deleteQuietly(tmp);
+                TempFiles.delete(tmp);
             }
         }
     }
@@ -208,21 +204,6 @@ public final class Npz {
             Files.delete(target);
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private static void deleteQuietly(Path p) {
-        try {
-            if (Files.isDirectory(p)) {
-                try (Stream<Path> s = Files.list(p)) {
-                    for (Path c : s.toList()) {
-                        Files.deleteIfExists(c);
-                    }
-                }
-            }
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // best effort
-        }
     }
 
     private static final long MAX32 = 0xFFFFFFFFL;

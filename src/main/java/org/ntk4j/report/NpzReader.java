@@ -5,16 +5,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.ntk4j.UserException;
+import org.ntk4j.files.IoMessages;
+import org.ntk4j.io.NpyHeader;
 
 /**
  * Reads arrays back from what {@link Npz} writes: an NPZ zip of .npy entries (stored or deflated) or a directory of
@@ -80,7 +79,7 @@ public final class NpzReader {
                     throw missing(name);
                 }
                 try (InputStream in = Files.newInputStream(f)) {
-                    return parse(in, name);
+                    return parse(in, name, Files.size(f));
                 }
             }
             try (ZipFile z = new ZipFile(path.toFile())) {
@@ -89,11 +88,11 @@ public final class NpzReader {
                     throw missing(name);
                 }
                 try (InputStream in = z.getInputStream(e)) {
-                    return parse(in, name);
+                    return parse(in, name, e.getSize());
                 }
             }
         } catch (IOException e) {
-            throw new UserException("cannot read '" + name + "' from " + path + ": " + e.getMessage());
+            throw new UserException("cannot read '" + name + "' from " + path + ": " + IoMessages.describe(e));
         }
     }
 
@@ -101,55 +100,25 @@ public final class NpzReader {
         return new UserException(path + " has no entry '" + name + "' (entries: " + String.join(", ", names()) + ")");
     }
 
-    private static final Pattern DESCR = Pattern.compile("'descr'\\s*:\\s*'([^']+)'");
-    private static final Pattern ORDER = Pattern.compile("'fortran_order'\\s*:\\s*(True|False)");
-    private static final Pattern SHAPE = Pattern.compile("'shape'\\s*:\\s*\\(([^)]*)\\)");
-
-    private Array parse(InputStream raw, String name) throws IOException {
+    /** Reads one array; {@code bytes} is the entry's size in bytes (header included), -1 when unknown. */
+    private Array parse(InputStream raw, String name, long bytes) throws IOException {
+        String what = "entry '" + name + "' of " + path;
+        NpyHeader h = NpyHeader.read(raw, what);
+        if (bytes >= 0) {
+            h.checkSize(bytes - h.headerBytes(), what);
+        }
         DataInputStream in = new DataInputStream(raw);
-        byte[] magic = new byte[6];
-        in.readFully(magic);
-        if (magic[0] != (byte) 0x93 || magic[1] != 'N' || magic[2] != 'U') {
-            throw new UserException("entry '" + name + "' of " + path + " is not an .npy array");
-        }
-        int major = in.readUnsignedByte();
-        in.readUnsignedByte();
-        byte[] lenBytes = new byte[major == 1 ? 2 : 4];
-        in.readFully(lenBytes);
-        ByteBuffer lb = ByteBuffer.wrap(lenBytes).order(ByteOrder.LITTLE_ENDIAN);
-        int hlen = major == 1 ? Short.toUnsignedInt(lb.getShort()) : lb.getInt();
-        byte[] hb = new byte[hlen];
-        in.readFully(hb);
-        String header = new String(hb, StandardCharsets.ISO_8859_1);
-        Matcher d = DESCR.matcher(header);
-        Matcher o = ORDER.matcher(header);
-        Matcher s = SHAPE.matcher(header);
-        if (!d.find() || !o.find() || !s.find()) {
-            throw new UserException("entry '" + name + "' of " + path + " has an unreadable .npy header");
-        }
-        if (o.group(1).equals("True")) {
-            throw new UserException("entry '" + name + "' of " + path + " is in Fortran order (C order expected)");
-        }
-        List<Long> dims = new ArrayList<>();
-        for (String t : s.group(1).split(",")) {
-            if (!t.isBlank()) {
-                dims.add(Long.parseLong(t.trim()));
-            }
-        }
-        long[] shape = dims.stream().mapToLong(Long::longValue).toArray();
-        long count = 1;
-        for (long v : shape) {
-            count *= v;
-        }
+        long[] shape = h.shape();
+        long count = h.count();
         if (count > Integer.MAX_VALUE / 8) {
-            throw new UserException("entry '" + name + "' of " + path + " is too large to read whole (" + count + ")");
+            throw new UserException(what + " is too large to read whole (" + count + " values)");
         }
-        String descr = d.group(1);
+        String descr = h.descr().replace('=', '<');
         int size =
                 switch (descr) {
                     case "<f4", "<i4" -> 4;
                     case "<f8", "<i8" -> 8;
-                    case "|u1", "<u1", "|i1" -> 1;
+                    case "|u1", "<u1", "|i1", "<i1" -> 1;
                     default -> throw new UserException("entry '" + name + "' of " + path + " has dtype " + descr
                             + " (float32/64, int32/64, uint8 read)");
                 };
@@ -163,7 +132,7 @@ public final class NpzReader {
                 case "<f8" -> b.getDouble();
                 case "<i4" -> b.getInt();
                 case "<i8" -> b.getLong();
-                case "|i1" -> b.get();
+                case "|i1", "<i1" -> b.get();
                 default -> Byte.toUnsignedInt(b.get());
             };
         }

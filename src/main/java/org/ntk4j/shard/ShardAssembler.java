@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
+import org.ntk4j.files.OutputLock;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.factor.Mode;
@@ -16,6 +17,7 @@ import org.ntk4j.report.Files2;
 import org.ntk4j.report.NpyFile;
 import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelOption;
+import org.ntk4j.util.MachineBudget;
 
 /**
  * Checks the shards of a {@link ShardStore} and assembles them: every shard of the plan present, of this plan,
@@ -101,6 +103,13 @@ public final class ShardAssembler {
      * @param force replace an existing output
      */
     public static Result assemble(Path dir, Layout layout, Path out, boolean keepShards, boolean force) {
+        // one assembly per store at a time: two would race on the output, the manifest and the shards they delete
+        try (OutputLock lock = OutputLock.acquire(dir.resolve("manifest.json"), "the shard store " + dir)) {
+            return assembleLocked(dir, layout, out, keepShards, force);
+        }
+    }
+
+    private static Result assembleLocked(Path dir, Layout layout, Path out, boolean keepShards, boolean force) {
         long t0 = System.nanoTime();
         ShardStore store = ShardStore.open(dir);
         ShardPlan plan = store.plan();
@@ -116,6 +125,7 @@ public final class ShardAssembler {
             if (Files.exists(output) && !force) {
                 throw new OptionException(output + " exists; pass ", KernelOption.FORCE, " to replace it");
             }
+            checkDisk(plan, dir, output);
             Npz npz = new Npz().format(layout == Layout.NPZ ? Npz.Format.NPZ : Npz.Format.NPY);
             List<KernelMatrix> held = new ArrayList<>();
             try {
@@ -171,6 +181,34 @@ public final class ShardAssembler {
             store.deleteShards();
         }
         return new Result(manifest, output, sums.size(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Before any work: free disk for the assembled kernel and for the arrays accumulated on disk in the store. */
+    private static void checkDisk(ShardPlan plan, Path dir, Path output) {
+        long total = 0;
+        long spilled = 0;
+        for (String kernel : List.of(TileRange.TRAIN, TileRange.TEST)) {
+            if (plan.rows(kernel) == 0) {
+                continue;
+            }
+            for (String a : plan.arrays(kernel)) {
+                long b = arrayBytes(plan, kernel, a);
+                total += b;
+                if (plan.valueBytes() != 8 && b > Runtime.getRuntime().maxMemory() / 2) {
+                    spilled += b;
+                }
+            }
+        }
+        MachineBudget.checkDisk(List.of(
+                new MachineBudget.Disk(output.toAbsolutePath().getParent(), total, "the assembled kernel " + output),
+                new MachineBudget.Disk(dir, spilled, "the arrays accumulated on disk in " + dir)));
+    }
+
+    /** Bytes of one whole array of one kernel of the plan. */
+    private static long arrayBytes(ShardPlan plan, String kernel, String array) {
+        boolean factor = array.endsWith(".forward") || array.endsWith(".backward");
+        Mode mode = factor ? Mode.TRACE : plan.mode();
+        return KernelMatrix.bytes(plan.rows(kernel), plan.n(), mode, plan.outputs(), plan.valueBytes() == 8);
     }
 
     /**

@@ -60,18 +60,17 @@ public final class ShardStore {
         try {
             Files.createDirectories(dir.resolve("shards"));
             if (!Files.exists(file)) {
-                Path tmp = Files.createTempFile(
-                        dir, ".plan.json.ntk4j-pid" + ProcessHandle.current().pid() + ".", ".tmp");
+                Path tmp = org.ntk4j.files.TempFiles.file(file);
                 try {
                     Files.writeString(tmp, plan.toJson(), StandardCharsets.UTF_8);
                     Files.move(tmp, file); // no replace: a plan written meanwhile by another process wins
                 } catch (FileAlreadyExistsException e) {
                     // checked below
                 } finally {
-                    Files.deleteIfExists(tmp);
+                    org.ntk4j.files.TempFiles.delete(tmp);
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | java.io.UncheckedIOException e) {
             throw new UserException("cannot write the shard store " + dir + ": " + e.getMessage());
         }
         ShardStore s = open(dir);

@@ -268,6 +268,11 @@ public record TrainSpec(
         }
 
         public TrainSpec build() {
+            // a name that is no choice would become null here and fail later, far from its cause
+            choice("optimizer", optimizer, OPTIMIZERS);
+            choice("loss", loss, LOSSES);
+            choice("target", target, TARGETS);
+            choice("schedule", schedule, SCHEDULES);
             return new TrainSpec(
                     OptimizerKind.of(optimizer),
                     lr,
@@ -291,31 +296,47 @@ public record TrainSpec(
                     sloAdaptive);
         }
 
+        private static void choice(String field, String value, List<String> allowed) {
+            if (value == null || !allowed.contains(value.toLowerCase(Locale.ROOT))) {
+                throw new org.ntk4j.UserException(
+                        "training options: field '" + field + "' must be one of " + allowed + " (got " + value + ")");
+            }
+        }
+
         /** Checks every field; throws a one-line UserException naming the first bad one; else builds the spec. */
         public TrainSpec validate(String source) {
             Specs.Problems p = new Specs.Problems(source);
             p.require(
-                    OPTIMIZERS.contains(optimizer.toLowerCase(Locale.ROOT)),
+                    optimizer != null && OPTIMIZERS.contains(optimizer.toLowerCase(Locale.ROOT)),
                     "optimizer",
                     "must be one of " + OPTIMIZERS + " (got " + optimizer + ")");
             p.require(
-                    LOSSES.contains(loss.toLowerCase(Locale.ROOT)),
+                    loss != null && LOSSES.contains(loss.toLowerCase(Locale.ROOT)),
                     "loss",
                     "must be one of " + LOSSES + " (got " + loss + ")");
             p.require(
-                    TARGETS.contains(target.toLowerCase(Locale.ROOT)),
+                    target != null && TARGETS.contains(target.toLowerCase(Locale.ROOT)),
                     "target",
                     "must be one of " + TARGETS + " (got " + target + ")");
             p.require(
-                    SCHEDULES.contains(schedule.toLowerCase(Locale.ROOT)),
+                    schedule != null && SCHEDULES.contains(schedule.toLowerCase(Locale.ROOT)),
                     "schedule",
                     "must be one of " + SCHEDULES + " (got " + schedule + ")");
             p.require(lr > 0 && Double.isFinite(lr), "lr", "must be a positive number (got " + lr + ")");
             p.require(momentum >= 0 && momentum < 1, "momentum", "must be in [0, 1) (got " + momentum + ")");
-            p.require(weightDecay >= 0, "weightDecay", "must be >= 0");
+            p.require(
+                    weightDecay >= 0 && Double.isFinite(weightDecay),
+                    "weightDecay",
+                    "must be a finite number >= 0 (got " + weightDecay + ")");
+            // SGD's decay step w ← (1 − lr·wd)·w grows the weights once lr·wd ≥ 2(1 + momentum)
+            p.require(
+                    !"sgd".equalsIgnoreCase(optimizer) || lr * weightDecay < 2 * (1 + momentum),
+                    "weightDecay",
+                    "times lr must be below 2(1 + momentum) for sgd, else the decay alone makes the weights diverge (got"
+                            + " lr " + lr + " × weightDecay " + weightDecay + ")");
             p.require(epochs >= 1, "epochs", "must be >= 1 (got " + epochs + ")");
             p.require(batchSize >= 0, "batchSize", "must be >= 0 (0 = full batch; got " + batchSize + ")");
-            p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0");
+            p.require(checkpointEvery >= 0, "checkpointEvery", "must be >= 0 (got " + checkpointEvery + ")");
             p.require(
                     !"slo".equalsIgnoreCase(optimizer) || (momentum == 0 && !nesterov),
                     "momentum",

@@ -39,7 +39,8 @@ public final class KernelRegression {
         }
         EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(n, true, true);
         if (!eig.decompose(thetaTrain.copy())) {
-            throw new IllegalStateException("eigendecomposition of the train kernel failed");
+            throw new org.ntk4j.UserException(
+                    "the eigendecomposition of the train kernel failed (entries too large, or not a symmetric kernel)");
         }
         v = new DMatrixRMaj(n, n);
         lambda = new double[n];

@@ -169,7 +169,10 @@ public final class Trainer {
             boolean fullBatch,
             boolean hasTest) {}
 
-    /** Trains from scratch, or from the last checkpoint (see {@link #checkpoints}) when {@code resume}. */
+    /**
+     * Trains from scratch, or from the last checkpoint (see {@link #checkpoints}) when {@code resume}; resuming a run
+     * that has finished all its epochs says so and returns null (nothing is trained or written).
+     */
     public Result fit(boolean resume) {
         NDManager m = net.manager().newSubManager();
         try (m) {
@@ -196,6 +199,11 @@ public final class Trainer {
                     throw new UserException("cannot resume: this trainer keeps no checkpoints");
                 }
                 checkpoints.restore(p);
+                if (st.epoch >= spec.epochs()) {
+                    System.err.println("ntk4j: the run has finished its " + spec.epochs() + " epochs (step " + st.step
+                            + "); nothing to resume (--epochs N extends a run with a constant or step schedule)");
+                    return null;
+                }
             }
             double secondsTotal = st.seconds;
             p.secondsBefore = secondsTotal;
@@ -555,6 +563,11 @@ public final class Trainer {
         /** Global steps done. */
         public long step() {
             return step;
+        }
+
+        /** Steps done in the current epoch. */
+        public int stepInEpoch() {
+            return stepInEpoch;
         }
 
         /** The epoch's summed loss so far (Σ over its steps of the mini-batch mean loss × batch size). */

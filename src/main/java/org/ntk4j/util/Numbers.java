@@ -34,9 +34,12 @@ public final class Numbers {
         return b.toString();
     }
 
-    /** A size such as {@code 512m}, {@code 4g}, {@code 64k} or {@code 1000000} in bytes; -1 when it is not one (or not positive). */
+    /**
+     * A size such as {@code 512m}, {@code 4g}, {@code 1t}, {@code 64k} or {@code 1000000} in bytes (k, m, g, t are
+     * powers of 1024, also written kb, kib, ...); -1 when it is not one (or not positive).
+     */
     public static long parseSize(String s) {
-        String t = s.trim().toLowerCase(Locale.ROOT);
+        String t = s.trim().toLowerCase(Locale.ROOT).replaceAll("i?b$", "");
         long mult = 1;
         if (t.endsWith("k")) {
             mult = 1L << 10;
@@ -44,6 +47,8 @@ public final class Numbers {
             mult = 1L << 20;
         } else if (t.endsWith("g")) {
             mult = 1L << 30;
+        } else if (t.endsWith("t")) {
+            mult = 1L << 40;
         }
         try {
             long v = Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1));
@@ -51,5 +56,20 @@ public final class Numbers {
         } catch (NumberFormatException | ArithmeticException e) {
             return -1;
         }
+    }
+
+    /** Bytes in binary units for messages: {@code 512 B}, {@code 1.50 KiB}, {@code 12.3 MiB}, {@code 640 GiB}. */
+    public static String bytes(long b) {
+        if (b < 1024) {
+            return b + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+        double v = b;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
     }
 }

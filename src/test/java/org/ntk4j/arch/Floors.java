@@ -21,6 +21,7 @@ import java.util.List;
  *   3 model        networks and layers   data   readers, datasets   theory   closed-form predictions
  *   2 spec         JSON specs   io   weights, kernel files
  *   1 org.ntk4j    UserException, OptionException   util   devices, the machine   natives   the libtorch loaded
+ *                files   temporaries, output locks, file errors in words
  * </pre>
  */
 final class Floors {
@@ -35,7 +36,7 @@ final class Floors {
 
     /** The floors from the ground up. */
     static final List<Floor> ORDER = List.of(
-            new Floor("base", "org.ntk4j", "org.ntk4j.util..", "org.ntk4j.natives.."),
+            new Floor("base", "org.ntk4j", "org.ntk4j.util..", "org.ntk4j.natives..", "org.ntk4j.files.."),
             new Floor("leaves", "org.ntk4j.spec..", "org.ntk4j.io.."),
             new Floor("models and data", "org.ntk4j.model..", "org.ntk4j.data..", "org.ntk4j.theory.."),
             new Floor("kernel", "org.ntk4j.kernel.."),
