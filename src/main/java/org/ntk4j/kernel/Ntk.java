@@ -323,7 +323,8 @@ public final class Ntk {
                                         symmetric && j != i && mirrorInBlock.test(i, j),
                                         r0 - colStart,
                                         c0 - rowStart);
-                        try (NDManager bm = root.newSubManager()) {
+                        try (NDManager bm = root.newSubManager();
+                                org.ntk4j.util.NativeWork.Section nw = org.ntk4j.util.NativeWork.section()) {
                             NDArray sum = null;
                             for (Map.Entry<String, LayerFactor> e : left.entrySet()) {
                                 long tc = System.nanoTime();

@@ -205,7 +205,8 @@ public final class Trainer {
                     if (spec.sloAdaptive() > 0) {
                         applyAdaptiveSpeeds(opt);
                     }
-                    try (NDScope scope = new NDScope()) {
+                    try (NDScope scope = new NDScope();
+                            org.ntk4j.util.NativeWork.Section nw = org.ntk4j.util.NativeWork.section()) {
                         NDArray idx = m.create(java.util.Arrays.copyOfRange(order, from, to))
                                 .duplicate();
                         NDArray xb = x.get(new NDIndex("{}", idx));
