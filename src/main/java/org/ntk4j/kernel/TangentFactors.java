@@ -39,6 +39,13 @@ final class TangentFactors {
 
     /** Factors of {@code structured} layers by probe mode, then of {@code jacobian} layers by per-sample gradients. */
     static Map<String, LayerFactor> compute(Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
+        try (org.ntk4j.util.NativeWork.Section nw = org.ntk4j.util.NativeWork.section()) {
+            return computeInSection(net, x, plan, parts, m);
+        }
+    }
+
+    private static Map<String, LayerFactor> computeInSection(
+            Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
         List<LayerPlan> structured = plan.structured();
         List<Module> jacobian = plan.jacobian();

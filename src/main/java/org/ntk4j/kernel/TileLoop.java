@@ -17,6 +17,7 @@ import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
+import org.ntk4j.util.NativeWork;
 
 /**
  * Runs a {@link TileSchedule}: per row tile the factors of its samples, per tile pair the contraction (each layer's
@@ -92,7 +93,7 @@ final class TileLoop {
                                 mj = null;
                             }
                         }
-                        try {
+                        try (NativeWork.Section nw = NativeWork.section()) {
                             pair(p.below() ? fj : fi, p.below() ? fi : fj, p.at(), out, scalars, clock);
                         } finally {
                             if (mj != null) {
@@ -102,7 +103,9 @@ final class TileLoop {
                         progress.accept((double) ++pairsDone / schedule.pairs());
                     }
                 }
-                out.rowsDone(r0 - rowStart, r1 - rowStart);
+                try (NativeWork.Section nw = NativeWork.section()) {
+                    out.rowsDone(r0 - rowStart, r1 - rowStart);
+                }
             }
             // the freed intermediates go back to the OS once, at the end: each pair reuses what the previous one
             // freed, and trimming after every pair made the next one fault its pages in again

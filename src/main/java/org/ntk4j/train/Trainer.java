@@ -19,6 +19,7 @@ import org.ntk4j.model.Network;
 import org.ntk4j.spec.LossKind;
 import org.ntk4j.spec.TargetEncoding;
 import org.ntk4j.spec.TrainSpec;
+import org.ntk4j.util.NativeWork;
 
 /**
  * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset} held in the engine, one NDScope
@@ -230,7 +231,8 @@ public final class Trainer {
                     if (lossScale[last] == null) {
                         lossScale[last] = Arrays2.scalar(m, loss.scale(to - from), net.dataType(), m.getDevice());
                     }
-                    try (NDScope scope = new NDScope()) {
+                    try (NDScope scope = new NDScope();
+                            NativeWork.Section nw = NativeWork.section()) {
                         phase(StepPhases.Phase.BATCH);
                         NDArray xb = x;
                         NDArray yb = y;
