@@ -105,7 +105,16 @@ public final class SparkKernel {
             System.exit(2);
             return;
         }
-        SparkSession spark = SparkSession.builder().appName("ntk4j kernel").getOrCreate();
+        SparkSession spark;
+        try {
+            spark = SparkSession.builder().appName("ntk4j kernel").getOrCreate();
+        } catch (RuntimeException e) { // a master URL nothing answers at, a port taken...
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            System.err.println("error: cannot start the Spark application: "
+                    + why.lines().findFirst().orElse(why));
+            System.exit(2);
+            return;
+        }
         int status = 0;
         try {
             run(spark, p.config(), System.out::println);

@@ -118,18 +118,42 @@ class ClusterChecksTest {
      */
     @Test
     void dryRunOnAClusterWithoutExecutorsIsOneLine() throws Exception {
-        SparkConf conf = new SparkConf(false).set("spark.master.rest.enabled", "false");
-        scala.Tuple3<org.apache.spark.rpc.RpcEnv, Object, scala.Option<Object>> master =
-                org.apache.spark.deploy.master.Master.startRpcEnvAndEndpoint("127.0.0.1", 0, 0, conf);
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        // a real standalone master (Maven's Spark jars), in its own JVM, with no worker
+        List<String> cmd = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+        cmd.addAll(Arrays.asList(ClusterChecks.opensOption().split(" ")));
+        cmd.addAll(List.of(
+                "-cp",
+                classPath(),
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--webui-port",
+                "0"));
+        Process master = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("master.log").toFile())
+                .start();
         try {
+            long end = System.currentTimeMillis() + 120_000;
+            while (!Files.readString(dir.resolve("master.log")).contains("I have been elected leader")) {
+                assertTrue(master.isAlive() && System.currentTimeMillis() < end, "the master did not start");
+                Thread.sleep(250);
+            }
             List<String> opts =
                     new ArrayList<>(Arrays.asList(ClusterChecks.opensOption().split(" ")));
-            opts.add("-Dspark.master=spark://127.0.0.1:" + master._2());
+            opts.add("-Dspark.master=spark://127.0.0.1:" + port);
             opts.add("-Dspark.scheduler.maxRegisteredResourcesWaitingTime=3s");
             opts.add("-Dspark.driver.host=127.0.0.1");
             opts.add("-Dspark.driver.bindAddress=127.0.0.1");
             Run r = driver(opts, classPath(), dir.resolve("k"), "--dry-run");
-            assertEquals(2, r.status(), r.stderr());
+            assertEquals(2, r.status(), r.stdout() + r.stderr());
             List<String> errors = r.errorLines();
             assertEquals(1, errors.size(), r.stderr());
             assertTrue(
@@ -138,8 +162,8 @@ class ClusterChecksTest {
             assertFalse(r.stderr().contains("\tat "), r.stderr());
             assertTrue(r.stdout().contains("task slots: 2 (0 executors registered after 3 s"), r.stdout());
         } finally {
-            master._1().shutdown();
-            master._1().awaitTermination();
+            master.destroy();
+            master.waitFor(30, TimeUnit.SECONDS);
         }
     }
 
@@ -157,16 +181,19 @@ class ClusterChecksTest {
     private Run driver(List<String> jvmOptions, String cp, Path out, String... more) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx256m");
+        cmd.add("-Xmx512m"); // Spark wants at least 450 MiB of heap
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-Dspark.master="))) {
+            cmd.add("-Dspark.master=local[1]");
+        }
         cmd.addAll(jvmOptions);
         cmd.add("-Dai.djl.offline=true");
-        cmd.add("-Dspark.master=local[1]");
         cmd.add("-Dspark.ui.enabled=false");
         cmd.add("-cp");
         cmd.add(cp);
         cmd.add(SparkKernel.class.getName());
         cmd.addAll(List.of(
                 "--model", "mlp-quickstart", "--dataset", "mnist-subset", "--n", "10", "--out", out.toString()));
+        cmd.addAll(List.of(more));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         // no libtorch but the natives jar's: an empty DJL cache, no library path, no recorded native build
         Path cache = Files.createDirectories(dir.resolve("djl-cache"));
