@@ -209,22 +209,7 @@ public final class HadoopRows implements Serializable {
         }
         String n = name();
         if (n.equals(Datasets.MNIST) || n.equals(Datasets.FASHION_MNIST)) {
-            String prefix = split == Split.TRAIN ? "train" : "t10k";
-            Path images = idxFile(fs, dir, prefix + "-images-idx3-ubyte");
-            Path labels = idxFile(fs, dir, prefix + "-labels-idx1-ubyte");
-            int ni;
-            int nl;
-            try (InputStream in = fs.open(images)) {
-                ni = IdxReader.count(in, images.toString());
-            }
-            try (InputStream in = fs.open(labels)) {
-                nl = IdxReader.count(in, labels.toString());
-            }
-            if (ni != nl) {
-                throw new UserException(images + ": holds " + ni + " images but " + labels + " holds " + nl
-                        + " labels (expected equal counts)");
-            }
-            return new Layout(fs, Kind.IDX, List.of(images, labels), List.of(ni, nl), ni);
+            return idxLayout(fs, dir, split);
         }
         // CIFAR-10: the PNG layout of `ntk4j data fetch cifar10`, or the binary layout
         if (exists(fs, new Path(dir, CifarPngReader.TEST_IMAGES))
@@ -278,6 +263,26 @@ public final class HadoopRows implements Serializable {
             size += c;
         }
         return new Layout(fs, Kind.CIFAR_BINARY, files, counts, size);
+    }
+
+    /** The MNIST layout (IDX images and labels, gzipped or not) of {@code split}. */
+    private static Layout idxLayout(FileSystem fs, Path dir, Split split) throws IOException {
+        String prefix = split == Split.TRAIN ? "train" : "t10k";
+        Path images = idxFile(fs, dir, prefix + "-images-idx3-ubyte");
+        Path labels = idxFile(fs, dir, prefix + "-labels-idx1-ubyte");
+        int ni;
+        int nl;
+        try (InputStream in = fs.open(images)) {
+            ni = IdxReader.count(in, images.toString());
+        }
+        try (InputStream in = fs.open(labels)) {
+            nl = IdxReader.count(in, labels.toString());
+        }
+        if (ni != nl) {
+            throw new UserException(images + ": holds " + ni + " images but " + labels + " holds " + nl
+                    + " labels (expected equal counts)");
+        }
+        return new Layout(fs, Kind.IDX, List.of(images, labels), List.of(ni, nl), ni);
     }
 
     private static int pngLabels(FileSystem fs, Path labels) throws IOException {

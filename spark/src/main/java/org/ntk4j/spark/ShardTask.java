@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.TaskContext;
 import org.apache.spark.resource.ResourceInformation;
+import org.apache.spark.util.CollectionAccumulator;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
@@ -44,7 +45,9 @@ final class ShardTask {
     enum Action {
         SKIPPED,
         COMPUTED,
-        RECOMPUTED
+        RECOMPUTED,
+        /** Not computed: the executor cannot load libtorch (the outcome's reason says so; the driver fails the job). */
+        NO_LIBTORCH
     }
 
     /** A task's report: the shard, what was done, why (a corrupt shard's reason), its seconds and device. */
@@ -57,7 +60,12 @@ final class ShardTask {
 
     private record Local(ShardPlan plan, Path weights) {}
 
-    static Outcome run(Job job, ShardRef ref) {
+    /**
+     * Runs the task. An executor without libtorch does not fail the task (Spark would retry it, with the same
+     * result, {@code spark.task.maxFailures} times): the task adds the one-line reason to {@code noLibtorch} and
+     * returns {@link Action#NO_LIBTORCH}, and the driver stops the job on the first such report.
+     */
+    static Outcome run(Job job, ShardRef ref, CollectionAccumulator<String> noLibtorch) {
         long t0 = System.nanoTime();
         Local local = local(job);
         ShardPlan plan = local.plan();
@@ -67,8 +75,18 @@ final class ShardTask {
         if (problem == null) {
             return new Outcome(r.name(), Action.SKIPPED, null, (System.nanoTime() - t0) / 1e9, null);
         }
-        if (job.failureHook() != null) {
-            job.failureHook().before(r.name());
+        try {
+            if (job.failureHook() != null) {
+                job.failureHook().before(r.name());
+            }
+            ClusterChecks.loadLibtorch();
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            if (!ClusterChecks.isLibtorchMissing(e)) {
+                throw e;
+            }
+            String line = ClusterChecks.libtorchMissingOnExecutor(host(), e);
+            noLibtorch.add(line);
+            return new Outcome(r.name(), Action.NO_LIBTORCH, line, (System.nanoTime() - t0) / 1e9, null);
         }
         Device device = device();
         ShardData data = compute(job, local, r, device);
@@ -84,6 +102,15 @@ final class ShardTask {
                 a == Action.RECOMPUTED ? problem : null,
                 (System.nanoTime() - t0) / 1e9,
                 device.toString());
+    }
+
+    /** This executor's host name (for messages). */
+    static String host() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "(unknown host)";
+        }
     }
 
     /** The GPU Spark assigned to this task (spark.task.resource.gpu.amount), else the CPU. */

@@ -64,25 +64,9 @@ final class SparkArgs {
         return e instanceof OptionException o ? o.message(SparkArgs::flag) : e.getMessage();
     }
 
-    static Parsed parse(String[] args) {
-        Map<String, String> v = new LinkedHashMap<>();
-        List<String> flags = List.of("--per-layer", "--dry-run", "--help", "-h");
-        List<String> valued = List.of(
-                "--model",
-                "--weights",
-                "--seed",
-                "--dataset",
-                "--n",
-                "--test",
-                "--pad",
-                "--mode",
-                "--dtype",
-                "--out",
-                "--data-root",
-                "--task-memory",
-                "--tile",
-                "--shard-size",
-                "--executors");
+    /** Reads {@code args} into {@code v} (flags as "true"); returns the arguments that are no option. */
+    private static List<String> readOptions(
+            String[] args, List<String> flags, List<String> valued, Map<String, String> v) {
         List<String> rest = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -106,6 +90,29 @@ final class SparkArgs {
                 rest.add(a);
             }
         }
+        return rest;
+    }
+
+    static Parsed parse(String[] args) {
+        Map<String, String> v = new LinkedHashMap<>();
+        List<String> flags = List.of("--per-layer", "--dry-run", "--help", "-h");
+        List<String> valued = List.of(
+                "--model",
+                "--weights",
+                "--seed",
+                "--dataset",
+                "--n",
+                "--test",
+                "--pad",
+                "--mode",
+                "--dtype",
+                "--out",
+                "--data-root",
+                "--task-memory",
+                "--tile",
+                "--shard-size",
+                "--executors");
+        List<String> rest = readOptions(args, flags, valued, v);
         if (!rest.isEmpty()) {
             throw new UserException("unknown option or argument '" + rest.get(0) + "' (see --help)");
         }

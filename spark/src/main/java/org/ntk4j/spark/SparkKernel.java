@@ -11,12 +11,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.api.java.JavaFutureAction;
+import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.util.CollectionAccumulator;
 import org.ntk4j.UserException;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Split;
@@ -84,7 +90,31 @@ public final class SparkKernel {
             System.out.println(SparkArgs.USAGE);
             return;
         }
-        SparkSession spark = SparkSession.builder().appName("ntk4j kernel").getOrCreate();
+        // before Spark starts: a driver JVM without Spark's opens dies in SparkContext's constructor, one without
+        // libtorch later in the planning; both are one line here
+        List<String> opens = Runtime.version().feature() >= 16 ? ClusterChecks.missingOpens() : List.of();
+        if (!opens.isEmpty()) {
+            System.err.println("error: " + ClusterChecks.opensMissing(opens));
+            System.exit(2);
+            return;
+        }
+        try {
+            ClusterChecks.requireLibtorchOnDriver();
+        } catch (UserException e) {
+            System.err.println("error: " + SparkArgs.message(e));
+            System.exit(2);
+            return;
+        }
+        SparkSession spark;
+        try {
+            spark = SparkSession.builder().appName("ntk4j kernel").getOrCreate();
+        } catch (RuntimeException e) { // a master URL nothing answers at, a port taken...
+            String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            System.err.println("error: cannot start the Spark application: "
+                    + why.lines().findFirst().orElse(why));
+            System.exit(2);
+            return;
+        }
         int status = 0;
         try {
             run(spark, p.config(), System.out::println);
@@ -111,6 +141,34 @@ public final class SparkKernel {
 
     /** As {@link #run(SparkSession, SparkKernelConfig, Consumer)}, the tasks calling {@code hook} (tests' faults). */
     static Result run(SparkSession spark, SparkKernelConfig c, Consumer<String> print, ShardTask.FailureHook hook) {
+        ClusterChecks.requireLibtorchOnDriver();
+        TaskSlots.Watch watch = new TaskSlots.Watch();
+        spark.sparkContext().addSparkListener(watch);
+        try {
+            return run(spark, c, print, hook, watch);
+        } catch (RuntimeException e) { // "Cannot call methods on a stopped SparkContext", a cancelled broadcast...
+            if (e instanceof UserException || !spark.sparkContext().isStopped()) {
+                throw e;
+            }
+            throw new UserException(stopped(watch), e);
+        } finally {
+            spark.sparkContext().removeSparkListener(watch);
+        }
+    }
+
+    /** The one line for a SparkContext the cluster stopped (the master removes an application whose executors fail). */
+    private static String stopped(TaskSlots.Watch watch) {
+        return "the Spark application was stopped by the cluster"
+                + (watch.lastLoss() == null ? "" : " (" + watch.lastLoss() + ")")
+                + ": it could not start or keep executors (see the cluster's web UI and the executors' logs)";
+    }
+
+    private static Result run(
+            SparkSession spark,
+            SparkKernelConfig c,
+            Consumer<String> print,
+            ShardTask.FailureHook hook,
+            TaskSlots.Watch watch) {
         long t0 = System.nanoTime();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         Configuration hconf = jsc.hadoopConfiguration();
@@ -122,7 +180,18 @@ public final class SparkKernel {
         Path weights = localWeights(c.weights(), hconf);
         // the task slots: without --shard-size the plan has at least 4 shards per slot (no long idle tail); a
         // re-run keeps the shard size of the store's plan, whatever the cluster's size is now
-        int workers = c.executors() != null ? c.executors() : jsc.defaultParallelism();
+        TaskSlots.Found found = TaskSlots.await(spark.sparkContext());
+        if (found.line() != null) {
+            print.accept(found.line());
+        }
+        if (c.dryRun() && found.line() != null && found.executors() == 0) {
+            throw new UserException("no executor registered with this application in " + Math.round(found.waited())
+                    + " s (spark.scheduler.maxRegisteredResourcesWaitingTime)"
+                    + (watch.lastLoss() == null ? "" : "; " + watch.lastLoss())
+                    + ": the cluster cannot start executors for it (too few free cores or too little memory on the"
+                    + " workers, or executors that exit at start: see the cluster's web UI and the executors' logs)");
+        }
+        int workers = c.executors() != null ? c.executors() : found.slots();
         HadoopStore store = new HadoopStore(c.out(), hconf);
         Integer side = c.shardSize() != null ? c.shardSize() : store.existingShardSize();
         ShardPlan plan;
@@ -136,16 +205,7 @@ public final class SparkKernel {
         ShardTask.Job job = new ShardTask.Job(
                 plan.toJson(), weightBytes, c.taskMemory(), rows, c.out(), HadoopConf.toBytes(hconf), hook);
         if (c.dryRun()) {
-            ShardPlanner.TileTiming t = timeTileOnExecutor(jsc, job, plan);
-            ShardPlanner.DryRun d = ShardPlanner.dryRun(plan, t, workers, SparkArgs::flag);
-            List<String> lines = new ArrayList<>(d.summary());
-            lines.addAll(d.shards());
-            if (c.n() > available) {
-                lines.add("(N " + c.n() + " exceeds the " + available + " training images of " + c.dataset()
-                        + " here: planned anyway, the timed tile cycles through them)");
-            }
-            lines.add("(\"this machine\" is the executor that ran the timing task, on " + t.device()
-                    + "; --executors K sets the cluster's task slots, here " + workers + ")");
+            List<String> lines = dryRun(spark, c, job, plan, workers, available);
             lines.forEach(print);
             return new Result(plan, List.of(), lines, (System.nanoTime() - t0) / 1e9);
         }
@@ -153,15 +213,21 @@ public final class SparkKernel {
         Broadcast<ShardTask.Job> b = jsc.broadcast(job);
         List<ShardRef> refs = new ArrayList<>();
         plan.shards().forEach(r -> refs.add(ShardRef.of(r)));
+        CollectionAccumulator<String> noLibtorch = spark.sparkContext().collectionAccumulator("ntk4j: no libtorch");
         List<ShardTask.Outcome> outcomes;
         try {
-            outcomes = jsc.parallelize(refs, Math.max(1, refs.size()))
-                    .map(ref -> ShardTask.run(b.value(), ref))
-                    .collect();
+            outcomes = collectUnlessNoLibtorch(
+                    jsc.parallelize(refs, Math.max(1, refs.size()))
+                            .map(ref -> ShardTask.run(b.value(), ref, noLibtorch)),
+                    noLibtorch);
+        } catch (UserException e) {
+            throw e;
         } catch (Exception e) { // SparkException is checked, though Java does not see it declared
-            throw failed(e, store, plan);
+            throw failed(e, store, plan, watch);
         } finally {
-            b.destroy();
+            if (!jsc.sc().isStopped()) {
+                b.destroy();
+            }
         }
         Result res = new Result(plan, outcomes, List.of(), (System.nanoTime() - t0) / 1e9);
         summary(res, c).forEach(print);
@@ -169,6 +235,74 @@ public final class SparkKernel {
             print.accept("  removed " + store.tempsRemoved() + " temporary copies left by killed tasks");
         }
         return res;
+    }
+
+    /** A dry run's lines: the plan, the tile timed on an executor, the estimate with and without start-up. */
+    private static List<String> dryRun(
+            SparkSession spark, SparkKernelConfig c, ShardTask.Job job, ShardPlan plan, int workers, int available) {
+        TimedTile timed = timeTileOnExecutor(JavaSparkContext.fromSparkContext(spark.sparkContext()), job, plan);
+        ShardPlanner.TileTiming t = timed.timing();
+        ShardPlanner.DryRun d = ShardPlanner.dryRun(plan, t, workers, SparkArgs::flag);
+        List<String> lines = new ArrayList<>(d.summary());
+        lines.add(startUp(
+                plan, t, workers, timed.libtorchSeconds(), spark.sparkContext().isLocal()));
+        lines.addAll(d.shards());
+        if (c.n() > available) {
+            lines.add("(N " + c.n() + " exceeds the " + available + " training images of " + c.dataset()
+                    + " here: planned anyway, the timed tile cycles through them)");
+        }
+        lines.add("(\"this machine\" is the executor that ran the timing task, on " + t.device()
+                + "; --executors K sets the cluster's task slots, here " + workers + ")");
+        return lines;
+    }
+
+    /**
+     * The RDD's elements, unless a task reports an executor without libtorch: then the job is cancelled at the first
+     * report and its one line thrown (the tasks do not fail, so that Spark does not retry them for nothing).
+     */
+    static <T> List<T> collectUnlessNoLibtorch(JavaRDD<T> rdd, CollectionAccumulator<String> noLibtorch)
+            throws Exception {
+        JavaFutureAction<List<T>> f = rdd.collectAsync();
+        List<T> out = null;
+        while (out == null) {
+            try {
+                out = f.get(200, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                if (!noLibtorch.value().isEmpty()) {
+                    f.cancel(true);
+                    break;
+                }
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
+        }
+        if (!noLibtorch.value().isEmpty()) {
+            throw new UserException(noLibtorch.value().get(0));
+        }
+        return out;
+    }
+
+    /** The dry run's start-up line: executors starting and their first libtorch load, which the estimate leaves out. */
+    static String startUp(ShardPlan plan, ShardPlanner.TileTiming t, int workers, double libtorch, boolean local) {
+        double wall = ShardPlanner.estimate(plan, t, workers).wallSeconds();
+        double start = local ? 0 : TaskSlots.EXECUTOR_START_SECONDS;
+        // the timing executor's own first load when it had one; else the measured upper end (0 in local mode, where
+        // the driver's JVM, which loaded libtorch to plan, runs the tasks)
+        double load = libtorch > 0 ? libtorch : local ? 0 : TaskSlots.LIBTORCH_LOAD_SECONDS;
+        return String.format(
+                Locale.ROOT,
+                "start-up, not in the estimate: executors start in %s and load libtorch once each (%s; measured on"
+                        + " a Spark 3.5.7 standalone cluster, one master and two workers): %s on %d with start-up",
+                local ? "0 s (local mode)" : TaskSlots.EXECUTOR_START,
+                libtorch > 0
+                        ? String.format(
+                                Locale.ROOT,
+                                "%.1f s on the timing executor here, %s there",
+                                libtorch,
+                                TaskSlots.LIBTORCH_LOAD)
+                        : TaskSlots.LIBTORCH_LOAD + " there, already loaded here",
+                ShardPlanner.duration(wall + start + load),
+                workers);
     }
 
     private static List<String> summary(Result r, SparkKernelConfig c) {
@@ -215,7 +349,7 @@ public final class SparkKernel {
     }
 
     /** A failed Spark job as one line: the task's own one-line error, else what failed and how to resume. */
-    private static RuntimeException failed(Exception e, HadoopStore store, ShardPlan plan) {
+    private static RuntimeException failed(Exception e, HadoopStore store, ShardPlan plan, TaskSlots.Watch watch) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof UserException u) {
                 return new UserException(SparkArgs.message(u), e);
@@ -232,7 +366,8 @@ public final class SparkKernel {
         int done = store.countValid(plan);
         return new UserException(
                 "the Spark job failed (" + first.replaceAll(", most recent failure.*", "")
-                        + ": " + why + "); " + done + " of " + plan.shards().size() + " shards are in " + store.root()
+                        + ": " + why + (watch.lastLoss() == null ? "" : "; " + watch.lastLoss()) + "); " + done + " of "
+                        + plan.shards().size() + " shards are in " + store.root()
                         + ": re-run the same command to compute the rest",
                 e);
     }
@@ -321,35 +456,45 @@ public final class SparkKernel {
             double busy,
             double loadAverage,
             String device,
-            String host)
+            String host,
+            double libtorchSeconds)
             implements java.io.Serializable {}
+
+    /** The timed tile, and the seconds the timing executor took to load libtorch first (0: loaded before). */
+    record TimedTile(ShardPlanner.TileTiming timing, double libtorchSeconds) {}
 
     /**
      * One tile pair timed in a Spark task (on an executor's device, as the shards will run): rows 0:T × columns
      * T:2T of Θ(X1, X1) (0:T × 0:T when N ≤ T) of the dataset, computed twice, the second run reported.
      */
-    static ShardPlanner.TileTiming timeTileOnExecutor(JavaSparkContext jsc, ShardTask.Job job, ShardPlan plan) {
-        Broadcast<ShardTask.Job> b = jsc.broadcast(job);
+    static TimedTile timeTileOnExecutor(JavaSparkContext jsc, ShardTask.Job job, ShardPlan plan) {
+        Broadcast<ShardTask.Job> b = null;
         try {
-            TaskTiming v = jsc.parallelize(List.of(0), 1)
-                    .map(x -> timeTile(b.value()))
-                    .collect()
+            b = jsc.broadcast(job);
+            Broadcast<ShardTask.Job> bc = b;
+            CollectionAccumulator<String> noLibtorch = jsc.sc().collectionAccumulator("ntk4j: no libtorch");
+            TaskTiming v = collectUnlessNoLibtorch(
+                            jsc.parallelize(List.of(0), 1).map(x -> timeTile(bc.value(), noLibtorch)), noLibtorch)
                     .get(0);
             int t = plan.tile();
             boolean two = plan.n() > t;
             int cols = two ? Math.min(plan.n(), 2 * t) - t : Math.min(plan.n(), t);
-            return new ShardPlanner.TileTiming(
-                    t,
-                    Math.min(plan.n(), t),
-                    cols,
-                    v.factorSeconds(),
-                    v.pairSeconds(),
-                    v.seconds(),
-                    v.device(),
-                    v.threads(),
-                    v.busy(),
-                    v.loadAverage(),
-                    "timed in a Spark task on executor host " + v.host());
+            return new TimedTile(
+                    new ShardPlanner.TileTiming(
+                            t,
+                            Math.min(plan.n(), t),
+                            cols,
+                            v.factorSeconds(),
+                            v.pairSeconds(),
+                            v.seconds(),
+                            v.device(),
+                            v.threads(),
+                            v.busy(),
+                            v.loadAverage(),
+                            "timed in a Spark task on executor host " + v.host()),
+                    v.libtorchSeconds());
+        } catch (UserException e) {
+            throw e;
         } catch (Exception e) { // SparkException is checked, though Java does not see it declared
             for (Throwable x = e; x != null; x = x.getCause()) {
                 if (x instanceof UserException u) {
@@ -363,11 +508,23 @@ public final class SparkKernel {
                                     : e.getMessage().lines().findFirst().orElse("")),
                     e);
         } finally {
-            b.destroy();
+            if (b != null && !jsc.sc().isStopped()) {
+                b.destroy();
+            }
         }
     }
 
-    private static TaskTiming timeTile(ShardTask.Job job) {
+    private static TaskTiming timeTile(ShardTask.Job job, CollectionAccumulator<String> noLibtorch) {
+        double libtorch;
+        try {
+            libtorch = ClusterChecks.loadLibtorch();
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            if (!ClusterChecks.isLibtorchMissing(e)) {
+                throw e;
+            }
+            noLibtorch.add(ClusterChecks.libtorchMissingOnExecutor(ShardTask.host(), e));
+            return null;
+        }
         ShardPlan plan = ShardPlan.fromJson(job.planJson(), "the broadcast plan");
         int t = plan.tile();
         boolean two = plan.n() > t;
@@ -403,14 +560,9 @@ public final class SparkKernel {
                 }
             }
         }
-        String host;
-        try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            host = "unknown";
-        }
         double load = Machine.loadAverage();
-        return new TaskTiming(out[0], out[1], out[2], threads, out[3], load, device.toString(), host);
+        return new TaskTiming(
+                out[0], out[1], out[2], threads, out[3], load, device.toString(), ShardTask.host(), libtorch);
     }
 
     private static int[] cycle(int from, int count, int have) {

@@ -37,8 +37,8 @@ public record SparkKernelConfig(
 
     public SparkKernelConfig {
         if (request == null || out == null) {
-            throw new OptionException(KernelOption.MODEL, ", ", KernelOption.DATASET, " and ", KernelOption.OUT,
-                    " are required");
+            throw new OptionException(
+                    KernelOption.MODEL, ", ", KernelOption.DATASET, " and ", KernelOption.OUT, " are required");
         }
         if (shardSize != null && shardSize < 1) {
             throw new OptionException(KernelOption.SHARD_SIZE, " must be >= 1 (got " + shardSize + ")");

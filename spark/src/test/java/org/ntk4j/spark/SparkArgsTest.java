@@ -114,7 +114,9 @@ class SparkArgsTest {
         assertEquals(
                 "--task-memory 1.00 KiB per task is too small",
                 SparkArgs.message(new OptionException(KernelOption.MEMORY, " 1.00 KiB per task is too small")));
-        assertEquals("--per-class must be >= 1", SparkArgs.message(new OptionException(KernelOption.PER_CLASS, " must be >= 1")));
+        assertEquals(
+                "--per-class must be >= 1",
+                SparkArgs.message(new OptionException(KernelOption.PER_CLASS, " must be >= 1")));
         UserException e = assertThrows(
                 UserException.class, () -> SparkArgs.parse(new String[] {"--model", "m", "--out", "o", "--pad", "-1"}));
         SparkFixtures.assertOneLine(e, "--pad must be >= 0 (got -1)");

@@ -21,11 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
 import org.ntk4j.job.KernelJob;
 import org.ntk4j.job.KernelJobConfig;
-import org.ntk4j.request.KernelRequest;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Npz;
+import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardAssembler;
 import org.ntk4j.shard.ShardPlan;
 import org.ntk4j.shard.TileRange;
@@ -48,9 +48,9 @@ class SparkKernelTest {
     @TempDir
     Path dir;
 
-    static Path mlp;
-    static Path cnn;
-    static Path wide;
+    private static Path mlp;
+    private static Path cnn;
+    private static Path wide;
 
     @BeforeAll
     static void setUp() throws Exception {
@@ -264,6 +264,38 @@ class SparkKernelTest {
     }
 
     @Test
+    void executorWithoutLibtorchStopsTheJobAtOnceWithOneLine() throws Exception {
+        Path store = dir.resolve("store");
+        Path markers = dir.resolve("markers");
+        SparkKernelConfig c = config(mlp, store, Mode.TRACE, 0);
+        spark();
+        LocalSpark.awaitIdle();
+        int failedBefore = LocalSpark.FAILURES.size();
+        UserException e = assertThrows(
+                UserException.class, () -> SparkKernel.run(spark(), c, s -> {}, new NoLibtorch(markers.toString())));
+        LocalSpark.awaitIdle();
+        SparkFixtures.assertOneLine(
+                e,
+                "libtorch (PyTorch's native library) cannot be loaded on executor",
+                "--jars pytorch-native-cpu-2.7.1-linux-x86_64.jar",
+                "spark.executorEnv.PYTORCH_LIBRARY_PATH=");
+        assertFalse(e.getMessage().contains("Offline mode is enabled"), e.getMessage());
+        // no task attempt failed for it (Spark retries failed tasks), and no shard was tried twice
+        List<String> failures = LocalSpark.FAILURES.subList(failedBefore, LocalSpark.FAILURES.size());
+        assertTrue(
+                failures.stream().noneMatch(f -> f.contains("ibtorch") || f.contains("EngineException")),
+                failures.toString());
+        try (var files = Files.list(markers)) {
+            for (Path f : files.toList()) {
+                assertEquals(1, Files.readAllLines(f).size(), f.getFileName() + " was attempted more than once");
+            }
+        }
+        ShardPlan plan = ShardPlan.fromJson(Files.readString(store.resolve("plan.json")), "plan.json");
+        HadoopStore hs = new HadoopStore(store.toUri().toString(), new org.apache.hadoop.conf.Configuration());
+        assertEquals(6, hs.invalid(plan).size(), "no shard was written");
+    }
+
+    @Test
     void killedJobResumesComputingOnlyTheMissingShards() throws Exception {
         Path store = dir.resolve("store");
         Path markers = dir.resolve("markers");
@@ -375,8 +407,7 @@ class SparkKernelTest {
         assertEquals(3, r.shards(ShardTask.Action.COMPUTED).size());
         // the weights (seed 5), not a fresh initialisation (seed 0): equal to the single-machine job with them
         singleMachine(
-                KernelRequest.builder().model(mlp.toString()).weights(w).n(16).mode(Mode.TRACE),
-                dir.resolve("ref"));
+                KernelRequest.builder().model(mlp.toString()).weights(w).n(16).mode(Mode.TRACE), dir.resolve("ref"));
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), dir.resolve("ref"));
         assertEquals(
                 3,
@@ -397,6 +428,9 @@ class SparkKernelTest {
         assertTrue(all.contains("on 16 workers"), all);
         assertTrue(all.contains("timed in a Spark task on executor host"), all);
         assertTrue(all.contains("factors") && all.contains("s per pair"), all);
+        assertTrue(all.contains("start-up, not in the estimate: executors start in 0 s (local mode)"), all);
+        assertTrue(all.contains("9–16 s there") && all.contains("on 16 with start-up"), all);
+        assertFalse(all.contains("task slots:"), "local mode: the slots are the master's: " + all);
         assertTrue(r.outcomes().isEmpty());
         assertFalse(Files.exists(store), "a dry run writes nothing");
         // a dry run plans an N larger than the data here (the cluster's), timing the tile on the images it has
