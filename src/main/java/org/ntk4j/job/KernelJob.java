@@ -82,12 +82,12 @@ public final class KernelJob {
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
             Network target = r.features() ? net.features() : net;
             // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native,
-            // NPZ copy)
-            // and the metrics' O(N·k) working set (the exact spectrum on request: six N×N float64 matrices)
+            // NPZ copy); the metrics' working set comes after the tiles are freed, so it is checked on its own below
             long extras = 3L * x1.size() * 4
                     + 2L * net.parameterCount() * 4
-                    + KernelMetrics.workingBytes(n, metricsOptions)
                     + (testSet == null ? 0 : 3L * testSet.size() * testSet.featureDim() * 4);
+            long metricsBytes =
+                    KernelMetrics.workingBytes(n, innerEntries(r.options().mode(), target.outputs()), metricsOptions);
             Ntk ntk = r.ntk(net);
             ntk.spillDir(files.spillDir());
             if (r.options().spillDir() != null
@@ -100,7 +100,17 @@ public final class KernelJob {
                 // the output does not fit the budget: with --spill-dir it is accumulated on disk instead
                 ntk.onDisk(files.spillDir());
             }
-            long[] tileBudgets = preflight(ntk, n, test, extras);
+            // the metrics' working set is reserved beside the tiles; where the budget cannot hold it too, the kernel is
+            // still computed and the metrics are skipped, saying so in the sidecar
+            String metricsSkipped = null;
+            long[] tileBudgets;
+            try {
+                tileBudgets = preflight(ntk, n, test, extras + metricsBytes);
+            } catch (OptionException e) {
+                tileBudgets = preflight(ntk, n, test, extras);
+                metricsSkipped = "not computed: their working set (" + Ntk.bytes(metricsBytes)
+                        + ") does not fit the memory budget beside the kernels; raise --memory for them";
+            }
             ntk.memory(tileBudgets[0]);
             Ntk.MemoryEstimate placed = ntk.estimate(n, n, m.getDevice());
             placed.check();
@@ -145,7 +155,9 @@ public final class KernelJob {
             String mode = md.name().toLowerCase(Locale.ROOT);
             long metricsStart = System.nanoTime();
             // the kernels' tiles are done: their budget holds the metrics' engine copy of a host kernel
-            Map<String, Object> metrics = KernelMetrics.of(m, k, train, n, metricsOptions, tileBudgets[1]);
+            Map<String, Object> metrics = metricsSkipped != null
+                    ? Map.of("skipped", metricsSkipped)
+                    : KernelMetrics.of(m, k, train, n, metricsOptions, tileBudgets[1]);
             double metricsSeconds = (System.nanoTime() - metricsStart) / 1e9;
             // what was applied: mean normalisation divides by O in trace mode only (as neural-tangents does)
             KernelSidecar side = new KernelSidecar(
@@ -222,6 +234,11 @@ public final class KernelJob {
      * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
      * and parameters), or saying that the output alone exceeds it and must go to disk.
      */
+    /** Kernel entries per sample pair: 1 traced, O diagonal, O² full. */
+    private static long innerEntries(Mode mode, int outputs) {
+        return mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : (long) outputs * outputs;
+    }
+
     long[] preflight(Ntk ntk, int n, int test, long extras) {
         long budget = r.options().memoryBytes();
         long base = budget - extras;
@@ -297,6 +314,9 @@ public final class KernelJob {
 
     /** The one-line metrics summary printed after the kernel. */
     static String summary(Map<String, Object> metrics) {
+        if (metrics.get("skipped") instanceof String why) {
+            return "kernel metrics " + why;
+        }
         StringBuilder line = new StringBuilder(String.format(
                 "kernel-target alignment %.4f (centred %.4f)",
                 metrics.get(KernelMetrics.ALIGNMENT), metrics.get(KernelMetrics.CENTERED_ALIGNMENT)));

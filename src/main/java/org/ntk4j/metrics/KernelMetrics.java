@@ -69,9 +69,13 @@ public final class KernelMetrics {
         /** {@link #LEADING_EIGENVALUES} leading eigenpairs by subspace iteration. */
         public static final Options DEFAULT = new Options(LEADING_EIGENVALUES, false);
 
+        /** The most leading eigenpairs the subspace iteration is asked for; beyond, the exact spectrum is the tool. */
+        public static final int MAX_EIGENVALUES = 10_000;
+
         public Options {
-            if (eigenvalues < 0) {
-                throw new UserException("--eigenvalues must be 0 or more (got " + eigenvalues + ")");
+            if (eigenvalues < 0 || eigenvalues > MAX_EIGENVALUES) {
+                throw new UserException("--eigenvalues must be between 0 and " + MAX_EIGENVALUES + " (got "
+                        + eigenvalues + "; for the whole spectrum use --exact-spectrum)");
             }
         }
     }
@@ -229,7 +233,19 @@ public final class KernelMetrics {
      * kernel's tiles allows ({@link #of(NDManager, KernelResult, Dataset, int, Options, long)}).
      */
     public static long workingBytes(int n, Options options) {
-        long bytes = 3 * TracedKernel.SLAB_ENTRIES * 8;
+        return workingBytes(n, Long.MAX_VALUE, options);
+    }
+
+    /**
+     * {@link #workingBytes(int, Options)} for a kernel of {@code inner} entries per sample pair (1 traced, O diagonal,
+     * O² full): its row slabs hold whole rows, at most {@link TracedKernel#SLAB_ENTRIES} entries, so a small kernel's
+     * slabs are only as large as the kernel.
+     */
+    public static long workingBytes(int n, long inner, Options options) {
+        long slab = inner == Long.MAX_VALUE
+                ? TracedKernel.SLAB_ENTRIES
+                : Math.min(TracedKernel.SLAB_ENTRIES, (long) TracedKernel.rowsPerSlab(n, inner) * n * inner);
+        long bytes = 3 * slab * 8;
         if (options.exactSpectrum()) {
             // the exact spectrum replaces the subspace iteration
             return bytes + 48L * n * n;

@@ -1,15 +1,8 @@
 package org.ntk4j.report;
 
-import java.awt.Color;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * A PNG chart built by name, for figures a paper draws with more than lines on one axis: series as lines or
@@ -18,7 +11,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * {@code new Chart(title, "depth L", "r").line("sampled", x, y, se).save(file)}.
  */
 public final class Chart {
-    private record Series(String name, double[] x, double[] y, double[] errors, boolean scatter, boolean right) {}
+    record Series(String name, double[] x, double[] y, double[] errors, boolean scatter, boolean right) {}
 
     private final String title;
     private final String xLabel;
@@ -84,38 +77,63 @@ public final class Chart {
         return this;
     }
 
-    /** Draws the chart into {@code file} (PNG, written atomically). */
+    /**
+     * Draws the chart into {@code file} (PNG, written atomically, by {@link XChartPlots}); where this JVM cannot draw
+     * it (no XChart, no usable Java2D), its data go to {@code <name>.csv} beside it instead.
+     */
     public void save(Path file) {
-        XYChart chart = new XYChartBuilder()
-                .width(860)
-                .height(440)
-                .title(title)
-                .xAxisTitle(xLabel)
-                .yAxisTitle(yLabel)
-                .build();
-        Styler st = chart.getStyler();
-        st.setLegendPosition(Styler.LegendPosition.OutsideE);
-        st.setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setXAxisLogarithmic(logX);
-        chart.getStyler().setYAxisLogarithmic(logY);
-        chart.getStyler().setErrorBarsColorSeriesColor(true);
-        if (rightLabel != null) {
-            chart.setYAxisGroupTitle(1, rightLabel);
-            st.setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
-        }
-        for (Series s : series) {
-            XYSeries x = s.errors() == null
-                    ? chart.addSeries(s.name(), s.x(), s.y())
-                    : chart.addSeries(s.name(), s.x(), s.y(), s.errors());
-            if (s.scatter()) {
-                x.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-            } else if (s.x().length > 60) { // dense curves: markers would hide the line
-                x.setMarker(SeriesMarkers.NONE);
+        try {
+            if (Plots.xchartAvailable()) {
+                XChartPlots.chart(file, this);
+                return;
             }
-            if (s.right()) {
-                x.setYAxisGroup(1);
+        } catch (LinkageError | java.awt.AWTError e) {
+            // the data file stands in
+        }
+        StringBuilder csv = new StringBuilder("series,axis,x,y,error\n");
+        for (Series sr : series) {
+            for (int i = 0; i < sr.x().length; i++) {
+                csv.append('"')
+                        .append(sr.name().replace("\"", "\"\""))
+                        .append("\",")
+                        .append(sr.right() ? "right" : "left")
+                        .append(',')
+                        .append(sr.x()[i])
+                        .append(',')
+                        .append(sr.y()[i])
+                        .append(',')
+                        .append(sr.errors() == null ? "" : Double.toString(sr.errors()[i]))
+                        .append('\n');
             }
         }
-        Files2.writeAtomically(file, os -> BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG));
+        Files2.writeString(Plots.csv(file), csv.toString());
+    }
+
+    String title() {
+        return title;
+    }
+
+    String xLabel() {
+        return xLabel;
+    }
+
+    String yLabel() {
+        return yLabel;
+    }
+
+    String rightLabel() {
+        return rightLabel;
+    }
+
+    boolean isLogX() {
+        return logX;
+    }
+
+    boolean isLogY() {
+        return logY;
+    }
+
+    List<Series> series() {
+        return series;
     }
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
@@ -61,6 +62,41 @@ final class XChartPlots {
             var sr = chart.addSeries(e.getKey(), x, y);
             if (x.length > 60) { // dense curves (thousands of steps): markers would hide the lines
                 sr.setMarker(SeriesMarkers.NONE);
+            }
+        }
+        Files2.writeAtomically(file, os -> BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG));
+    }
+
+    /** A {@link Chart}: lines or scatter points, error bars, a second y axis, log axes, the legend outside. */
+    static void chart(Path file, Chart c) {
+        XYChart chart = new XYChartBuilder()
+                .width(860)
+                .height(440)
+                .title(c.title())
+                .xAxisTitle(c.xLabel())
+                .yAxisTitle(c.yLabel())
+                .build();
+        Styler st = chart.getStyler();
+        st.setLegendPosition(Styler.LegendPosition.OutsideE);
+        st.setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setXAxisLogarithmic(c.isLogX());
+        chart.getStyler().setYAxisLogarithmic(c.isLogY());
+        chart.getStyler().setErrorBarsColorSeriesColor(true);
+        if (c.rightLabel() != null) {
+            chart.setYAxisGroupTitle(1, c.rightLabel());
+            st.setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+        }
+        for (Chart.Series s : c.series()) {
+            XYSeries x = s.errors() == null
+                    ? chart.addSeries(s.name(), s.x(), s.y())
+                    : chart.addSeries(s.name(), s.x(), s.y(), s.errors());
+            if (s.scatter()) {
+                x.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            } else if (s.x().length > 60) { // dense curves: markers would hide the line
+                x.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+            }
+            if (s.right()) {
+                x.setYAxisGroup(1);
             }
         }
         Files2.writeAtomically(file, os -> BitmapEncoder.saveBitmap(chart, os, BitmapEncoder.BitmapFormat.PNG));

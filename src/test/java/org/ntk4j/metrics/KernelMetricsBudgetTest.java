@@ -20,6 +20,10 @@ class KernelMetricsBudgetTest {
                 slabs + (8L * 128 + 64) * 8 * 10_000,
                 KernelMetrics.workingBytes(10_000, new KernelMetrics.Options(64, false)));
         assertTrue(KernelMetrics.workingBytes(100_000) < 8L * 100_000 * 100_000 / 50, "far below one N × N copy");
+        // a small traced kernel's row slabs are the kernel's size, not a full slab each
+        assertEquals(
+                3L * 1000 * 1000 * 8 + (8L * 64 + 32) * 8 * 1000,
+                KernelMetrics.workingBytes(1000, 1, KernelMetrics.Options.DEFAULT));
         assertEquals(slabs, KernelMetrics.workingBytes(10_000, new KernelMetrics.Options(0, false)));
         assertEquals(slabs + 48L * 2048 * 2048, KernelMetrics.workingBytes(2048, new KernelMetrics.Options(64, true)));
     }
