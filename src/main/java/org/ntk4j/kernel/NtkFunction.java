@@ -4,6 +4,7 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
@@ -284,33 +285,61 @@ public final class NtkFunction {
     }
 
     /**
-     * J(x) u, (N, O), for a tangent u in {@link #parameters()} order, by double backward: with a zero leaf w (N, O),
-     * g(w) = ∇_θ⟨f(x), w⟩ = J(x)ᵀ w is recorded with create_graph, and the gradient of ⟨g(w), u⟩ with respect to w is
-     * J(x) u (exact: g is linear in w). Attached to x's manager.
+     * J(x) u, (N, O), for a tangent u in {@link #parameters()} order, by double backward on a line through θ0: the
+     * parameters become θ(t) = θ0 + t u with a scalar leaf t = 0, and with a zero leaf w (N, O) the derivative g(w) =
+     * ∂⟨f(x; θ(t)), w⟩/∂t = ⟨J(x)ᵀ w, u⟩ is recorded with create_graph; its gradient with respect to w is J(x) u (exact:
+     * g is linear in w). The parameters' own leaves take no gradient (a create_graph gradient on a parameter would hold
+     * the parameter and the graph in a reference cycle that DJL cannot break); they are restored afterwards, bit for
+     * bit. Attached to x's manager.
      */
     NDArray jvp(NDArray x, NDList u) {
         List<Param> ps = trainable();
-        freshLeaves(ps);
-        try (NDManager m = x.getManager().newSubManager()) {
+        List<NDArray> saved = new ArrayList<>();
+        // the scope closes what the pass attaches elsewhere (ops on parameters attach to the block's manager)
+        try (NDManager m = x.getManager().newSubManager();
+                NDScope scope = new NDScope()) {
+            NDArray t = m.zeros(new Shape(), net.dataType(), x.getDevice());
+            t.setRequiresGradient(true);
             NDArray w;
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                for (int k = 0; k < ps.size(); k++) {
+                    NDArray p = ps.get(k).value();
+                    NDArray keep = detachedCopy(p);
+                    keep.attach(m);
+                    saved.add(keep);
+                    NDArray line = keep.add(t.mul(u.get(k).toType(p.getDataType(), false)));
+                    ((PtNDArray) p).intern(line); // the block's array now holds θ0 + t u
+                }
                 NDArray f = net.forward(x, Forward.eval(m));
                 w = m.zeros(f.getShape(), f.getDataType(), f.getDevice());
                 w.setRequiresGradient(true);
                 NDArray s = f.mul(w).sum();
                 JniUtils.backward((PtNDArray) s, (PtNDArray) m.ones(s.getShape(), s.getDataType()), true, true);
                 JniUtils.zeroGrad((PtNDArray) w); // w's gradient is now f(x); J(x) u is to land on zero
-                NDArray dot = null;
-                for (int k = 0; k < ps.size(); k++) {
-                    NDArray t = ps.get(k).value().getGradient().mul(u.get(k)).sum();
-                    dot = dot == null ? t : dot.add(t);
+                NDArray g = t.getGradient();
+                JniUtils.backward((PtNDArray) g, (PtNDArray) m.ones(g.getShape(), g.getDataType()), false, false);
+            } finally {
+                for (int k = 0; k < saved.size(); k++) {
+                    NDArray p = ps.get(k).value();
+                    ((PtNDArray) p).intern(detachedCopy(saved.get(k)));
+                    p.setRequiresGradient(true);
                 }
-                JniUtils.backward((PtNDArray) dot, (PtNDArray) m.ones(dot.getShape(), dot.getDataType()), false, false);
             }
             NDArray r = w.getGradient().duplicate();
             r.attach(x.getManager());
-            freshLeaves(ps);
+            NDScope.unregister(r);
             return r;
+        }
+    }
+
+    /** A copy of {@code a} made with autograd off: a leaf with no gradient. */
+    private static NDArray detachedCopy(NDArray a) {
+        boolean grad = JniUtils.isGradMode();
+        JniUtils.setGradMode(false);
+        try {
+            return a.duplicate();
+        } finally {
+            JniUtils.setGradMode(grad);
         }
     }
 
@@ -326,27 +355,6 @@ public final class NtkFunction {
             }
         }
         return ps;
-    }
-
-    /**
-     * Gives every parameter a fresh leaf tensor with the same values and no gradient, in place (the array objects,
-     * which a DJL block holds, stay the same). A gradient made with create_graph keeps its graph, and later gradients
-     * would accumulate onto it; PyTorch's remedy, setting {@code .grad} to None, is not reachable from DJL.
-     */
-    private static void freshLeaves(List<Param> ps) {
-        boolean grad = JniUtils.isGradMode();
-        JniUtils.setGradMode(false);
-        try {
-            for (Param p : ps) {
-                NDArray a = p.value();
-                ((PtNDArray) a).intern(a.duplicate());
-            }
-        } finally {
-            JniUtils.setGradMode(grad);
-        }
-        for (Param p : ps) {
-            p.value().setRequiresGradient(true);
-        }
     }
 
     private static void zeroGradients(List<Param> ps) {
