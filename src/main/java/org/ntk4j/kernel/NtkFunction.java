@@ -110,7 +110,7 @@ public final class NtkFunction {
      * the first (the double-backward trick: J(x1) u is the gradient with respect to w of ⟨J(x1)ᵀ w, u⟩). v and the
      * result by mode: TRACE v (N2) → (N1) = Σ_j Θ_tr[i,j] v_j (one pair of passes per output; divided by O when
      * mean-normalised); DIAGONAL v (N2, O) → (N1, O) = Σ_j Θ[i,j,o] v[j,o] (one pair per output); FULL v (N2, O) →
-     * (N1, O) = Σ_{j,p} Θ[i,j,o,p] v[j,p] (one pair). With layer weights η_l set it falls back to forming Θ.
+     * (N1, O) = Σ_{j,p} Θ[i,j,o,p] v[j,p] (one pair). With layer weights η_l set it falls back to forming Θ. Each pair leaves some native memory behind (see {@link Linearized}).
      */
     public NDArray ntkVp(NDArray x1, NDArray x2, NDArray v) {
         checkSamples(x1, "x1");
