@@ -40,6 +40,30 @@ public final class Ntk {
         return new Ntk(net, options);
     }
 
+    /**
+     * The kernel of {@code net} as a function of its inputs and parameters, returning engine arrays ({@link
+     * NtkFunction}).
+     */
+    public static NtkFunction function(Network net, NtkOptions options) {
+        return new NtkFunction(net, options);
+    }
+
+    /**
+     * The kernel of an initialised DJL block as a function ({@link NtkFunction}); {@code sampleShape} is the shape of
+     * ONE sample, without the batch axis that {@code block.initialize} takes (e.g. (1, 28, 28), not (N, 1, 28, 28)).
+     * The block keeps its parameters; see {@link Network#ofBlock}.
+     */
+    public static NtkFunction function(
+            ai.djl.nn.Block block, ai.djl.ndarray.types.Shape sampleShape, NtkOptions options) {
+        var ps = block.getParameters();
+        if (ps.isEmpty() || !ps.valueAt(0).isInitialized()) {
+            throw new UserException("DJL block " + block.getClass().getSimpleName() + " is not initialised: call"
+                    + " block.initialize(manager, dataType, batchShape) first");
+        }
+        return new NtkFunction(
+                Network.ofBlock(block, sampleShape, ps.valueAt(0).getArray().getManager()), options);
+    }
+
     /** A builder of {@link NtkOptions}, for {@link #of(Network, NtkOptions)}. */
     public static NtkOptions.Builder options() {
         return NtkOptions.builder();
@@ -286,6 +310,9 @@ public final class Ntk {
         if (s.dimension() != in.dimension() + 1 || !s.slice(1).equals(in)) {
             throw new UserException(what + " has shape " + s + "; model "
                     + net.spec().name() + " expects (N, " + in.toString().replaceAll("[()]", "") + ")");
+        }
+        if (s.get(0) == 0) {
+            throw new UserException(what + " has no samples (shape " + s + "); the kernel needs at least one");
         }
     }
 

@@ -47,9 +47,7 @@ public final class NtkPlan {
         Map<Module, String> whyNot = new LinkedHashMap<>();
         for (Module l : params) {
             TangentRule<TangentLayer> r = TangentRules.find(l);
-            String not = r == null
-                    ? "no tangent rule for " + l.getClass().getSimpleName()
-                    : r.inapplicable((TangentLayer) l);
+            String not = r == null ? "no tangent rule for " + l.typeName() : r.inapplicable((TangentLayer) l);
             if (r != null && not != null) {
                 not = r.name() + " rule does not apply: " + not;
                 r = null;

@@ -47,7 +47,7 @@ final class DjlBlockModule extends Module {
             }
         }
         if (!ps.isEmpty()) {
-            out.add(new Group(name, ps));
+            out.add(new Group(name, ps, b.getClass().getName()));
         }
         for (var c : b.getChildren()) {
             collect(c.getValue(), prefix.isEmpty() ? c.getKey() : prefix + "." + c.getKey(), out);
@@ -73,10 +73,18 @@ final class DjlBlockModule extends Module {
     /** A DJL sub-block's parameters, as one parameter layer. */
     static final class Group extends Module {
         private final List<Param> params;
+        private final String djlType;
 
-        Group(String name, List<Param> params) {
+        Group(String name, List<Param> params, String djlType) {
             super(name);
             this.params = params;
+            this.djlType = djlType;
+        }
+
+        /** The DJL block class that owns these parameters, e.g. {@code ai.djl.nn.convolutional.Conv1d}. */
+        @Override
+        public String typeName() {
+            return "DJL block " + djlType;
         }
 
         @Override

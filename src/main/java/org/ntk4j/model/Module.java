@@ -26,6 +26,11 @@ public abstract class Module {
         return name;
     }
 
+    /** The layer's type as its author named it: the class name, or the DJL block class of a DJL parameter group. */
+    public String typeName() {
+        return getClass().getSimpleName();
+    }
+
     protected Param param(String suffix, Param.Role role) {
         Param p = new Param(name + "." + suffix, role);
         params.add(p);

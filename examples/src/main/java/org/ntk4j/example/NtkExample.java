@@ -31,8 +31,10 @@ import org.ntk4j.data.DjlDataset;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.kernel.LayerPlan;
+import org.ntk4j.kernel.Linearized;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.NtkFunction;
 import org.ntk4j.kernel.NtkPlan;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.DjlProbeListener;
@@ -113,6 +115,23 @@ public final class NtkExample {
                     NDArray x = sub.create(probe.features(), new Shape(n).addAll(SAMPLE));
                     double[][] k = ntk.mode(Mode.TRACE).compute(x).total().traced();
                     System.out.printf("NTK of %d probe images: Θ[0][0] = %.4f%n", n, k[0][0]);
+
+                    // The same kernel as a function of inputs: an NDArray on the device, Θ·v, the linearised model.
+                    NtkFunction f = Ntk.function(block, SAMPLE, Ntk.options().build()); // summed over outputs
+                    NDArray xs = NtkFunction.batch(DjlDataset.builder(probe).setSampling(25, false).build(), sub);
+                    NDArray theta = f.apply(xs, null); // (50, 50)
+                    NDArray rowSums = f.ntkVp(xs, null, sub.ones(new Shape(n))); // Θ·1 without forming Θ
+                    double gap = rowSums.sub(theta.sum(new int[] {1})).abs().max().getFloat()
+                            / theta.abs().max().getFloat();
+                    try (Linearized lin = f.linearize()) {
+                        NDArray logits = lin.forward(xs, f.parameters()); // f(x; θ0) + J(x)(θ − θ0), θ = θ0
+                        System.out.printf(
+                                "NtkFunction: Θ %s, Θ·1 agrees to %.1e, f_lin %s%n", theta.getShape(), gap,
+                                logits.getShape());
+                    }
+                    if (!(gap < 1e-4) || Math.abs(theta.getFloat(0, 0) - k[0][0]) > 1e-4 * Math.abs(k[0][0])) {
+                        throw new IllegalStateException("NtkFunction disagrees with Ntk.compute");
+                    }
                 }
 
                 DjlDataset trainSet =
