@@ -37,6 +37,9 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ntk_peer import ResNet20  # noqa: E402  (the same ResNet-20 as the kernel peer: ntk4j's resnet20 spec)
+
 CASES = {
     "mlp": dict(lr=0.05, momentum=0.9, weight_decay=0.0),
     "resnet20": dict(lr=0.1, momentum=0.9, weight_decay=5e-4),
@@ -48,43 +51,6 @@ PHASES = ["batch", "forward", "loss", "backward", "metrics", "optimizer", "zero_
 def mlp():
     return nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                          nn.Linear(512, 10))
-
-
-class Block(nn.Module):
-    """ntk4j's residual block: relu(bn2(conv2(relu(bn1(conv1 x)))) + shortcut x), projection shortcut (option B)."""
-
-    def __init__(self, cin, cout, stride):
-        super().__init__()
-        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
-        self.b1 = nn.BatchNorm2d(cout)
-        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
-        self.b2 = nn.BatchNorm2d(cout)
-        self.short = None
-        if stride != 1 or cin != cout:
-            self.short = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-
-    def forward(self, x):
-        y = F.relu(self.b1(self.c1(x)))
-        y = self.b2(self.c2(y))
-        return F.relu(y + (x if self.short is None else self.short(x)))
-
-
-class ResNet20(nn.Module):
-    def __init__(self, outputs=10):
-        super().__init__()
-        self.c = nn.Conv2d(3, 16, 3, 1, 1, bias=False)
-        self.b = nn.BatchNorm2d(16)
-        blocks, cin = [], 16
-        for cout, stride in ((16, 1), (32, 2), (64, 2)):
-            for k in range(3):
-                blocks.append(Block(cin, cout, stride if k == 0 else 1))
-                cin = cout
-        self.blocks = nn.Sequential(*blocks)
-        self.fc = nn.Linear(64, outputs)
-
-    def forward(self, x):
-        y = self.blocks(F.relu(self.b(self.c(x))))
-        return self.fc(y.mean(dim=(2, 3)))
 
 
 def load_init(net, init):
