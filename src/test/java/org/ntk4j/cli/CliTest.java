@@ -16,6 +16,26 @@ import picocli.CommandLine;
 class CliTest {
     record Run(int code, String out, String err) {}
 
+    /** One 4×4 shard (tiles of 2) of the quickstart MLP's kernel into the store {@code store}. */
+    static Run tinyShard(java.nio.file.Path store) {
+        return run(
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--n",
+                "4",
+                "--tile",
+                "2",
+                "--shard-size",
+                "4",
+                "--rows",
+                "0:4",
+                "--cols",
+                "0:4",
+                "--out",
+                store.toString());
+    }
+
     static Run run(String... args) {
         CommandLine cl = Main.commandLine();
         StringWriter out = new StringWriter();

@@ -47,22 +47,7 @@ class EveryOptionTest {
     @BeforeAll
     static void inputs() {
         store = tmp.resolve("store");
-        CliTest.Run r = CliTest.run(
-                "kernel",
-                "--model",
-                "mlp-quickstart",
-                "--n",
-                "4",
-                "--tile",
-                "2",
-                "--shard-size",
-                "4",
-                "--rows",
-                "0:4",
-                "--cols",
-                "0:4",
-                "--out",
-                store.toString());
+        CliTest.Run r = CliTest.tinyShard(store);
         assertEquals(0, r.code(), r.err());
         kernel = tmp.resolve("K.npz");
         r = CliTest.run("kernel", "--model", "mlp-quickstart", "--n", "4", "--test", "2", "--out", kernel.toString());

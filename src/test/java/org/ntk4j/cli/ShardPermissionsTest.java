@@ -21,22 +21,7 @@ class ShardPermissionsTest {
         String folder =
                 PosixFilePermissions.toString(Files.getPosixFilePermissions(Files.createDirectory(dir.resolve("d"))));
         Path store = dir.resolve("store");
-        CliTest.Run r = CliTest.run(
-                "kernel",
-                "--model",
-                "mlp-quickstart",
-                "--n",
-                "4",
-                "--tile",
-                "2",
-                "--shard-size",
-                "4",
-                "--rows",
-                "0:4",
-                "--cols",
-                "0:4",
-                "--out",
-                store.toString());
+        CliTest.Run r = CliTest.tinyShard(store);
         assertEquals(0, r.code(), r.err());
         r = CliTest.run("kernel", "assemble", store.toString(), "--keep-shards");
         assertEquals(0, r.code(), r.err());
