@@ -229,16 +229,16 @@ public final class KernelJob {
         }
     }
 
-    /**
-     * Refuses, before any work, a kernel that cannot run within the memory budget: one line naming the
-     * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
-     * and parameters), or saying that the output alone exceeds it and must go to disk.
-     */
     /** Kernel entries per sample pair: 1 traced, O diagonal, O² full. */
     private static long innerEntries(Mode mode, int outputs) {
         return mode == Mode.TRACE ? 1 : mode == Mode.DIAGONAL ? outputs : (long) outputs * outputs;
     }
 
+    /**
+     * Refuses, before any work, a kernel that cannot run within the memory budget: one line naming the
+     * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
+     * and parameters), or saying that the output alone exceeds it and must go to disk.
+     */
     long[] preflight(Ntk ntk, int n, int test, long extras) {
         long budget = r.options().memoryBytes();
         long base = budget - extras;
