@@ -102,15 +102,12 @@ public final class KernelJob {
             }
             // the metrics' working set is reserved beside the tiles; where the budget cannot hold it too, the kernel is
             // still computed and the metrics are skipped, saying so in the sidecar
-            String metricsSkipped = null;
-            long[] tileBudgets;
-            try {
-                tileBudgets = preflight(ntk, n, test, extras + metricsBytes);
-            } catch (OptionException e) {
-                tileBudgets = preflight(ntk, n, test, extras);
-                metricsSkipped = "not computed: their working set (" + Ntk.bytes(metricsBytes)
-                        + ") does not fit the memory budget beside the kernels; raise --memory for them";
-            }
+            boolean metricsFit = tilePlan(ntk, n, test, extras + metricsBytes).fits();
+            long[] tileBudgets = preflight(ntk, n, test, metricsFit ? extras + metricsBytes : extras);
+            String metricsSkipped = metricsFit
+                    ? null
+                    : "not computed: their working set (" + Ntk.bytes(metricsBytes)
+                            + ") does not fit the memory budget beside the kernels; raise --memory for them";
             ntk.memory(tileBudgets[0]);
             Ntk.MemoryEstimate placed = ntk.estimate(n, n, m.getDevice());
             placed.check();
@@ -235,28 +232,41 @@ public final class KernelJob {
     }
 
     /**
-     * Refuses, before any work, a kernel that cannot run within the memory budget: one line naming the
-     * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
-     * and parameters), or saying that the output alone exceeds it and must go to disk.
+     * How the memory budget splits for these kernels beside {@code extras} bytes of other working set: the train
+     * kernel's tiles get what its held output leaves, the test kernel's what both held outputs leave; the kernels fit
+     * where each tile budget holds at least one sample's tiles.
      */
-    long[] preflight(Ntk ntk, int n, int test, long extras) {
-        long budget = r.options().memoryBytes();
-        long base = budget - extras;
+    private record TilePlan(long trainTiles, long testTiles, long heldOutputBytes, long minTileBytes, boolean fits) {}
+
+    /** The tile budgets within the memory budget beside {@code extras}, and whether they fit; throws nothing. */
+    private TilePlan tilePlan(Ntk ntk, int n, int test, long extras) {
+        long base = r.options().memoryBytes() - extras;
         Ntk.MemoryEstimate a0 = ntk.memory(Math.max(1, base)).estimate(n, n);
         Ntk.MemoryEstimate b0 = test > 0 ? ntk.estimate(test, n) : null;
         long aHeld = a0.heldOutputBytes();
         long bHeld = b0 == null ? 0 : b0.heldOutputBytes();
-        // the train kernel's tiles get what its output leaves; the test kernel's what both outputs leave
         long trainTiles = base - aHeld;
         long testTiles = base - aHeld - bHeld;
         Ntk.MemoryEstimate a = ntk.memory(Math.max(1, trainTiles)).estimate(n, n);
         Ntk.MemoryEstimate b = test > 0 ? ntk.memory(Math.max(1, testTiles)).estimate(test, n) : null;
         boolean fits = trainTiles >= a.minWorkingBytes() && (b == null || testTiles >= b.minWorkingBytes());
-        if (fits) {
-            return new long[] {trainTiles, testTiles};
-        }
-        long output = aHeld + bHeld;
         long tiles = Math.max(a.minWorkingBytes(), b == null ? 0 : b.minWorkingBytes());
+        return new TilePlan(trainTiles, testTiles, aHeld + bHeld, tiles, fits);
+    }
+
+    /**
+     * Refuses, before any work, a kernel that cannot run within the memory budget: one line naming the
+     * smallest budget that works (the output kernels, the tiles with one sample, and the job's inputs
+     * and parameters), or saying that the output alone exceeds it and must go to disk.
+     */
+    long[] preflight(Ntk ntk, int n, int test, long extras) {
+        TilePlan p = tilePlan(ntk, n, test, extras);
+        if (p.fits()) {
+            return new long[] {p.trainTiles(), p.testTiles()};
+        }
+        long budget = r.options().memoryBytes();
+        long output = p.heldOutputBytes();
+        long tiles = p.minTileBytes();
         long smallest = output + tiles + extras;
         if (output > budget) {
             boolean float64 = r.dtype() == DataType.FLOAT64;
