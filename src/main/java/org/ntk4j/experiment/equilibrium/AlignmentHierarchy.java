@@ -110,35 +110,23 @@ public final class AlignmentHierarchy {
 
         /** The CPU scale: width 100, a class-balanced 1000 images per class of each present dataset, 20 epochs. */
         public static Settings cpu() {
-            return AlignmentHierarchySettingsBuilder.builder()
+            return AlignmentHierarchySettingsBuilder.builder(paper())
                     .datasets(StudyData.availableDatasets())
-                    .depth(10)
                     .width(100)
-                    .lrs(new double[] {0.0005, 0.003, 0.05})
-                    .batch(32)
                     .epochs(20)
-                    .perClass(10)
-                    .probesPerEpochEarly(6)
-                    .unitSphere(false)
                     .trainPerClass(1000)
-                    .seed(0)
                     .build();
         }
 
         /** The MNIST subset, lr 0.003 and 0.05, 4 epochs, CKA at each epoch end: the same checks in seconds (the tests). */
         public static Settings quick() {
-            return AlignmentHierarchySettingsBuilder.builder()
+            return AlignmentHierarchySettingsBuilder.builder(paper())
                     .datasets(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET))
-                    .depth(10)
                     .width(100)
                     .lrs(new double[] {0.003, 0.05})
-                    .batch(32)
                     .epochs(4)
-                    .perClass(10)
                     .probesPerEpochEarly(1)
-                    .unitSphere(false)
                     .trainPerClass(1000)
-                    .seed(0)
                     .build();
         }
     }

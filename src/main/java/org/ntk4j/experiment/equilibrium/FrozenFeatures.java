@@ -89,35 +89,23 @@ public final class FrozenFeatures {
             String ds = StudyData.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
                     ? org.ntk4j.data.Datasets.MNIST
                     : org.ntk4j.data.Datasets.MNIST_SUBSET;
-            return FrozenFeaturesSettingsBuilder.builder()
+            return FrozenFeaturesSettingsBuilder.builder(paper())
                     .dataset(ds)
-                    .depth(10)
                     .widths(new int[] {256, 1024})
-                    .scales(new double[] {0.01, 1})
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(20)
-                    .perClass(10)
                     .trainPerClass(200)
                     .probes(6)
-                    .seed(0)
                     .build();
         }
 
         /** The bundled MNIST subset, width 100, 4 epochs, CKA on 50 images at init and end. */
         public static Settings quick() {
-            return FrozenFeaturesSettingsBuilder.builder()
+            return FrozenFeaturesSettingsBuilder.builder(paper())
                     .dataset(org.ntk4j.data.Datasets.MNIST_SUBSET)
-                    .depth(10)
                     .widths(new int[] {100})
-                    .scales(new double[] {0.01, 1})
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(4)
                     .perClass(5)
-                    .trainPerClass(0)
                     .probes(1)
-                    .seed(0)
                     .build();
         }
     }

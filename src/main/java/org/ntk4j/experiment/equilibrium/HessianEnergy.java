@@ -107,39 +107,28 @@ public final class HessianEnergy {
                     : have.contains(org.ntk4j.data.Datasets.MNIST)
                             ? org.ntk4j.data.Datasets.MNIST
                             : org.ntk4j.data.Datasets.MNIST_SUBSET;
-            return HessianEnergySettingsBuilder.builder()
+            return HessianEnergySettingsBuilder.builder(paper())
                     .dataset(ds)
-                    .depth(10)
                     .width(100)
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(10)
                     .perClass(10)
                     .times(new double[] {0, 1, 10})
                     .top(20)
                     .lanczosSteps(40)
-                    .epsilon(1e-8)
                     .trainPerClass(200)
-                    .seed(0)
                     .build();
         }
 
         /** The bundled MNIST subset, width 32, 2 epochs, times 0, 0.5, 2, top 5 from 15 steps on 50 points. */
         public static Settings quick() {
-            return HessianEnergySettingsBuilder.builder()
+            return HessianEnergySettingsBuilder.builder(paper())
                     .dataset(org.ntk4j.data.Datasets.MNIST_SUBSET)
-                    .depth(10)
                     .width(32)
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(2)
                     .perClass(5)
                     .times(new double[] {0, 0.5, 2})
                     .top(5)
                     .lanczosSteps(15)
-                    .epsilon(1e-8)
-                    .trainPerClass(0)
-                    .seed(0)
                     .build();
         }
     }

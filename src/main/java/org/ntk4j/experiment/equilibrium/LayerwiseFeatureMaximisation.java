@@ -109,39 +109,26 @@ public final class LayerwiseFeatureMaximisation {
             String ds = StudyData.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
                     ? org.ntk4j.data.Datasets.MNIST
                     : org.ntk4j.data.Datasets.MNIST_SUBSET;
-            return LayerwiseFeatureMaximisationSettingsBuilder.builder()
+            return LayerwiseFeatureMaximisationSettingsBuilder.builder(paper())
                     .dataset(ds)
-                    .depth(10)
                     .widths(new int[] {32, 128})
-                    .lfmLr(0.01)
-                    .lfmBatch(100)
                     .lfmEpochs(15)
                     .patience(2)
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(20)
-                    .perClass(10)
                     .trainPerClass(200)
-                    .seed(0)
                     .build();
         }
 
         /** The bundled MNIST subset, depth 6, width 32, 3 LFM epochs per layer, 4 SGD epochs. */
         public static Settings quick() {
-            return LayerwiseFeatureMaximisationSettingsBuilder.builder()
+            return LayerwiseFeatureMaximisationSettingsBuilder.builder(paper())
                     .dataset(org.ntk4j.data.Datasets.MNIST_SUBSET)
                     .depth(6)
                     .widths(new int[] {32})
-                    .lfmLr(0.01)
-                    .lfmBatch(100)
                     .lfmEpochs(3)
                     .patience(1)
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(4)
                     .perClass(5)
-                    .trainPerClass(0)
-                    .seed(0)
                     .build();
         }
     }

@@ -63,18 +63,11 @@ public final class TargetCorrelation {
 
         /** The CPU scale: the present datasets capped to a class-balanced 1000 per class, width 100, 5 epochs. */
         public static Settings cpu() {
-            return TargetCorrelationSettingsBuilder.builder()
+            return TargetCorrelationSettingsBuilder.builder(paper())
                     .datasets(StudyData.availableDatasets())
-                    .depth(10)
                     .width(100)
-                    .lr(0.003)
-                    .batch(32)
-                    .epochs(5)
-                    .perClass(100)
                     .probeEvery(4)
-                    .lastLayerScale(0.1)
                     .trainPerClass(1000)
-                    .seed(0)
                     .build();
         }
 
@@ -104,18 +97,13 @@ public final class TargetCorrelation {
 
         /** The bundled MNIST subset, the first epoch and one more: seconds. */
         public static Settings quick() {
-            return TargetCorrelationSettingsBuilder.builder()
+            return TargetCorrelationSettingsBuilder.builder(paper())
                     .datasets(List.of(org.ntk4j.data.Datasets.MNIST_SUBSET))
-                    .depth(10)
                     .width(100)
-                    .lr(0.003)
-                    .batch(32)
                     .epochs(2)
                     .perClass(50)
                     .probeEvery(8)
-                    .lastLayerScale(0.1)
                     .trainPerClass(1000)
-                    .seed(0)
                     .build();
         }
     }

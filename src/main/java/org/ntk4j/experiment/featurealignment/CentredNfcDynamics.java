@@ -106,14 +106,12 @@ public final class CentredNfcDynamics {
         }
 
         public static Settings quick() {
-            return CentredNfcDynamicsSettingsBuilder.builder()
+            return CentredNfcDynamicsSettingsBuilder.builder(paper())
                     .datasets(List.of(Datasets.MNIST_SUBSET))
                     .synthetic(false)
                     .perClass(100)
                     .mlpWidth(128)
-                    .mlpDepth(5)
                     .epochs(2)
-                    .lr(0.2)
                     .measure(128)
                     .probeEvery(4)
                     .vggTrain(0)
@@ -122,40 +120,25 @@ public final class CentredNfcDynamics {
                     .vggMeasure(0)
                     .scales(new double[] {1, 0.1})
                     .powers(new double[] {1})
-                    .n(256)
-                    .d(32)
                     .width(128)
                     .gdSteps(300)
                     .gdLr(0.1)
                     .gdEvery(30)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return CentredNfcDynamicsSettingsBuilder.builder()
+            return CentredNfcDynamicsSettingsBuilder.builder(paper())
                     .datasets(List.of(Datasets.MNIST, Datasets.FASHION_MNIST))
-                    .synthetic(true)
                     .perClass(200)
-                    .mlpWidth(256)
-                    .mlpDepth(5)
                     .epochs(10)
-                    .lr(0.2)
                     .measure(256)
                     .probeEvery(16)
                     .vggTrain(128)
                     .vggEpochs(3)
-                    .vggLr(0.05)
                     .vggMeasure(8)
                     .scales(new double[] {1, 0.1, 0.01})
-                    .powers(new double[] {0, 1, 2})
-                    .n(256)
-                    .d(32)
-                    .width(256)
-                    .gdSteps(800)
-                    .gdLr(0.05)
                     .gdEvery(20)
-                    .seed(0)
                     .build();
         }
 

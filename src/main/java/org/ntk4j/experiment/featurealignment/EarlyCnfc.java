@@ -66,14 +66,12 @@ public final class EarlyCnfc {
 
         /** n = d = 32, k ∈ {32, 256}, α ∈ {0, 0.5, 1, 2, 8}, 6 initialisations. */
         public static Settings quick() {
-            return EarlyCnfcSettingsBuilder.builder()
+            return EarlyCnfcSettingsBuilder.builder(paper())
                     .points(32)
                     .dim(32)
                     .widths(new int[] {32, 256})
                     .decays(new double[] {0, 0.5, 1, 2, 8})
                     .inits(6)
-                    .rank(5)
-                    .seed(0)
                     .build();
         }
 

@@ -110,18 +110,12 @@ public final class NfaChainMonomial {
 
         /** The same network and data, a larger step for fewer steps, fewer corruption draws: seconds (the tests). */
         public static Settings quick() {
-            return NfaChainMonomialSettingsBuilder.builder()
-                    .n(384)
-                    .d(32)
-                    .r(5)
-                    .width(128)
-                    .firstScale(0.01)
+            return NfaChainMonomialSettingsBuilder.builder(paper())
                     .lr(0.1)
                     .steps(300)
                     .probeEvery(50)
                     .testPoints(500)
                     .corruptions(50)
-                    .seed(0)
                     .build();
         }
     }

@@ -69,24 +69,19 @@ public final class NfcPrediction {
         }
 
         public static Settings quick() {
-            return NfcPredictionSettingsBuilder.builder()
+            return NfcPredictionSettingsBuilder.builder(paper())
                     .n(192)
                     .gammas(new double[] {0.25, 0.75})
                     .dataSeeds(1)
                     .momentSeeds(3)
-                    .lr(1e-3)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return NfcPredictionSettingsBuilder.builder()
+            return NfcPredictionSettingsBuilder.builder(paper())
                     .n(512)
-                    .gammas(new double[] {0.1, 0.25, 0.5, 0.75, 0.9})
                     .dataSeeds(2)
                     .momentSeeds(8)
-                    .lr(1e-3)
-                    .seed(0)
                     .build();
         }
 

@@ -76,17 +76,11 @@ public final class SpeedLimited {
         }
 
         public static Settings quick() {
-            return SpeedLimitedSettingsBuilder.builder()
-                    .n(256)
-                    .d(32)
-                    .r(5)
+            return SpeedLimitedSettingsBuilder.builder(paper())
                     .width(128)
                     .scales(new double[] {1, 0.01})
                     .lrs(new double[] {0.03, 0.2})
                     .steps(250)
-                    .speeds(new double[] {500, 0.002, 0.002})
-                    .eps(0.1)
-                    .seed(0)
                     .adaptive(new Adaptive(3, 3, 64, NfaSetup.fill(4, 0.1), 0.05, 0.25, 150, 20, 0.01))
                     .build();
         }

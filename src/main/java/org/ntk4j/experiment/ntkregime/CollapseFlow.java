@@ -79,18 +79,12 @@ public final class CollapseFlow {
 
         /** n = 6, C = 3, m = 4, κ = (1, 0.6, 0.1), t ≤ 300. */
         public static Settings quick() {
-            return CollapseFlowSettingsBuilder.builder()
+            return CollapseFlowSettingsBuilder.builder(cpu())
                     .features(6)
                     .classes(3)
                     .perClass(4)
-                    .kappaD(1)
-                    .kappaC(0.6)
-                    .kappaN(0.1)
-                    .scale(0.3)
                     .time(300)
-                    .dt(0.02)
                     .samples(40)
-                    .seed(0)
                     .build();
         }
 

@@ -83,7 +83,7 @@ public final class DispersionLimits {
         }
 
         public static Settings quick() {
-            return DispersionLimitsSettingsBuilder.builder()
+            return DispersionLimitsSettingsBuilder.builder(paper())
                     .widths(new int[] {20, 40})
                     .lambdas(new double[] {0.1, 0.3})
                     .configs(new Config[] {new Config(1.0, 0), new Config(3.0, 0)})
@@ -91,8 +91,6 @@ public final class DispersionLimits {
                     .zoneWidth(30)
                     .zoneDepths(new int[] {2, 15})
                     .zoneSigmaW2(new double[] {1.0, 3.0})
-                    .zoneSigmaB2(1)
-                    .zoneInits(200)
                     .offWidth(40)
                     .offDepths(new int[] {10})
                     .offSigmaW2(new double[] {1.0, 3.0})
@@ -102,31 +100,24 @@ public final class DispersionLimits {
                     .checkDepth(3)
                     .checkInits(200)
                     .bootstrap(100)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return DispersionLimitsSettingsBuilder.builder()
+            return DispersionLimitsSettingsBuilder.builder(paper())
                     .widths(new int[] {50, 100, 200})
                     .lambdas(new double[] {0.05, 0.1, 0.2, 0.3, 0.5})
-                    .configs(sixConfigs())
                     .inits(200)
                     .zoneWidth(100)
                     .zoneDepths(new int[] {2, 5, 10, 20, 30, 50})
-                    .zoneSigmaW2(new double[] {0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0})
-                    .zoneSigmaB2(1)
-                    .zoneInits(200)
                     .offWidth(100)
                     .offDepths(new int[] {5, 10, 20})
                     .offSigmaW2(new double[] {1.0, 1.5, 3.0})
                     .rhos(new double[] {0.1, 0.5, 0.9})
-                    .offInits(500)
                     .checkWidth(50)
                     .checkDepth(5)
                     .checkInits(300)
                     .bootstrap(200)
-                    .seed(0)
                     .build();
         }
 

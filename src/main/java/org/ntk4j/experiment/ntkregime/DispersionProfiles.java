@@ -83,7 +83,7 @@ public final class DispersionProfiles {
 
         /** M = 30, α₀ ∈ {2, 0.1}, σ_w² ∈ {1, 2}, depths 2…24, 200 initialisations; Fig. 6 at M₁ = 20, M₂ = 100. */
         public static Settings quick() {
-            return DispersionProfilesSettingsBuilder.builder()
+            return DispersionProfilesSettingsBuilder.builder(paper())
                     .width(30)
                     .alphas(new double[] {2, 0.1})
                     .sigmaW2(new double[] {1, 2})
@@ -95,25 +95,17 @@ public final class DispersionProfiles {
                     .profileM2(100)
                     .profileSigmaW2(new double[] {1.5, 1.8})
                     .maxProfileDepth(60)
-                    .seed(0)
                     .build();
         }
 
         /** M = 100 (the thesis: 200), depths 2…50, 400 initialisations (the thesis: 500). */
         public static Settings cpu() {
-            return DispersionProfilesSettingsBuilder.builder()
+            return DispersionProfilesSettingsBuilder.builder(paper())
                     .width(100)
-                    .alphas(new double[] {2, 0.5, 0.1})
                     .sigmaW2(new double[] {1.5, 1.8, 2})
                     .depths(new int[] {2, 5, 10, 20, 35, 50})
-                    .rhos(new double[] {0.1, 0.5, 0.9})
                     .inits(400)
                     .bootstrap(200)
-                    .profileM1(100)
-                    .profileM2(500)
-                    .profileSigmaW2(new double[] {1.5, 1.8, 1.9, 2})
-                    .maxProfileDepth(300)
-                    .seed(0)
                     .build();
         }
 

@@ -62,17 +62,15 @@ public final class NtkBlockStructure {
         }
 
         public static Settings quick() {
-            return NtkBlockStructureSettingsBuilder.builder()
+            return NtkBlockStructureSettingsBuilder.builder(paper())
                     .pairs(new CollapseSetup.Pair[] {new CollapseSetup.Pair("mlp", "mnist-subset")})
                     .trainPerClass(30)
                     .kernelPerClass(3)
                     .mlpDepth(3)
                     .mlpWidth(16)
-                    .lr(0.05)
                     .batch(60)
                     .epochs(6)
                     .probeEpochs(new int[] {0, 1, 3, 6})
-                    .seed(0)
                     .build();
         }
 
@@ -88,17 +86,15 @@ public final class NtkBlockStructure {
             if (StudyData.fetched("cifar10")) { // the thesis's ResNet-20 on CIFAR-10, when the data is here
                 pairs.add(new CollapseSetup.Pair("resnet20-w8", "cifar10", new double[] {0.02}, 20, 100));
             }
-            return NtkBlockStructureSettingsBuilder.builder()
+            return NtkBlockStructureSettingsBuilder.builder(paper())
                     .pairs(pairs.toArray(CollapseSetup.Pair[]::new))
                     .trainPerClass(100)
                     .kernelPerClass(4)
                     .mlpDepth(5)
                     .mlpWidth(64)
                     .lr(0.01)
-                    .batch(120)
                     .epochs(30)
                     .probeEpochs(new int[] {0, 1, 2, 5, 10, 20, 30})
-                    .seed(0)
                     .build();
         }
 

@@ -93,42 +93,32 @@ public final class NtkChangePhase {
         }
 
         public static Settings quick() {
-            return NtkChangePhaseSettingsBuilder.builder()
+            return NtkChangePhaseSettingsBuilder.builder(paper())
                     .width(32)
                     .samples(64)
                     .activations(new String[] {"relu"})
-                    .sigmaB2(0)
                     .depths(new int[] {2, 6})
                     .sigmaW2(new double[] {1.0, 2.0, 3.0})
                     .steps(100)
                     .checkpoints(new int[] {10, 100})
-                    .lrFraction(0.5)
                     .fsWidth(32)
                     .fsDepths(new int[] {2, 8})
                     .fsSigmaW2(new double[] {1.0, 3.0})
                     .fsInits(300)
-                    .fsEta(1e-3)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return NtkChangePhaseSettingsBuilder.builder()
+            return NtkChangePhaseSettingsBuilder.builder(paper())
                     .width(64)
-                    .samples(128)
-                    .activations(new String[] {"relu", "tanh"})
-                    .sigmaB2(0)
                     .depths(new int[] {2, 5, 10})
                     .sigmaW2(new double[] {1.0, 1.5, 2.0, 2.5, 3.0})
                     .steps(1000)
                     .checkpoints(new int[] {10, 100, 1000})
-                    .lrFraction(0.5)
                     .fsWidth(64)
                     .fsDepths(new int[] {2, 5, 10, 20})
                     .fsSigmaW2(new double[] {1.0, 2.0, 3.0})
                     .fsInits(1000)
-                    .fsEta(1e-3)
-                    .seed(0)
                     .build();
         }
 

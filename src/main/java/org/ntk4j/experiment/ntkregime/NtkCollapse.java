@@ -71,7 +71,7 @@ public final class NtkCollapse {
         }
 
         public static Settings quick() {
-            return NtkCollapseSettingsBuilder.builder()
+            return NtkCollapseSettingsBuilder.builder(paper())
                     .pairs(new CollapseSetup.Pair[] {new CollapseSetup.Pair("mlp", "mnist-subset")})
                     .lrs(new double[] {0.003, 0.1})
                     .trainPerClass(30)
@@ -82,7 +82,6 @@ public final class NtkCollapse {
                     .mlpWidth(16)
                     .batch(60)
                     .epochs(15)
-                    .seed(0)
                     .build();
         }
 
@@ -96,18 +95,14 @@ public final class NtkCollapse {
             if (StudyData.fetched("cifar10")) { // the thesis's Fig. 8 (ResNet-20 on CIFAR-10), when the data is here
                 pairs.add(new CollapseSetup.Pair("resnet20-w8", "cifar10", new double[] {0.002, 0.006, 0.02}, 20, 100));
             }
-            return NtkCollapseSettingsBuilder.builder()
+            return NtkCollapseSettingsBuilder.builder(paper())
                     .pairs(pairs.toArray(CollapseSetup.Pair[]::new))
                     .lrs(new double[] {0.001, 0.003, 0.01, 0.03, 0.1, 0.3})
                     .trainPerClass(100)
                     .testPerClass(100)
-                    .batchPerClass(12)
                     .kernelPerClass(4)
-                    .mlpDepth(4)
                     .mlpWidth(64)
-                    .batch(120)
                     .epochs(60)
-                    .seed(0)
                     .build();
         }
 

@@ -63,14 +63,11 @@ public final class NtkDispersion {
         }
 
         public static Settings quick() {
-            return NtkDispersionSettingsBuilder.builder()
-                    .width(50)
-                    .inputDim(50)
+            return NtkDispersionSettingsBuilder.builder(paper())
                     .depths(new int[] {2, 5})
                     .sigmaW2(new double[] {1.0, 2.0})
                     .initialisations(500)
                     .bootstrap(200)
-                    .seed(0)
                     .build();
         }
     }

@@ -84,17 +84,10 @@ public final class DeepLinearTimescales {
         }
 
         public static Settings quick() {
-            return DeepLinearTimescalesSettingsBuilder.builder()
-                    .depth(3)
-                    .d(30)
-                    .hidden(50)
-                    .points(100)
-                    .s(1.0)
+            return DeepLinearTimescalesSettingsBuilder.builder(paper())
                     .sigmas(new double[] {0.1, 0.05})
-                    .dt(0.02)
                     .time(32.0)
                     .probeEvery(20)
-                    .seed(0)
                     .build();
         }
     }

@@ -88,19 +88,13 @@ public final class DepthSweep {
         }
 
         public static Settings quick() {
-            return DepthSweepSettingsBuilder.builder()
+            return DepthSweepSettingsBuilder.builder(cpu())
                     .depths(new int[] {2, 3, 4})
                     .sigmas(new double[] {0.01, 0.1, 0.22})
                     .odeSigmas(logGrid(1e-3, 0.5, 16))
-                    .d(20)
-                    .hidden(30)
-                    .points(100)
-                    .s(1.0)
                     .dt(0.02)
                     .randomDt(0.04)
-                    .horizon(2.5)
                     .probes(20)
-                    .seed(0)
                     .build();
         }
 

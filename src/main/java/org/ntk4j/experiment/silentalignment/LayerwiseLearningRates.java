@@ -80,16 +80,9 @@ public final class LayerwiseLearningRates {
         }
 
         public static Settings quick() {
-            return LayerwiseLearningRatesSettingsBuilder.builder()
-                    .d(20)
-                    .hidden(30)
-                    .points(100)
-                    .s(1.0)
-                    .sigma(1e-3)
+            return LayerwiseLearningRatesSettingsBuilder.builder(paper())
                     .ratios(new double[] {1, 4})
                     .dt(0.01)
-                    .time(15.0)
-                    .seed(0)
                     .build();
         }
     }

@@ -130,18 +130,13 @@ public final class MulticlassAnisotropic {
 
         /** Fig. 5a (depth 2, close singular values), whitened (γ = 0) and γ = 0.25 MNIST 0/1 at L = 2, γ = 0.25 at L = 3. */
         public static Settings quick() {
-            return MulticlassAnisotropicSettingsBuilder.builder()
+            return MulticlassAnisotropicSettingsBuilder.builder(cpu())
                     .cases(List.of(
                             new Case("5a", Data.MULTI_OUTPUT_WHITENED, 2, 1e-3, 0, CLOSE, 0.04, 12),
                             new Case("6", Data.MNIST_01, 2, 1e-3, 0, null, 0.05, 14),
                             new Case("D.4", Data.MNIST_01, 2, 1e-3, 0.25, null, 0.05, 20),
                             new Case("D.4", Data.MNIST_01, 3, 0.1, 0.25, null, 0.05, 25)))
-                    .d(30)
-                    .points(100)
-                    .hidden(30)
-                    .mnistHidden(10)
                     .probes(20)
-                    .seed(0)
                     .relu(new ReluAdam(100, 100, 50, 0.01, 1e-3, 1200, 50, new double[] {0, 1}))
                     .build();
         }

@@ -70,16 +70,14 @@ public final class ReluSilentAlignment {
         }
 
         public static Settings quick() {
-            return ReluSilentAlignmentSettingsBuilder.builder()
+            return ReluSilentAlignmentSettingsBuilder.builder(paper())
                     .train(100)
                     .test(100)
                     .hidden(50)
-                    .sigma(0.01)
                     .lr(0.2)
                     .steps(300)
                     .samples(40)
                     .fetched(false)
-                    .seed(0)
                     .deepSigma(0.03)
                     .deepLr(0.5)
                     .deepSteps(800)
@@ -87,17 +85,12 @@ public final class ReluSilentAlignment {
         }
 
         public static Settings cpu() {
-            return ReluSilentAlignmentSettingsBuilder.builder()
+            return ReluSilentAlignmentSettingsBuilder.builder(paper())
                     .train(200)
                     .test(200)
-                    .hidden(100)
-                    .sigma(0.01)
                     .lr(0.2)
                     .steps(600)
                     .samples(60)
-                    .fetched(true)
-                    .seed(0)
-                    .deepSigma(0.01)
                     .deepLr(0.2)
                     .deepSteps(4000)
                     .build();

@@ -94,16 +94,10 @@ public final class SilentAlignment {
 
         /** Two scales and a coarser step: the same checks in a few seconds (the tests). */
         public static Settings quick() {
-            return SilentAlignmentSettingsBuilder.builder()
-                    .d(25)
-                    .hidden(10)
-                    .points(100)
-                    .s(1.0)
+            return SilentAlignmentSettingsBuilder.builder(paper())
                     .sigmas(new double[] {1e-3, 1e-4})
                     .dt(0.01)
-                    .time(12.0)
                     .probeEvery(10)
-                    .seed(0)
                     .build();
         }
     }

@@ -88,7 +88,7 @@ public final class TransferError {
 
         /** D = 20, three P, A ∈ {0, 1, 10}, α ∈ {0, 0.5, 1}, 60 draws; one trained net (ρ = 4). */
         public static Settings quick() {
-            return TransferErrorSettingsBuilder.builder()
+            return TransferErrorSettingsBuilder.builder(paper())
                     .d(20)
                     .samples(new int[] {4, 8, 14})
                     .strengths(new double[] {0, 1, 10})
@@ -97,10 +97,8 @@ public final class TransferError {
                     .ratios(new double[] {4})
                     .hidden(10)
                     .points(60)
-                    .sigma(1e-3)
                     .dt(0.01)
                     .time(10)
-                    .seed(0)
                     .build();
         }
 

@@ -96,7 +96,7 @@ public final class WrnAlignment {
 
         /** CIFAR-10 classes 0/1 when fetched (else the bundled MNIST 0/1 digits), k = 1, 48 points, Adam 1e-4. */
         public static Settings cpu() {
-            return WrnAlignmentSettingsBuilder.builder()
+            return WrnAlignmentSettingsBuilder.builder(paper())
                     .dataset(StudyData.fetched(Datasets.CIFAR10) ? Datasets.CIFAR10 : Datasets.MNIST_SUBSET)
                     .widen(1)
                     .points(48)
@@ -104,13 +104,11 @@ public final class WrnAlignment {
                     .lr(1e-4)
                     .steps(300)
                     .probes(30)
-                    .gammas(new double[] {0, 1})
-                    .seed(0)
                     .build();
         }
 
         public static Settings quick() {
-            return WrnAlignmentSettingsBuilder.builder()
+            return WrnAlignmentSettingsBuilder.builder(paper())
                     .dataset(Datasets.MNIST_SUBSET)
                     .widen(1)
                     .points(24)
@@ -119,7 +117,6 @@ public final class WrnAlignment {
                     .steps(150)
                     .probes(15)
                     .gammas(new double[] {0})
-                    .seed(0)
                     .build();
         }
     }

@@ -52,7 +52,7 @@ public final class InitScale {
         }
 
         public static Settings quick() {
-            return InitScaleSettingsBuilder.builder()
+            return InitScaleSettingsBuilder.builder(paper())
                     .alphas(new double[] {0.5, 1, 4})
                     .channels(new int[] {4, 8, 16, 32})
                     .side(16)
@@ -60,20 +60,17 @@ public final class InitScale {
                     .test(128)
                     .epochs(3)
                     .batch(32)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return InitScaleSettingsBuilder.builder()
+            return InitScaleSettingsBuilder.builder(paper())
                     .alphas(new double[] {0.5, 1, 2, 4})
                     .channels(new int[] {8, 16, 32, 64})
-                    .side(32)
                     .train(256)
                     .test(256)
                     .epochs(10)
                     .batch(32)
-                    .seed(0)
                     .build();
         }
 

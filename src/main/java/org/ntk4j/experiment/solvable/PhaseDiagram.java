@@ -74,34 +74,29 @@ public final class PhaseDiagram {
         }
 
         public static Settings quick() {
-            return PhaseDiagramSettingsBuilder.builder()
+            return PhaseDiagramSettingsBuilder.builder(paper())
                     .gammas(new double[] {16, 64, 256})
                     .fixedWidth(64)
                     .side(8)
                     .train(128)
                     .test(128)
                     .probes(16)
-                    .lr0(0.1)
                     .epochs(6)
                     .batch(16)
                     .cifarIfPresent(false)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return PhaseDiagramSettingsBuilder.builder()
+            return PhaseDiagramSettingsBuilder.builder(paper())
                     .gammas(new double[] {16, 64, 256})
                     .fixedWidth(64)
-                    .side(32)
                     .train(256)
                     .test(256)
                     .probes(32)
                     .lr0(0.2)
                     .epochs(8)
                     .batch(32)
-                    .cifarIfPresent(true)
-                    .seed(0)
                     .build();
         }
 

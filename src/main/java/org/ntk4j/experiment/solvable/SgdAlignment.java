@@ -72,17 +72,11 @@ public final class SgdAlignment {
 
         /** Two init scales, noise 0.3 and 0.1, 200 000 steps. */
         public static Settings quick() {
-            return SgdAlignmentSettingsBuilder.builder()
-                    .width(20)
-                    .points(100)
-                    .kappa(1)
+            return SgdAlignmentSettingsBuilder.builder(cpu())
                     .sigmas(new double[] {0.1, 0.3})
                     .noises(new double[] {0.3, 0.1})
-                    .lr(0.1)
-                    .lrMax(0.05)
                     .steps(200_000)
                     .samples(60)
-                    .seed(0)
                     .build();
         }
 

@@ -64,40 +64,26 @@ public final class SolvableDynamics {
         }
 
         public static Settings quick() {
-            return SolvableDynamicsSettingsBuilder.builder()
+            return SolvableDynamicsSettingsBuilder.builder(paper())
                     .width(256)
-                    .d0(10)
-                    .linePoints(20)
                     .step(0.005)
-                    .time(3)
                     .reluWidth(128)
-                    .reluPoints(100)
-                    .reluD0(20)
                     .reluStep(0.05)
                     .reluSteps(600)
                     .fig5Width(128)
                     .fig5Steps(800)
-                    .adamLr(1e-3)
-                    .seed(0)
                     .build();
         }
 
         public static Settings cpu() {
-            return SolvableDynamicsSettingsBuilder.builder()
+            return SolvableDynamicsSettingsBuilder.builder(paper())
                     .width(1024)
-                    .d0(10)
-                    .linePoints(20)
                     .step(0.005)
-                    .time(3)
                     .reluWidth(512)
-                    .reluPoints(100)
-                    .reluD0(20)
                     .reluStep(0.05)
                     .reluSteps(3000)
                     .fig5Width(512)
                     .fig5Steps(4000)
-                    .adamLr(1e-3)
-                    .seed(0)
                     .build();
         }
 
