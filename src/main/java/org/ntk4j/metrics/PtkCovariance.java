@@ -14,6 +14,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
@@ -64,42 +65,13 @@ final class PtkCovariance {
     static Map<TangentLayer, NDArray> compute(
             Network net, NDArray x, List<? extends TangentLayer> layers, NDManager m) {
         int n = (int) x.getShape().get(0);
-        int outputs = net.outputs();
         Map<TangentLayer, NDArray> k = new LinkedHashMap<>();
         for (TangentLayer l : layers) {
             long units = l.weight().value().getShape().get(0);
             k.put(l, m.zeros(new Shape(units, units), x.getDataType(), x.getDevice()));
         }
-        List<Param> params = net.trainableParams();
-        try (NDManager scratch = m.newSubManager()) {
-            Leaves probe = new Leaves(layers, scratch);
-            NDArray xs = x.duplicate();
-            xs.attach(scratch);
-            // Only the leaves' gradients are read; parameters need none.
-            params.forEach(p -> p.value().setRequiresGradient(false));
-            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                NDArray f = net.forward(xs, new Forward(scratch, false, probe));
-                NDArray eye = scratch.eye(outputs, outputs, 0, f.getDataType(), f.getDevice());
-                for (int o = 0; o < outputs; o++) {
-                    try (NDScope scope = new NDScope()) {
-                        NDArray seed = eye.get(new NDIndex("{}:{}", o, o + 1)).repeat(0, n);
-                        JniUtils.backward((PtNDArray) f, (PtNDArray) seed, o < outputs - 1, false);
-                        for (TangentLayer l : layers) {
-                            NDArray z = probe.leaves.get(l);
-                            if (z == null) {
-                                throw new IllegalStateException(l.name() + " was not reached by the forward pass");
-                            }
-                            NDArray delta = z.getGradient();
-                            k.get(l).addi(delta.transpose().matMul(delta));
-                            JniUtils.zeroGrad((PtNDArray) z);
-                        }
-                    }
-                }
-                f.close(); // frees the graph before the scratch goes
-            } finally {
-                params.forEach(p -> p.value().setRequiresGradient(true));
-            }
-        }
+        backPropagateEachOutput(
+                net, x, layers, m, (l, delta) -> k.get(l).addi(delta.transpose().matMul(delta)));
         NDArray invN = new Forward(m, false, null).scalar(1.0 / n, x);
         for (NDArray a : k.values()) {
             a.muli(invN);
@@ -117,10 +89,41 @@ final class PtkCovariance {
      */
     static Map<TangentLayer, NDArray> jacobians(
             Network net, NDArray x, List<? extends TangentLayer> layers, NDManager m) {
-        int n = (int) x.getShape().get(0);
-        int outputs = net.outputs();
         Map<TangentLayer, java.util.List<NDArray>> parts = new LinkedHashMap<>();
         layers.forEach(l -> parts.put(l, new java.util.ArrayList<>()));
+        backPropagateEachOutput(net, x, layers, m, (l, g) -> {
+            Shape s = g.getShape();
+            NDArray rows = s.dimension() == 4
+                    ? g.transpose(0, 2, 3, 1).reshape(-1, s.get(1))
+                    : g.reshape(-1, s.get(s.dimension() - 1));
+            double norm = 1.0 / Math.sqrt((double) rows.getShape().get(0));
+            NDArray kept = rows.mul(new Forward(m, false, null).scalar(norm, rows));
+            kept.attach(m);
+            NDScope.unregister(kept);
+            parts.get(l).add(kept);
+        });
+        Map<TangentLayer, NDArray> out = new LinkedHashMap<>();
+        for (Map.Entry<TangentLayer, java.util.List<NDArray>> e : parts.entrySet()) {
+            java.util.List<NDArray> ps = e.getValue();
+            NDArray j = ps.size() == 1 ? ps.get(0) : NDArrays.concat(new ai.djl.ndarray.NDList(ps), 0);
+            out.put(e.getKey(), j);
+        }
+        return out;
+    }
+
+    /**
+     * One backward pass per output o, seeded with e_o for every sample: hands each layer's pre-activation gradient
+     * δ (n × units, or n × C × H × W) to {@code perLayer} inside the pass's scope, then zeroes it. Only the leaves'
+     * gradients are read; the parameters need none.
+     */
+    private static void backPropagateEachOutput(
+            Network net,
+            NDArray x,
+            List<? extends TangentLayer> layers,
+            NDManager m,
+            BiConsumer<TangentLayer, NDArray> perLayer) {
+        int n = (int) x.getShape().get(0);
+        int outputs = net.outputs();
         List<Param> params = net.trainableParams();
         try (NDManager scratch = m.newSubManager()) {
             Leaves probe = new Leaves(layers, scratch);
@@ -139,32 +142,15 @@ final class PtkCovariance {
                             if (z == null) {
                                 throw new IllegalStateException(l.name() + " was not reached by the forward pass");
                             }
-                            NDArray g = z.getGradient();
-                            Shape s = g.getShape();
-                            NDArray rows = s.dimension() == 4
-                                    ? g.transpose(0, 2, 3, 1).reshape(-1, s.get(1))
-                                    : g.reshape(-1, s.get(s.dimension() - 1));
-                            double norm =
-                                    1.0 / Math.sqrt((double) rows.getShape().get(0));
-                            NDArray kept = rows.mul(new Forward(m, false, null).scalar(norm, rows));
-                            kept.attach(m);
-                            NDScope.unregister(kept);
-                            parts.get(l).add(kept);
+                            perLayer.accept(l, z.getGradient());
                             JniUtils.zeroGrad((PtNDArray) z);
                         }
                     }
                 }
-                f.close();
+                f.close(); // frees the graph before the scratch goes
             } finally {
                 params.forEach(p -> p.value().setRequiresGradient(true));
             }
         }
-        Map<TangentLayer, NDArray> out = new LinkedHashMap<>();
-        for (Map.Entry<TangentLayer, java.util.List<NDArray>> e : parts.entrySet()) {
-            java.util.List<NDArray> ps = e.getValue();
-            NDArray j = ps.size() == 1 ? ps.get(0) : NDArrays.concat(new ai.djl.ndarray.NDList(ps), 0);
-            out.put(e.getKey(), j);
-        }
-        return out;
     }
 }
