@@ -154,18 +154,9 @@ class LayerNormNtkTest {
                     .float64()
                     .compute(x1, x2);
             double[][][][] fd = FiniteDifferences.ntk(net, x1, x2, 1e-5, manager);
-            double maxDiff = 0;
-            double maxRef = 0;
-            for (int i = 0; i < 3; i++) {
-                for (int j = 0; j < 2; j++) {
-                    for (int a = 0; a < 3; a++) {
-                        for (int b = 0; b < 3; b++) {
-                            maxDiff = Math.max(maxDiff, Math.abs(k.total().get(i, j, a * 3 + b) - fd[i][j][a][b]));
-                            maxRef = Math.max(maxRef, Math.abs(fd[i][j][a][b]));
-                        }
-                    }
-                }
-            }
+            FiniteDifferences.Gap gap = FiniteDifferences.gap(k.total(), fd);
+            double maxDiff = gap.maxDiff();
+            double maxRef = gap.maxRef();
             System.out.printf(
                     "layer-norm net, jacobian vs finite differences: relative error %.2e%n", maxDiff / maxRef);
             assertTrue(maxRef > 0.1, "kernel should be non-trivial");

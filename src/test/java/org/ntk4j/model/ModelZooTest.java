@@ -4,18 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.ntk4j.UserException;
 import org.ntk4j.spec.ActivationKind;
 import org.ntk4j.spec.ModelSpec;
@@ -80,31 +83,37 @@ class ModelZooTest {
      * 784-512-512-512-10: 669,706 + 262,656 = 932,362; ffnn-d10-w256
      * (no bias): 3072·256 + 8·256² + 256·10 = 1,313,280; ffnn-d10-w100 (no bias): 784·100 + 8·100²
      * + 100·10 = 159,400; linear-784-100-1 and mlp2-relu-100: 78,400 + 100 = 78,500; mlp5-w256 (no
-     * bias): 3072·256 + 4·256² + 2560 = 1,051,136.</li>
+     * bias): 3072·256 + 4·256² + 2560 = 1,051,136; mlp-quickstart 784-256-256-10 with biases: 200,960 + 65,792
+     * + 2570 = 269,322.</li>
      * </ul>
+     * {@code SpecParameterCountTest} checks the same counts from the spec alone.
      */
+    static Stream<Arguments> referenceCounts() {
+        return Stream.of(
+                arguments("resnet20", 272_474L),
+                arguments("resnet56", 853_018L),
+                arguments("resnet18", 11_173_962L),
+                arguments("vgg11-bn", 9_231_114L),
+                arguments("vgg11", 9_225_610L),
+                arguments("vgg16-bn", 14_728_266L),
+                arguments("vgg19-bn", 20_086_692L),
+                arguments("densenet40", 1_019_722L),
+                arguments("densenet40-bc", 176_122L),
+                arguments("densenet100-bc", 769_162L),
+                arguments("wrn-10-4", 1_530_544L),
+                arguments("mlp-relu", 669_706L),
+                arguments("mlp3-relu", 932_362L),
+                arguments("vgg11-bn-mnist", 9_358_730L),
+                arguments("ffnn-d10-w256", 1_313_280L),
+                arguments("ffnn-d10-w100", 159_400L),
+                arguments("linear-784-100-1", 78_500L),
+                arguments("mlp2-relu-100", 78_500L),
+                arguments("mlp5-w256", 1_051_136L),
+                arguments("mlp-quickstart", 269_322L));
+    }
+
     @ParameterizedTest
-    @CsvSource({
-        "resnet20, 272474",
-        "resnet56, 853018",
-        "resnet18, 11173962",
-        "vgg11-bn, 9231114",
-        "vgg11, 9225610",
-        "vgg16-bn, 14728266",
-        "vgg19-bn, 20086692",
-        "densenet40, 1019722",
-        "densenet40-bc, 176122",
-        "densenet100-bc, 769162",
-        "wrn-10-4, 1530544",
-        "mlp-relu, 669706",
-        "mlp3-relu, 932362",
-        "vgg11-bn-mnist, 9358730",
-        "ffnn-d10-w256, 1313280",
-        "ffnn-d10-w100, 159400",
-        "linear-784-100-1, 78500",
-        "mlp2-relu-100, 78500",
-        "mlp5-w256, 1051136"
-    })
+    @MethodSource("referenceCounts")
     void referenceParameterCounts(String model, long expected) {
         assertEquals(expected, count(model), model);
     }

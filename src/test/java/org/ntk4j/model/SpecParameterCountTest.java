@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelResult;
@@ -28,28 +28,7 @@ import org.ntk4j.spec.ModelSpec;
  */
 class SpecParameterCountTest {
     @ParameterizedTest
-    @CsvSource({
-        "resnet20, 272474",
-        "resnet56, 853018",
-        "resnet18, 11173962",
-        "vgg11-bn, 9231114",
-        "vgg11, 9225610",
-        "vgg16-bn, 14728266",
-        "vgg19-bn, 20086692",
-        "densenet40, 1019722",
-        "densenet40-bc, 176122",
-        "densenet100-bc, 769162",
-        "wrn-10-4, 1530544",
-        "mlp-relu, 669706",
-        "mlp3-relu, 932362",
-        "vgg11-bn-mnist, 9358730",
-        "ffnn-d10-w256, 1313280",
-        "ffnn-d10-w100, 159400",
-        "linear-784-100-1, 78500",
-        "mlp2-relu-100, 78500",
-        "mlp5-w256, 1051136",
-        "mlp-quickstart, 269322"
-    })
+    @MethodSource("org.ntk4j.model.ModelZooTest#referenceCounts")
     void referenceCountsFromTheSpecAlone(String model, long expected) {
         assertEquals(expected, Models.parameterCount(ModelSpec.resolve(model)), model);
     }

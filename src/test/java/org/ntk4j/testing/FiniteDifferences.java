@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import java.util.List;
+import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
@@ -113,5 +114,34 @@ public final class FiniteDifferences {
             xx.attach(m);
             return net.forward(xx, Forward.eval(m)).toDoubleArray();
         }
+    }
+
+    /** The largest entry-wise difference between a kernel and its finite-difference reference, and the largest entry of the reference. */
+    public record Gap(double maxDiff, double maxRef) {
+        /** maxDiff / maxRef. */
+        public double relative() {
+            return maxDiff / maxRef;
+        }
+    }
+
+    /**
+     * Compares a full kernel (entry (i, j, a·O + b)) with {@link #ntk}'s Θ[i][j][a][b] over every sample pair and
+     * output pair of {@code fd}.
+     */
+    public static Gap gap(KernelMatrix k, double[][][][] fd) {
+        double maxDiff = 0;
+        double maxRef = 0;
+        for (int i = 0; i < fd.length; i++) {
+            for (int j = 0; j < fd[i].length; j++) {
+                int o = fd[i][j].length;
+                for (int a = 0; a < o; a++) {
+                    for (int b = 0; b < o; b++) {
+                        maxDiff = Math.max(maxDiff, Math.abs(k.get(i, j, a * o + b) - fd[i][j][a][b]));
+                        maxRef = Math.max(maxRef, Math.abs(fd[i][j][a][b]));
+                    }
+                }
+            }
+        }
+        return new Gap(maxDiff, maxRef);
     }
 }
