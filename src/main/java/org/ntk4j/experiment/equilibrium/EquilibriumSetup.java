@@ -5,7 +5,6 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
@@ -25,6 +24,9 @@ import org.ntk4j.probe.Probe;
 import org.ntk4j.probe.ProbeListener;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
+import org.ntk4j.spec.ActivationKind;
+import org.ntk4j.spec.Arch;
+import org.ntk4j.spec.InitializerKind;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.Arrays2;
@@ -42,23 +44,19 @@ final class EquilibriumSetup {
 
     /** Depth-L (weight layers) bias-free ReLU FFNN of width N, He init (σ_w² = 2), standard parameterisation. */
     static ModelSpec ffnn(int inputDim, int depth, int width, int classes) {
-        StringBuilder w = new StringBuilder();
-        for (int l = 1; l < depth; l++) {
-            w.append(l > 1 ? ", " : "").append(width);
-        }
-        return ModelSpec.parse(
-                String.format(
-                        Locale.ROOT,
-                        "{\"name\": \"ffnn-L%d-w%d\", \"arch\": \"mlp\", \"input\": [%d],"
-                                + " \"widths\": [%s], \"outputs\": %d, \"activation\": \"relu\", \"bias\": false, \"initializer\": \"gaussian\","
-                                + " \"sigmaW\": %s}",
-                        depth,
-                        width,
-                        inputDim,
-                        w,
-                        classes,
-                        Math.sqrt(2)),
-                "equilibrium-hypothesis");
+        int[] widths = new int[depth - 1];
+        java.util.Arrays.fill(widths, width);
+        return ModelSpec.builder()
+                .name("ffnn-L" + depth + "-w" + width)
+                .arch(Arch.MLP)
+                .input(new int[] {inputDim})
+                .widths(widths)
+                .outputs(classes)
+                .activation(ActivationKind.RELU)
+                .bias(false)
+                .initializer(InitializerKind.GAUSSIAN)
+                .sigmaW(Math.sqrt(2))
+                .validate("equilibrium-hypothesis");
     }
 
     /** The same network with the last layer's init scaled by s: W_L ~ N(0, s²·2/N). */

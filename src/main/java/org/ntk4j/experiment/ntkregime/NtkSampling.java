@@ -4,12 +4,13 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.function.ToDoubleFunction;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
+import org.ntk4j.spec.Arch;
+import org.ntk4j.spec.InitializerKind;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Parameterization;
 import org.ntk4j.theory.Activation;
@@ -73,24 +74,19 @@ final class NtkSampling {
 
     /** The MLP as a model spec: depth weight layers of width {@code width}, one output. */
     static ModelSpec mlp(int inputDim, int depth, int width, String activation, double sigmaW2, double sigmaB2) {
-        StringBuilder widths = new StringBuilder();
-        for (int l = 1; l < depth; l++) {
-            widths.append(l > 1 ? ", " : "").append(width);
-        }
-        return ModelSpec.parse(
-                String.format(
-                        Locale.ROOT,
-                        "{\"name\": \"%s-L%d\", \"arch\": \"mlp\", \"input\": [%d],"
-                                + " \"widths\": [%s], \"outputs\": 1, \"activation\": \"%s\", \"sigmaW\": %s, \"sigmaB\": %s,"
-                                + " \"initializer\": \"gaussian\"}",
-                        activation,
-                        depth,
-                        inputDim,
-                        widths,
-                        activation,
-                        Math.sqrt(sigmaW2),
-                        Math.sqrt(sigmaB2)),
-                "ntk-sampling");
+        int[] widths = new int[depth - 1];
+        java.util.Arrays.fill(widths, width);
+        return ModelSpec.builder()
+                .name(activation + "-L" + depth)
+                .arch(Arch.MLP)
+                .input(new int[] {inputDim})
+                .widths(widths)
+                .outputs(1)
+                .activation(activation)
+                .sigmaW(Math.sqrt(sigmaW2))
+                .sigmaB(Math.sqrt(sigmaB2))
+                .initializer(InitializerKind.GAUSSIAN)
+                .validate("ntk-sampling");
     }
 
     /** Θ(x, x) of {@code inits} networks built by the kernel engine in float64, seeds seed..seed+K−1. */
