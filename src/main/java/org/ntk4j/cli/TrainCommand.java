@@ -246,17 +246,39 @@ public final class TrainCommand implements Callable<Integer> {
         }
         TrainSpec.Builder t = args.train().toBuilder();
         int epochsBefore = t.epochs;
-        if (optimizer != null) t.optimizer = optimizer;
-        if (lr != null) t.lr = lr;
-        if (momentum != null) t.momentum = momentum;
-        if (nesterov != null) t.nesterov = nesterov;
-        if (weightDecay != null) t.weightDecay = weightDecay;
-        if (epochs != null) t.epochs = epochs;
-        if (batchSize != null) t.batchSize = batchSize;
-        if (loss != null) t.loss = loss;
-        if (target != null) t.target = target;
-        if (schedule != null) t.schedule = schedule;
-        if (checkpointEvery != null) t.checkpointEvery = checkpointEvery;
+        if (optimizer != null) {
+            t.optimizer = optimizer;
+        }
+        if (lr != null) {
+            t.lr = lr;
+        }
+        if (momentum != null) {
+            t.momentum = momentum;
+        }
+        if (nesterov != null) {
+            t.nesterov = nesterov;
+        }
+        if (weightDecay != null) {
+            t.weightDecay = weightDecay;
+        }
+        if (epochs != null) {
+            t.epochs = epochs;
+        }
+        if (batchSize != null) {
+            t.batchSize = batchSize;
+        }
+        if (loss != null) {
+            t.loss = loss;
+        }
+        if (target != null) {
+            t.target = target;
+        }
+        if (schedule != null) {
+            t.schedule = schedule;
+        }
+        if (checkpointEvery != null) {
+            t.checkpointEvery = checkpointEvery;
+        }
         if (resume == null && "step".equalsIgnoreCase(t.schedule) && (milestones != null || t.milestones.length == 0)) {
             t.milestones = milestones(milestones == null ? new double[] {0.5, 0.75} : milestones, t.epochs);
         }
