@@ -76,7 +76,11 @@ public class KernelHarness {
             for (int r = 0; r < warmup + reps; r++) {
                 long c0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
-                KernelResult k = Ntk.of(net).mode(mode).method(Method.STRUCTURED).memory(memory).compute(x);
+                KernelResult k = Ntk.of(net)
+                        .mode(mode)
+                        .method(Method.STRUCTURED)
+                        .memory(memory)
+                        .compute(x);
                 double ms = (System.nanoTime() - t0) / 1e6;
                 double cpu = (os.getProcessCpuTime() - c0) / 1e6;
                 k.total().get(0, 0);

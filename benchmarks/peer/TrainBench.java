@@ -9,7 +9,6 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -64,14 +63,29 @@ public class TrainBench {
     record Case(String model, String dataset, Integer perClass, Integer testPerClass, TrainSpec spec) {}
 
     static Case of(String name) {
-        TrainSpec.Builder t = TrainSpec.builder().optimizer("sgd").batchSize(128).loss("ce").seed(0).momentum(0.9);
+        TrainSpec.Builder t = TrainSpec.builder()
+                .optimizer("sgd")
+                .batchSize(128)
+                .loss("ce")
+                .seed(0)
+                .momentum(0.9);
         switch (name) {
             case "mlp":
                 return new Case("mlp-relu", "mnist", null, null, t.lr(0.05).build());
             case "resnet20":
-                return new Case("resnet20", "cifar10", 200, 100, t.lr(0.1).weightDecay(5e-4).build());
+                return new Case(
+                        "resnet20",
+                        "cifar10",
+                        200,
+                        100,
+                        t.lr(0.1).weightDecay(5e-4).build());
             case "resnet20-full":
-                return new Case("resnet20", "cifar10", null, null, t.lr(0.1).weightDecay(5e-4).build());
+                return new Case(
+                        "resnet20",
+                        "cifar10",
+                        null,
+                        null,
+                        t.lr(0.1).weightDecay(5e-4).build());
             default:
                 throw new IllegalArgumentException("unknown case " + name + "; expected mlp, resnet20, resnet20-full");
         }
@@ -98,7 +112,8 @@ public class TrainBench {
         Case c = of(a[1]);
         switch (a[0]) {
             case "export" -> export(c, Path.of(a[2]), Integer.parseInt(a[3]));
-            case "djl" -> djl(c, a.length > 2 ? Integer.parseInt(a[2]) : 2, a.length > 3 ? a[3] : "array,probe,records");
+            case "djl" -> djl(
+                    c, a.length > 2 ? Integer.parseInt(a[2]) : 2, a.length > 3 ? a[3] : "array,probe,records");
             case "profile" -> profile(
                     a[1], c, a.length > 2 ? Integer.parseInt(a[2]) : 30, a.length > 3 ? Integer.parseInt(a[3]) : 10);
             default -> {
@@ -124,7 +139,8 @@ public class TrainBench {
                 .put("order", order, epochs, n)
                 .write(dir.resolve("data.npz"));
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.resolve(c.model()), c.spec().seed(), m)) {
+                Network net =
+                        Network.build(ModelSpec.resolve(c.model()), c.spec().seed(), m)) {
             Npz init = new Npz();
             List<Param> ps = net.params();
             for (int i = 0; i < ps.size(); i++) {
@@ -169,7 +185,9 @@ public class TrainBench {
                 .add(ai.djl.nn.core.Linear.builder().setUnits(10).build());
         ai.djl.training.dataset.RandomAccessDataset ds;
         if (variant.equals("records")) {
-            ds = org.ntk4j.data.DjlDataset.builder(train).setSampling(batch, true).build();
+            ds = org.ntk4j.data.DjlDataset.builder(train)
+                    .setSampling(batch, true)
+                    .build();
         } else {
             ds = new ai.djl.training.dataset.ArrayDataset.Builder()
                     .setData(x)
@@ -180,15 +198,16 @@ public class TrainBench {
         ai.djl.training.DefaultTrainingConfig config = new ai.djl.training.DefaultTrainingConfig(
                         ai.djl.training.loss.Loss.softmaxCrossEntropyLoss())
                 .optOptimizer(ai.djl.training.optimizer.Optimizer.sgd()
-                        .setLearningRateTracker(ai.djl.training.tracker.Tracker.fixed((float) c.spec().lr()))
+                        .setLearningRateTracker(ai.djl.training.tracker.Tracker.fixed(
+                                (float) c.spec().lr()))
                         .optMomentum((float) c.spec().momentum())
                         .build());
         if (variant.equals("probe")) {
             Dataset probeSet = Preprocess.balancedSample(train, 2, 7);
-            config.addTrainingListeners(new org.ntk4j.probe.DjlProbeListener(
-                            block, new ai.djl.ndarray.types.Shape(784), m)
-                    .add(new org.ntk4j.probe.NtkProbe(
-                            probeSet, null, org.ntk4j.train.Schedule.parse("every:1000000000"))));
+            config.addTrainingListeners(
+                    new org.ntk4j.probe.DjlProbeListener(block, new ai.djl.ndarray.types.Shape(784), m)
+                            .add(new org.ntk4j.probe.NtkProbe(
+                                    probeSet, null, org.ntk4j.train.Schedule.parse("every:1000000000"))));
         }
         try (ai.djl.Model model = ai.djl.Model.newInstance("mlp")) {
             model.setBlock(block);
@@ -199,10 +218,15 @@ public class TrainBench {
                     ai.djl.training.EasyTrain.fit(trainer, 1, ds, null);
                     double secs = (System.nanoTime() - t0) / 1e9;
                     {
-                        System.out.printf(Locale.ROOT,
+                        System.out.printf(
+                                Locale.ROOT,
                                 "{\"kind\":\"djl\",\"variant\":\"%s\",\"epoch\":%d,\"seconds\":%.4f,\"images_per_s\":%.1f,"
                                         + "\"threads\":\"%s\"}%n",
-                                variant, e + 1, secs, train.size() / secs, threads());
+                                variant,
+                                e + 1,
+                                secs,
+                                train.size() / secs,
+                                threads());
                     }
                 }
             }
@@ -305,8 +329,8 @@ public class TrainBench {
 
     /** CPU time of the process so far (all threads). */
     static long cpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                        .getOperatingSystemMXBean())
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
@@ -363,11 +387,17 @@ public class TrainBench {
         List<String> evNames = new ArrayList<>();
         for (JsonElement e : events) {
             var o = e.getAsJsonObject();
-            ev.add(new double[] {o.get("ts").getAsDouble(), o.get("dur").getAsDouble(), o.get("tid").getAsDouble(), ev.size()});
+            ev.add(new double[] {
+                o.get("ts").getAsDouble(),
+                o.get("dur").getAsDouble(),
+                o.get("tid").getAsDouble(),
+                ev.size()
+            });
             evNames.add(o.get("name").getAsString());
         }
-        ev.sort((x, y) -> x[2] != y[2] ? Double.compare(x[2], y[2]) : x[0] != y[0] ? Double.compare(x[0], y[0])
-                : Double.compare(y[1], x[1]));
+        ev.sort((x, y) -> x[2] != y[2]
+                ? Double.compare(x[2], y[2])
+                : x[0] != y[0] ? Double.compare(x[0], y[0]) : Double.compare(y[1], x[1]));
         double count = 0;
         double us = 0;
         double tid = Double.NaN;
@@ -401,15 +431,18 @@ public class TrainBench {
         Path traceDir = Files.createTempDirectory("ntk4j-train-profile");
         Phases ph = new Phases(warmup, Math.min(timed, steps - warmup - profiled), profiled, traceDir);
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.resolve(c.model()), c.spec().seed(), m)) {
+                Network net =
+                        Network.build(ModelSpec.resolve(c.model()), c.spec().seed(), m)) {
             TrainSpec spec = c.spec().toBuilder().epochs(1).build();
             new Trainer(net, spec, train, null).phases(ph).fit(false);
         }
         StringBuilder json = new StringBuilder("{\"case\":\"" + name + "\",\"threads\":\"" + threads()
                 + "\",\"timed_steps\":" + ph.timed
                 + ",\"profiled_steps\":" + ph.profiled + ",\"phases\":{");
-        System.out.printf("%n%s: %d timed steps (batch %d), %d profiled; per step:%n", name, ph.timed, batch, ph.profiled);
-        System.out.printf("| phase | ms | engine ops | engine ms | top operations |%n| --- | --- | --- | --- | --- |%n");
+        System.out.printf(
+                "%n%s: %d timed steps (batch %d), %d profiled; per step:%n", name, ph.timed, batch, ph.profiled);
+        System.out.printf(
+                "| phase | ms | engine ops | engine ms | top operations |%n| --- | --- | --- | --- | --- |%n");
         double totalMs = 0;
         double totalOps = 0;
         double totalOpMs = 0;
@@ -436,23 +469,44 @@ public class TrainBench {
                     .map(e -> e.getKey() + " " + fmt(e.getValue() / (double) np))
                     .reduce((x, y) -> x + ", " + y)
                     .orElse("");
-            System.out.printf(Locale.ROOT, "| %s | %.3f | %s | %.3f | %s |%n", p.name().toLowerCase(Locale.ROOT), ms,
-                    fmt(ops), us / 1e3, top);
-            json.append(first ? "" : ",").append(String.format(Locale.ROOT,
-                    "\"%s\":{\"ms\":%.4f,\"ops\":%.2f,\"op_ms\":%.4f}", p.name().toLowerCase(Locale.ROOT), ms, ops,
-                    us / 1e3));
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %.3f | %s | %.3f | %s |%n",
+                    p.name().toLowerCase(Locale.ROOT),
+                    ms,
+                    fmt(ops),
+                    us / 1e3,
+                    top);
+            json.append(first ? "" : ",")
+                    .append(String.format(
+                            Locale.ROOT,
+                            "\"%s\":{\"ms\":%.4f,\"ops\":%.2f,\"op_ms\":%.4f}",
+                            p.name().toLowerCase(Locale.ROOT),
+                            ms,
+                            ops,
+                            us / 1e3));
             first = false;
         }
         double stepMs = ph.stepNanos[0] / 1e6 / ph.timed;
         double cpuMs = ph.cpuNanos / 1e6 / ph.timed;
         double faults = (double) ph.faults / ph.timed;
-        System.out.printf(Locale.ROOT, "| **step** | **%.3f** (phases %.3f) | **%s** | %.3f | |%n", stepMs, totalMs,
-                fmt(totalOps), totalOpMs);
-        System.out.printf(Locale.ROOT, "process CPU time %.3f ms per step, %.1f minor page faults per step%n", cpuMs,
-                faults);
-        json.append(String.format(Locale.ROOT,
-                "},\"step_ms\":%.4f,\"ops\":%.2f,\"op_ms\":%.4f,\"cpu_ms\":%.4f,\"page_faults\":%.1f}", stepMs,
-                totalOps, totalOpMs, cpuMs, faults));
+        System.out.printf(
+                Locale.ROOT,
+                "| **step** | **%.3f** (phases %.3f) | **%s** | %.3f | |%n",
+                stepMs,
+                totalMs,
+                fmt(totalOps),
+                totalOpMs);
+        System.out.printf(
+                Locale.ROOT, "process CPU time %.3f ms per step, %.1f minor page faults per step%n", cpuMs, faults);
+        json.append(String.format(
+                Locale.ROOT,
+                "},\"step_ms\":%.4f,\"ops\":%.2f,\"op_ms\":%.4f,\"cpu_ms\":%.4f,\"page_faults\":%.1f}",
+                stepMs,
+                totalOps,
+                totalOpMs,
+                cpuMs,
+                faults));
         System.out.println(json);
         try (var s = Files.list(traceDir)) {
             for (Path f : s.toList()) {

@@ -6,8 +6,8 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.concurrent.TimeUnit;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(org.openjdk.jmh.annotations.Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=2", "-Xmx12g", "-Dntk4j.root=."})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=2", "-Xmx12g", "-Dntk4j.root=."})
 @Warmup(iterations = 1)
 @Measurement(iterations = 2)
 public class ConvNtkBenchmark {
@@ -65,7 +67,12 @@ public class ConvNtkBenchmark {
 
     @Benchmark
     public double ntk() {
-        return Ntk.of(net).mode(Mode.TRACE).method(Method.valueOf(method.toUpperCase())).memory(6L << 30)
-                .compute(x).total().get(0, 0);
+        return Ntk.of(net)
+                .mode(Mode.TRACE)
+                .method(Method.valueOf(method.toUpperCase()))
+                .memory(6L << 30)
+                .compute(x)
+                .total()
+                .get(0, 0);
     }
 }

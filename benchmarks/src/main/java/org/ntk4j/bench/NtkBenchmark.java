@@ -7,8 +7,8 @@ import ai.djl.pytorch.jni.JniUtils;
 import java.util.concurrent.TimeUnit;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Method;
-import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.Ntk;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -33,7 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=2", "-Xmx8g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Dai.djl.offline=true", "-Dai.djl.pytorch.num_threads=2", "-Xmx8g"})
 @Warmup(iterations = 1, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class NtkBenchmark {
@@ -59,10 +61,12 @@ public class NtkBenchmark {
         String spec;
         int n;
         if (useCase.startsWith("a-")) {
-            spec = "{\"name\":\"fcn2048\",\"arch\":\"mlp\",\"input\":[3072],\"widths\":[2048,2048,2048],\"outputs\":8,\"initializer\":\"he\",\"sigmaB\":0.1}";
+            spec =
+                    "{\"name\":\"fcn2048\",\"arch\":\"mlp\",\"input\":[3072],\"widths\":[2048,2048,2048],\"outputs\":8,\"initializer\":\"he\",\"sigmaB\":0.1}";
             n = 16;
         } else {
-            spec = "{\"name\":\"mlp512\",\"arch\":\"mlp\",\"input\":[1,28,28],\"widths\":[512,512],\"outputs\":10,\"initializer\":\"he\",\"sigmaB\":0.1}";
+            spec =
+                    "{\"name\":\"mlp512\",\"arch\":\"mlp\",\"input\":[1,28,28],\"widths\":[512,512],\"outputs\":10,\"initializer\":\"he\",\"sigmaB\":0.1}";
             n = 256;
         }
         mode = useCase.endsWith("full") ? Mode.FULL : Mode.TRACE;
@@ -79,8 +83,12 @@ public class NtkBenchmark {
 
     @Benchmark
     public double ntk() {
-        KernelResult k = Ntk.of(net).mode(mode).perLayer().method(Method.valueOf(method.toUpperCase()))
-                .memory(4L << 30).compute(x);
+        KernelResult k = Ntk.of(net)
+                .mode(mode)
+                .perLayer()
+                .method(Method.valueOf(method.toUpperCase()))
+                .memory(4L << 30)
+                .compute(x);
         return k.total().get(0, 0);
     }
 }

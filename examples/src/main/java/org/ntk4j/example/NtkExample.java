@@ -32,10 +32,10 @@ import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.kernel.LayerPlan;
 import org.ntk4j.kernel.Linearized;
-import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.NtkFunction;
 import org.ntk4j.kernel.NtkPlan;
+import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.DjlProbeListener;
 import org.ntk4j.probe.FeatureAnsatzProbe;
@@ -118,16 +118,18 @@ public final class NtkExample {
 
                     // The same kernel as a function of inputs: an NDArray on the device, Θ·v, the linearised model.
                     NtkFunction f = Ntk.function(block, SAMPLE, Ntk.options().build()); // summed over outputs
-                    NDArray xs = NtkFunction.batch(DjlDataset.builder(probe).setSampling(25, false).build(), sub);
+                    NDArray xs = NtkFunction.batch(
+                            DjlDataset.builder(probe).setSampling(25, false).build(), sub);
                     NDArray theta = f.apply(xs, null); // (50, 50)
                     NDArray rowSums = f.ntkVp(xs, null, sub.ones(new Shape(n))); // Θ·1 without forming Θ
-                    double gap = rowSums.sub(theta.sum(new int[] {1})).abs().max().getFloat()
-                            / theta.abs().max().getFloat();
+                    double gap =
+                            rowSums.sub(theta.sum(new int[] {1})).abs().max().getFloat()
+                                    / theta.abs().max().getFloat();
                     try (Linearized lin = f.linearize()) {
                         NDArray logits = lin.forward(xs, f.parameters()); // f(x; θ0) + J(x)(θ − θ0), θ = θ0
                         System.out.printf(
-                                "NtkFunction: Θ %s, Θ·1 agrees to %.1e, f_lin %s%n", theta.getShape(), gap,
-                                logits.getShape());
+                                "NtkFunction: Θ %s, Θ·1 agrees to %.1e, f_lin %s%n",
+                                theta.getShape(), gap, logits.getShape());
                     }
                     if (!(gap < 1e-4) || Math.abs(theta.getFloat(0, 0) - k[0][0]) > 1e-4 * Math.abs(k[0][0])) {
                         throw new IllegalStateException("NtkFunction disagrees with Ntk.compute");
