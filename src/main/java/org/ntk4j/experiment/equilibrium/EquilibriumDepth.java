@@ -151,9 +151,7 @@ public final class EquilibriumDepth {
          * every 10 epochs, at most 40…120 epochs, more for the deeper nets at their smaller lrs).
          */
         public static Settings cpu() {
-            String ds = StudyData.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
-                    ? org.ntk4j.data.Datasets.MNIST
-                    : org.ntk4j.data.Datasets.MNIST_SUBSET;
+            String ds = StudyData.mnistIfPresent();
             int[] depths = {10, 20, 30, 40, 50};
             double[] lrs = Arrays.copyOf(TABLES.get(org.ntk4j.data.Datasets.MNIST)[0], depths.length);
             return EquilibriumDepthSettingsBuilder.builder()

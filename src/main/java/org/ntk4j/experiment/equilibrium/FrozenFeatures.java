@@ -86,9 +86,7 @@ public final class FrozenFeatures {
         }
 
         public static Settings cpu() {
-            String ds = StudyData.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
-                    ? org.ntk4j.data.Datasets.MNIST
-                    : org.ntk4j.data.Datasets.MNIST_SUBSET;
+            String ds = StudyData.mnistIfPresent();
             return FrozenFeaturesSettingsBuilder.builder(paper())
                     .dataset(ds)
                     .widths(new int[] {256, 1024})

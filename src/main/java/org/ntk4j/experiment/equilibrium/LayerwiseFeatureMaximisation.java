@@ -106,9 +106,7 @@ public final class LayerwiseFeatureMaximisation {
         }
 
         public static Settings cpu() {
-            String ds = StudyData.availableDatasets().contains(org.ntk4j.data.Datasets.MNIST)
-                    ? org.ntk4j.data.Datasets.MNIST
-                    : org.ntk4j.data.Datasets.MNIST_SUBSET;
+            String ds = StudyData.mnistIfPresent();
             return LayerwiseFeatureMaximisationSettingsBuilder.builder(paper())
                     .dataset(ds)
                     .widths(new int[] {32, 128})

@@ -349,7 +349,7 @@ public final class CentredNfcDynamics {
     }
 
     private static DataRun vgg(Settings set, Path out, NDManager manager) {
-        String name = StudyData.availableDatasets().contains(Datasets.MNIST) ? Datasets.MNIST : Datasets.MNIST_SUBSET;
+        String name = StudyData.mnistIfPresent();
         Dataset train = Preprocess.pad(Datasets.load(name, Split.TRAIN), 2).head(set.vggTrain());
         ModelSpec spec = ModelSpec.parse(
                 "{\"name\": \"vgg11-nobn\", \"arch\": \"vgg\", \"depth\": 11, \"input\":"

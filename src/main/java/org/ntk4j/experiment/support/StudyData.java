@@ -27,6 +27,11 @@ public final class StudyData {
         return out;
     }
 
+    /** MNIST where it has been fetched, else the bundled MNIST subset. */
+    public static String mnistIfPresent() {
+        return availableDatasets().contains(Datasets.MNIST) ? Datasets.MNIST : Datasets.MNIST_SUBSET;
+    }
+
     /** A split flattened to d features and scaled per sample to ‖x‖² = d. */
     public static Dataset load(String name, Split split) {
         return load(name, split, true);
