@@ -246,6 +246,26 @@ public final class TrainCommand implements Callable<Integer> {
         }
         TrainSpec.Builder t = args.train().toBuilder();
         int epochsBefore = t.epochs;
+        overrideTrainSpec(t);
+        if (resume == null && "step".equalsIgnoreCase(t.schedule) && (milestones != null || t.milestones.length == 0)) {
+            t.milestones = milestones(milestones == null ? new double[] {0.5, 0.75} : milestones, t.epochs);
+        }
+        args = TrainJob.validate(args.withTrain(t.build())); // before any work starts
+        Path dir;
+        if (resume != null) {
+            dir = resume;
+            TrainRun.resume(dir, args, epochsBefore, threadsFor(started), runtime.dataDir(), runtime::manager, false);
+        } else {
+            dir = out != null ? out : TrainRun.defaultDir(args);
+            TrainRun.start(args, dir, force, threadsFor(null), runtime.dataDir(), runtime::manager, false);
+        }
+        ProbeReports.summary(new RunFolder(dir)).forEach(System.out::println);
+        System.out.println("run folder: " + dir.toAbsolutePath());
+        return 0;
+    }
+
+    /** The training options given on the command line replace the spec's (or the resumed run's) values. */
+    private void overrideTrainSpec(TrainSpec.Builder t) {
         if (optimizer != null) {
             t.optimizer = optimizer;
         }
@@ -279,21 +299,6 @@ public final class TrainCommand implements Callable<Integer> {
         if (checkpointEvery != null) {
             t.checkpointEvery = checkpointEvery;
         }
-        if (resume == null && "step".equalsIgnoreCase(t.schedule) && (milestones != null || t.milestones.length == 0)) {
-            t.milestones = milestones(milestones == null ? new double[] {0.5, 0.75} : milestones, t.epochs);
-        }
-        args = TrainJob.validate(args.withTrain(t.build())); // before any work starts
-        Path dir;
-        if (resume != null) {
-            dir = resume;
-            TrainRun.resume(dir, args, epochsBefore, threadsFor(started), runtime.dataDir(), runtime::manager, false);
-        } else {
-            dir = out != null ? out : TrainRun.defaultDir(args);
-            TrainRun.start(args, dir, force, threadsFor(null), runtime.dataDir(), runtime::manager, false);
-        }
-        ProbeReports.summary(new RunFolder(dir)).forEach(System.out::println);
-        System.out.println("run folder: " + dir.toAbsolutePath());
-        return 0;
     }
 
     /**
