@@ -17,6 +17,9 @@ book-keeping), as ntk4j's metrics.jsonl "seconds"; the test set is evaluated aft
   OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE python3 benchmarks/peer/train_peer.py \
       --case mlp --data target/train-bench/mlp --epochs 2 --threads 2 [--device cuda] [--profile 10]
 
+--schedule cosine gives the learning rate of ntk4j's --schedule cosine, step by step; --torch-init SEED trains from
+torch's own default initialisation and a numpy batch order of SEED instead of ntk4j's (the spread over seeds of the
+plain loop, e.g. for the 10-epoch accuracy: --data target/train-bench/mlp10 --epochs 10 --schedule cosine).
 --profile N also times N more steps phase by phase (the phases of TrainBench.java profile), then runs them again
 with one torch.autograd.profiler session per phase and prints the operations per step each phase calls from Python
 (top level; torch.optim's wrappers looked through) and their time.
