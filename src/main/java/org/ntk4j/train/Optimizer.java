@@ -109,6 +109,31 @@ public final class Optimizer {
         return this;
     }
 
+    /**
+     * Whether a trainer fuses the update of these parameters ({@link #fuse}): always on a GPU, where every engine call
+     * is a kernel launch; on the CPU only when the arrays are small on average (fewer than {@link #FUSE_CPU_MEAN}
+     * elements, e.g. ResNet-20's 65 arrays of 4,200 on average), where the per-call cost dominates. On the CPU the
+     * flat update's extra pass over the gradients (the concatenation) costs more than it saves for a few large
+     * arrays: the 784-512-512-10 MLP's update and zeroing took 4.0 ms fused against 2.7 ms per parameter
+     * (benchmarks/RESULTS.md).
+     */
+    public static boolean fuseByDefault(List<Param> params) {
+        if (params.isEmpty()) {
+            return false;
+        }
+        if (params.get(0).value().getDevice().isGpu()) {
+            return true;
+        }
+        long total = 0;
+        for (Param p : params) {
+            total += p.value().size();
+        }
+        return total / params.size() < FUSE_CPU_MEAN;
+    }
+
+    /** On the CPU, the mean parameter-array size below which {@link #fuseByDefault} fuses. */
+    static final long FUSE_CPU_MEAN = 32_768;
+
     /** One update with learning rate {@code lr}, then the gradients zeroed ({@link #zeroGradients}). */
     public void step(double lr) {
         update(lr);

@@ -135,6 +135,17 @@ class FusedOptimizerTest {
         }
     }
 
+    /** A trainer fuses on the CPU for many small arrays (ResNet-20), not for a few large ones (the MLP). */
+    @Test
+    void theTrainerFusesWhereTheCallsDominate() {
+        try (NDManager m = NDManager.newBaseManager();
+                Network mlp = Network.build(ModelSpec.resolve("mlp-relu"), 0, m);
+                Network resnet = Network.build(ModelSpec.resolve("resnet20"), 0, m)) {
+            assertTrue(!Optimizer.fuseByDefault(mlp.trainableParams()), "6 arrays of 111,618 on average");
+            assertTrue(Optimizer.fuseByDefault(resnet.trainableParams()), "65 small arrays");
+        }
+    }
+
     /** Top-level engine operations of one update (libtorch's profiler; DJL binds it but does not expose it). */
     @Test
     void theFusedUpdateCallsTheEngineOncePerTermNotPerParameter(@TempDir Path dir) throws Exception {
