@@ -17,6 +17,9 @@ book-keeping), as ntk4j's metrics.jsonl "seconds"; the test set is evaluated aft
   OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE python3 benchmarks/peer/train_peer.py \
       --case mlp --data target/train-bench/mlp --epochs 2 --threads 2 [--device cuda] [--profile 10]
 
+--schedule cosine gives the learning rate of ntk4j's --schedule cosine, step by step; --torch-init SEED trains from
+torch's own default initialisation and a numpy batch order of SEED instead of ntk4j's (the spread over seeds of the
+plain loop, e.g. for the 10-epoch accuracy: --data target/train-bench/mlp10 --epochs 10 --schedule cosine).
 --profile N also times N more steps phase by phase (the phases of TrainBench.java profile), then runs them again
 with one torch.autograd.profiler session per phase and prints the operations per step each phase calls from Python
 (top level; torch.optim's wrappers looked through) and their time.
@@ -24,6 +27,7 @@ Prints one JSON object per line: per epoch, then a summary.
 """
 import argparse
 import json
+import math
 import os
 import resource
 import sys
@@ -80,20 +84,31 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--profile", type=int, default=0, metavar="STEPS")
+    ap.add_argument("--schedule", default="constant", choices=["constant", "cosine"],
+                    help="learning rate per step as ntk4j's --schedule: cosine = lr·(1 + cos(π·t/epochs))/2 at "
+                         "t = epoch + step/steps_per_epoch")
+    ap.add_argument("--torch-init", type=int, default=None, metavar="SEED",
+                    help="torch's own default initialisation from torch.manual_seed(SEED) instead of init.npz, and a "
+                         "batch order from numpy's SEED (the spread of the plain loop over seeds)")
     a = ap.parse_args()
     t_start = time.perf_counter()
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)
     z = np.load(os.path.join(a.data, "data.npz"))
     order = z["order"]
-    if order.shape[0] < a.epochs:
+    if order.shape[0] < a.epochs and a.torch_init is None:
         sys.exit(f"{a.data}/data.npz has the batch order of {order.shape[0]} epochs; export at least {a.epochs}")
     x = torch.from_numpy(z["x_train"]).to(device)
     y = torch.from_numpy(z["y_train"].astype(np.int64)).to(device)
     xt = torch.from_numpy(z["x_test"]).to(device)
     yt = torch.from_numpy(z["y_test"].astype(np.int64)).to(device)
+    if a.torch_init is not None:
+        torch.manual_seed(a.torch_init)
+        rng = np.random.default_rng(a.torch_init)
+        order = np.stack([rng.permutation(x.shape[0]) for _ in range(a.epochs)])
     net = mlp() if a.case == "mlp" else ResNet20()
-    load_init(net, np.load(os.path.join(a.data, "init.npz")))
+    if a.torch_init is None:
+        load_init(net, np.load(os.path.join(a.data, "init.npz")))
     net.to(device)
     h = CASES[a.case]
     opt = torch.optim.SGD(net.parameters(), lr=h["lr"], momentum=h["momentum"], weight_decay=h["weight_decay"])
@@ -133,6 +148,9 @@ def main():
         f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         loss_sum, correct = 0.0, 0
         for s in range(steps):
+            if a.schedule == "cosine":
+                for g in opt.param_groups:
+                    g["lr"] = h["lr"] * 0.5 * (1 + math.cos(math.pi * (e + s / steps) / a.epochs))
             idx = perm[s * a.batch:(s + 1) * a.batch]
             lv, c = step(idx)
             loss_sum += lv * idx.shape[0]
@@ -151,6 +169,7 @@ def main():
         print(json.dumps(rec), flush=True)
 
     out = dict(kind="summary", case=a.case, device=str(device), threads=a.threads, torch=torch.__version__,
+               schedule=a.schedule, init="torch seed %d" % a.torch_init if a.torch_init is not None else "init.npz",
                n=n, batch=a.batch, epoch_seconds=[r["seconds"] for r in epochs],
                process_seconds=time.perf_counter() - t_start)
     if a.profile:

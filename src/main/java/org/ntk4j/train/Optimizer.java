@@ -28,6 +28,12 @@ import org.ntk4j.spec.TrainSpec;
  * θ_l ← θ_l − η·C_l·G_l/(ε + ‖G_l‖_F), C_l the layer's speed (its learning-rate multiplier, TrainSpec.layerLr)
  * and ε = TrainSpec.eps. The paper prints "+" (an ascent step): corrected here to descent (erratum); its
  * experiments use the relaxed ε = 0.1 (ε = 0 is the exact normalised step).
+ *
+ * <p>{@link #fuse}: SGD and Adam update every parameter as one flat vector, as torch.optim's fused and
+ * {@code _foreach} paths do (DJL 0.35 binds neither): the parameters, the momentum and the Adam moments become
+ * views of three contiguous buffers, the gradients are concatenated once per step, and each term of the update is
+ * one engine call for the whole network instead of one per parameter. Every term is element-wise, so the weights
+ * are bit-identical to the per-parameter update's.
  */
 public final class Optimizer {
     private final TrainSpec spec;
@@ -39,6 +45,13 @@ public final class Optimizer {
     private final int[] group;
     private long steps;
     private final NDManager manager;
+    private boolean fuse;
+    /** The flat buffers of a fused update (parameters, first and second moments) and the parameter views. */
+    private NDArray flatW;
+
+    private NDArray flat1;
+    private NDArray flat2;
+    private NDArray[] views;
 
     public Optimizer(TrainSpec spec, List<Param> params, NDManager m) {
         this.spec = spec;
@@ -84,6 +97,43 @@ public final class Optimizer {
         group[k] = g;
     }
 
+    /**
+     * Updates all parameters as one flat vector (SGD and Adam with one learning rate for every parameter; otherwise
+     * per parameter as before): from the next update on, the parameters' values are views of one buffer of this
+     * optimizer, put in with {@link Param#set} (a value set from elsewhere later, e.g. a checkpoint's, is taken into
+     * the buffer at the next update). For a trainer that owns its parameters; the weights are bit-identical to the
+     * per-parameter update's.
+     */
+    public Optimizer fuse(boolean on) {
+        this.fuse = on;
+        return this;
+    }
+
+    /**
+     * Whether a trainer fuses the update of these parameters ({@link #fuse}): always on a GPU, where every engine call
+     * is a kernel launch; on the CPU only when the arrays are small on average (fewer than {@link #FUSE_CPU_MEAN}
+     * elements, e.g. ResNet-20's 65 arrays of 4,200 on average), where the per-call cost dominates. On the CPU the
+     * flat update's extra pass over the gradients (the concatenation) costs more than it saves for a few large
+     * arrays: the 784-512-512-10 MLP's update and zeroing took 4.0 ms fused against 2.7 ms per parameter
+     * (benchmarks/RESULTS.md).
+     */
+    public static boolean fuseByDefault(List<Param> params) {
+        if (params.isEmpty()) {
+            return false;
+        }
+        if (params.get(0).value().getDevice().isGpu()) {
+            return true;
+        }
+        long total = 0;
+        for (Param p : params) {
+            total += p.value().size();
+        }
+        return total / params.size() < FUSE_CPU_MEAN;
+    }
+
+    /** On the CPU, the mean parameter-array size below which {@link #fuseByDefault} fuses. */
+    static final long FUSE_CPU_MEAN = 32_768;
+
     /** One update with learning rate {@code lr}, then the gradients zeroed ({@link #zeroGradients}). */
     public void step(double lr) {
         update(lr);
@@ -109,34 +159,142 @@ public final class Optimizer {
             }
             double c1 = 1 - Math.pow(spec.beta1(), steps);
             double c2 = 1 - Math.pow(spec.beta2(), steps);
+            if (fusable()) {
+                NDArray[] grads = new NDArray[params.size()];
+                for (int k = 0; k < grads.length; k++) {
+                    grads[k] = params.get(k).value().getGradient().reshape(-1);
+                }
+                NDArray g = ai.djl.ndarray.NDArrays.concat(new NDList(grads));
+                flatten(); // after reading the gradients: a value it replaces takes its gradient with it
+                update(flatW, g, flat1, flat2, lr * lrMultiplier[0], c1, c2);
+                return;
+            }
             for (int k = 0; k < params.size(); k++) {
                 NDArray w = params.get(k).value();
-                NDArray g = w.getGradient();
-                double eta = lr * lrMultiplier[k];
-                if (spec.weightDecay() > 0) {
-                    g = g.add(w.mul(constant(spec.weightDecay(), w)));
-                }
-                if (spec.optimizer() == OptimizerKind.ADAM) {
-                    NDArray m1 = state1.get(k);
-                    NDArray m2 = state2.get(k);
-                    m1.muli(constant(spec.beta1(), w)).addi(g.mul(constant(1 - spec.beta1(), w)));
-                    m2.muli(constant(spec.beta2(), w)).addi(g.mul(g).muli(constant(1 - spec.beta2(), w)));
-                    NDArray upd = m1.div(perStep(c1, w))
-                            .div(m2.div(perStep(c2, w)).sqrt().add(constant(spec.eps(), w)));
-                    w.subi(upd.muli(perStep(eta, w)));
-                } else if (spec.momentum() > 0) {
-                    NDArray v = state1.get(k);
-                    NDArray mu = constant(spec.momentum(), w);
-                    v.muli(mu).addi(g);
-                    NDArray dir = spec.nesterov() ? g.add(v.mul(mu)) : v;
-                    w.subi(dir.mul(perStep(eta, w)));
-                } else {
-                    w.subi(g.mul(perStep(eta, w)));
-                }
+                update(
+                        w,
+                        w.getGradient(),
+                        state1.get(k),
+                        state2.isEmpty() ? null : state2.get(k),
+                        lr * lrMultiplier[k],
+                        c1,
+                        c2);
             }
         } finally {
             closePerStep();
             JniUtils.setGradMode(grad);
+        }
+    }
+
+    /** One SGD or Adam update of {@code w} (a parameter or the flat vector of all) from its gradient {@code g}. */
+    private void update(NDArray w, NDArray g, NDArray m1, NDArray m2, double eta, double c1, double c2) {
+        if (spec.weightDecay() > 0) {
+            g = g.add(w.mul(constant(spec.weightDecay(), w)));
+        }
+        if (spec.optimizer() == OptimizerKind.ADAM) {
+            m1.muli(constant(spec.beta1(), w)).addi(g.mul(constant(1 - spec.beta1(), w)));
+            m2.muli(constant(spec.beta2(), w)).addi(g.mul(g).muli(constant(1 - spec.beta2(), w)));
+            NDArray upd =
+                    m1.div(perStep(c1, w)).div(m2.div(perStep(c2, w)).sqrt().add(constant(spec.eps(), w)));
+            w.subi(upd.muli(perStep(eta, w)));
+        } else if (spec.momentum() > 0) {
+            NDArray mu = constant(spec.momentum(), w);
+            m1.muli(mu).addi(g);
+            NDArray dir = spec.nesterov() ? g.add(m1.mul(mu)) : m1;
+            w.subi(dir.mul(perStep(eta, w)));
+        } else {
+            w.subi(g.mul(perStep(eta, w)));
+        }
+    }
+
+    /**
+     * Whether this update can run on the flat vector: {@link #fuse} on, SGD or Adam, one learning rate for all, and
+     * parameters of one data type on one device.
+     */
+    private boolean fusable() {
+        if (!fuse || params.size() < 2) {
+            return false;
+        }
+        NDArray w0 = params.get(0).value();
+        for (int k = 0; k < params.size(); k++) {
+            NDArray w = params.get(k).value();
+            if (lrMultiplier[k] != lrMultiplier[0]
+                    || w.getDataType() != w0.getDataType()
+                    || !w.getDevice().equals(w0.getDevice())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Makes the parameters, the momentum and the Adam moments views of one flat buffer each (values kept), unless
+     * they already are: the first fused update, and after a parameter was set from elsewhere (a checkpoint).
+     */
+    private void flatten() {
+        boolean same = views != null;
+        for (int k = 0; same && k < params.size(); k++) {
+            same = params.get(k).value() == views[k];
+        }
+        if (same) {
+            return;
+        }
+        List<NDArray> values = new ArrayList<>();
+        params.forEach(p -> values.add(p.value()));
+        NDArray oldW = flatW;
+        flatW = concat(values);
+        views = views(flatW, values);
+        for (int k = 0; k < params.size(); k++) {
+            params.get(k).set(views[k]); // closes the old value (leaves made views of flatW)
+        }
+        if (oldW != null) {
+            oldW.close(); // the handle; its storage lives while views of it do
+        }
+        if (flat1 == null) { // the moments stay in their buffers once flat (restore writes into the views)
+            flat1 = concat(state1);
+            replace(state1, views(flat1, state1));
+            if (!state2.isEmpty()) {
+                flat2 = concat(state2);
+                replace(state2, views(flat2, state2));
+            }
+        }
+    }
+
+    /** One contiguous 1-d copy of the arrays, in order, outside any step's scope. */
+    private static NDArray concat(List<NDArray> arrays) {
+        NDList flat = new NDList();
+        for (NDArray a : arrays) {
+            flat.add(a.reshape(-1));
+        }
+        NDArray c = ai.djl.ndarray.NDArrays.concat(flat);
+        NDScope.unregister(c);
+        flat.forEach(a -> {
+            if (a != c) {
+                a.close();
+            }
+        });
+        return c;
+    }
+
+    /** Views of {@code flat} with the shapes of {@code like}, in order, outside any step's scope. */
+    private static NDArray[] views(NDArray flat, List<NDArray> like) {
+        NDArray[] v = new NDArray[like.size()];
+        long from = 0;
+        for (int k = 0; k < v.length; k++) {
+            long n = like.get(k).size();
+            try (NDArray slice = flat.get(new ai.djl.ndarray.index.NDIndex().addSliceDim(from, from + n))) {
+                v[k] = slice.reshape(like.get(k).getShape());
+            }
+            NDScope.unregister(v[k]);
+            from += n;
+        }
+        return v;
+    }
+
+    private static void replace(List<NDArray> list, NDArray[] by) {
+        for (int k = 0; k < by.length; k++) {
+            list.get(k).close();
+            list.set(k, by[k]);
         }
     }
 

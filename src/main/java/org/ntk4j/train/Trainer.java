@@ -184,7 +184,8 @@ public final class Trainer {
             NDArray y = Arrays2.fromFloats(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
             int stepsPerEpoch = (n + batch - 1) / batch;
-            Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
+            Optimizer opt = new Optimizer(spec, net.trainableParams(), m)
+                    .fuse(Optimizer.fuseByDefault(net.trainableParams())); // the net's own parameters
             applyLayerLearningRates(opt);
             if (spec.sloAdaptive() > 0 && ucSource == null) {
                 throw new UserException("sloAdaptive = " + spec.sloAdaptive() + " needs the layers' UC-NFC at every"
