@@ -257,19 +257,27 @@ public final class LowRankKernel {
 
     /** A·B for row-major float32 A (rows×r) and B (r×O), float64. */
     private DMatrixRMaj times(float[] a, int rows, DMatrixRMaj b) {
+        return new DMatrixRMaj(rows, b.numCols, true, product(a, rows, r, b));
+    }
+
+    /**
+     * A·B in float64 on the engine for a row-major float32 A (rows×cols) and B (cols×k), over row slabs of A; the
+     * result row-major (rows×k).
+     */
+    static double[] product(float[] a, int rows, int cols, DMatrixRMaj b) {
         int o = b.numCols;
-        double[] out = new double[rows * o];
+        double[] out = new double[Math.multiplyExact(rows, o)];
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
-            NDArray bb = native64(mg, b.data, new Shape(r, o));
+            NDArray bb = native64(mg, b.data, new Shape(cols, o));
             for (int s = 0; s < rows; s += SLAB) {
                 int k = Math.min(SLAB, rows - s);
                 try (NDManager sm = mg.newSubManager()) {
-                    double[] part = slab(sm, a, s, k).matMul(bb).toDoubleArray();
+                    double[] part = slab(sm, a, cols, s, k).matMul(bb).toDoubleArray();
                     System.arraycopy(part, 0, out, s * o, part.length);
                 }
             }
         }
-        return new DMatrixRMaj(rows, o, true, out);
+        return out;
     }
 
     /** A float64 engine array copied natively from Java values (no Java buffer stays aliased). */
@@ -281,7 +289,12 @@ public final class LowRankKernel {
 
     /** Rows [s, s + rows) of a row-major float32 matrix as a float64 engine array (its own native copy). */
     private NDArray slab(NDManager sm, float[] a, int s, int rows) {
-        float[] part = Arrays.copyOfRange(a, s * r, (s + rows) * r);
-        return sm.create(part, new Shape(rows, r)).toType(DataType.FLOAT64, false);
+        return slab(sm, a, r, s, rows);
+    }
+
+    /** Rows [s, s + rows) of a row-major float32 matrix of {@code cols} columns as a float64 engine array. */
+    static NDArray slab(NDManager sm, float[] a, int cols, int s, int rows) {
+        float[] part = Arrays.copyOfRange(a, s * cols, (s + rows) * cols);
+        return sm.create(part, new Shape(rows, cols)).toType(DataType.FLOAT64, false);
     }
 }
