@@ -6,5 +6,8 @@
  * <p>{@link org.ntk4j.approx.ApproxSpec} names an approximation ({@code pntk}, {@code sketch:K}, {@code nystrom:M});
  * every low-rank one ends as a {@link org.ntk4j.approx.LowRankKernel}: features F (N×r) with K ≈ F Fᵀ, test rows G
  * (M×r) with K(test, train) ≈ G Fᵀ, on which kernel regression and the leading spectrum work in r dimensions.
+ * {@link org.ntk4j.approx.Nystrom} builds one from landmark columns of the exact kernel, {@link
+ * org.ntk4j.approx.Pntk} computes the pseudo-NTK of the summed logits through the exact engine, and {@link
+ * org.ntk4j.approx.ApproxError} measures any of them against the exact kernel on a held-out subset.
  */
 package org.ntk4j.approx;

@@ -80,6 +80,40 @@ class ApproxCliTest {
         assertTrue(err < 1e-5, "error " + err);
     }
 
+    /** nystrom:auto doubles the landmarks until the held-out error is at most the target, and records each try. */
+    @Test
+    void autoGrowsTheLandmarksToTheTarget(@TempDir Path dir) throws Exception {
+        Path k = dir.resolve("a.npz");
+        CliTest.Run r = CliTest.run(
+                "kernel",
+                "--model",
+                "mlp-quickstart",
+                "--n",
+                "200",
+                "--approx",
+                "nystrom:auto",
+                "--approx-error",
+                "0.01",
+                "--out",
+                k.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonObject a = sidecar(k).getAsJsonObject("approx");
+        var tried = a.getAsJsonArray("tried");
+        assertTrue(tried.size() >= 1, tried.toString());
+        int last = a.get("landmarks").getAsInt();
+        double err = a.getAsJsonObject("error").get("relative_frobenius_error").getAsDouble();
+        assertTrue(err <= 0.01 || last == 200, "error " + err + " with " + last + " landmarks");
+        for (int i = 0; i + 1 < tried.size(); i++) {
+            assertTrue(
+                    tried.get(i)
+                                    .getAsJsonObject()
+                                    .get("relative_frobenius_error")
+                                    .getAsDouble()
+                            > 0.01,
+                    "stopped late: " + tried);
+        }
+    }
+
     @Test
     void pntkWritesAnNxNKernelThatRegressReads(@TempDir Path dir) throws Exception {
         Path k = dir.resolve("p.npz");
