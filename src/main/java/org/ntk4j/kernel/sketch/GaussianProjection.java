@@ -53,7 +53,7 @@ public final class GaussianProjection implements LayerProjection {
     }
 
     private long blocks() {
-        long per = Streams.rowsPerBlock(k);
+        long per = streams.rowsPerBlock(k);
         return (r * c + per - 1) / per;
     }
 
@@ -62,7 +62,7 @@ public final class GaussianProjection implements LayerProjection {
         if (b < kept.size()) {
             return kept.get((int) b);
         }
-        long per = Streams.rowsPerBlock(k);
+        long per = streams.rowsPerBlock(k);
         boolean keep = r * c * (long) k <= KEEP_ENTRIES;
         NDArray g = streams.rows(layer, 0, b * per, Math.min(r * c, (b + 1) * per), k, keep ? m : scratch, type);
         if (keep) {
@@ -74,10 +74,7 @@ public final class GaussianProjection implements LayerProjection {
 
     private NDArray scale() {
         if (scale == null) {
-            try (NDArray h = m.create(1 / Math.sqrt(k))) {
-                scale = h.toType(type, true);
-            }
-            ai.djl.ndarray.NDScope.unregister(scale);
+            scale = Streams.scalar(m, type, 1 / Math.sqrt(k));
         }
         return scale;
     }
@@ -86,7 +83,7 @@ public final class GaussianProjection implements LayerProjection {
     public NDArray project(NDArray rows) {
         long n = rows.getShape().get(0);
         NDArray flat = rows.reshape(n, r * c);
-        long per = Streams.rowsPerBlock(k);
+        long per = streams.rowsPerBlock(k);
         NDArray s = null;
         for (long b = 0; b < blocks(); b++) {
             NDArray part = flat.get(new NDIndex(":, {}:{}", b * per, Math.min(r * c, (b + 1) * per)));
@@ -99,7 +96,7 @@ public final class GaussianProjection implements LayerProjection {
     @Override
     public NDArray projectRankOne(NDArray d, NDArray a) {
         long n = d.getShape().get(0);
-        long per = Streams.rowsPerBlock(k);
+        long per = streams.rowsPerBlock(k);
         NDArray s = null;
         for (long b = 0; b < blocks(); b++) {
             long t0 = b * per;

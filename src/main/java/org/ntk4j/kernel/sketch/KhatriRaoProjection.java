@@ -76,9 +76,7 @@ public final class KhatriRaoProjection implements LayerProjection {
 
     private NDArray scale() {
         if (scale == null) {
-            try (NDArray h = m.create(1 / Math.sqrt(k))) {
-                scale = keep(h.toType(type, true));
-            }
+            scale = Streams.scalar(m, type, 1 / Math.sqrt(k));
         }
         return scale;
     }
@@ -87,7 +85,7 @@ public final class KhatriRaoProjection implements LayerProjection {
     public NDArray project(NDArray rows) {
         long n = rows.getShape().get(0);
         NDArray mm = rows.reshape(n, r, c);
-        long per = Streams.rowsPerBlock(k);
+        long per = streams.rowsPerBlock(k);
         NDArray mv = null;
         for (long g = 0; g < c; g += per) {
             long g1 = Math.min(c, g + per);

@@ -17,14 +17,21 @@ public final class Streams {
     static final int BLOCK_ENTRIES = 1 << 22;
 
     private final long seed;
+    private final int blockEntries;
 
     public Streams(long seed) {
+        this(seed, BLOCK_ENTRIES);
+    }
+
+    /** With blocks of {@code blockEntries} entries: for tests, to cut small matrices into several blocks. */
+    Streams(long seed, int blockEntries) {
         this.seed = seed;
+        this.blockEntries = blockEntries;
     }
 
     /** Rows of a k-column matrix per block. */
-    static long rowsPerBlock(int k) {
-        return Math.max(1, BLOCK_ENTRIES / k);
+    long rowsPerBlock(int k) {
+        return Math.max(1, blockEntries / k);
     }
 
     /**
@@ -83,6 +90,24 @@ public final class Streams {
         NDArray all = ai.djl.ndarray.NDArrays.concat(parts);
         parts.close();
         return all;
+    }
+
+    /**
+     * The scalar {@code v} as a 0-d engine array of {@code type} in {@code m}, a native copy (an array made from a
+     * Java value lives in a Java buffer, and the engine's conversion to the same type returns that storage).
+     */
+    static NDArray scalar(NDManager m, DataType type, double v) {
+        NDArray s;
+        try (NDArray host = m.create(v)) {
+            s = host.duplicate();
+        }
+        if (type != DataType.FLOAT64) {
+            NDArray t = s.toType(type, false);
+            s.close();
+            s = t;
+        }
+        ai.djl.ndarray.NDScope.unregister(s);
+        return s;
     }
 
     /** Stafford's variant 13 of the MurmurHash3 finaliser (the mix of {@link SplittableRandom}). */
