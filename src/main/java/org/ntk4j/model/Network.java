@@ -175,6 +175,21 @@ public final class Network implements AutoCloseable {
     }
 
     /**
+     * The network g(x) = (1/√O) Σ_o f_o(x) of one output, sharing this one's modules and parameters (closing it frees
+     * nothing): its NTK is the pseudo-NTK (1/O) J_Σ J_Σᵀ of Mohamadi, Bae &amp; Sutherland ("A Fast, Well-Founded
+     * Approximation to the Empirical Neural Tangent Kernel", ICML 2023), computed with one output instead of O.
+     */
+    public Network summedOutputs() {
+        Sequential body = new Sequential(root.name());
+        body.add(root);
+        body.add(new SummedOutputs("sum", outputs));
+        ModelSpec ss = spec.toBuilder().name(spec.name() + "-pntk").outputs(1).build();
+        Network v = new Network(ss, body, manager, seed, inputShape, 1, dataType);
+        v.view = true;
+        return v;
+    }
+
+    /**
      * The final dense layer, logits = W h + b: the last module of the (possibly nested) sequential root, an ntk4j
      * {@link Dense} or a DJL {@code Linear} on flat input ({@link DjlLinear}).
      *

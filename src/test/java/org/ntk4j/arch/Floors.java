@@ -17,6 +17,7 @@ import java.util.List;
  *   7 probe        measurements taken while a network trains
  *   6 train        the training loop, optimisers, schedules, listeners
  *   5 report       output files (NPZ/NPY, run folders, HTML, plots)   metrics   kernel metrics
+ *                approx   approximate kernels (pNTK, Nyström, sketches) with their measured error
  *   4 kernel       the NTK engine and its tangent rules
  *   3 model        networks and layers   data   readers, datasets   theory   closed-form predictions
  *   2 spec         JSON specs   io   weights, kernel files
@@ -40,7 +41,7 @@ final class Floors {
             new Floor("leaves", "org.ntk4j.spec..", "org.ntk4j.io.."),
             new Floor("models and data", "org.ntk4j.model..", "org.ntk4j.data..", "org.ntk4j.theory.."),
             new Floor("kernel", "org.ntk4j.kernel.."),
-            new Floor("outputs and metrics", "org.ntk4j.report..", "org.ntk4j.metrics.."),
+            new Floor("outputs and metrics", "org.ntk4j.report..", "org.ntk4j.metrics..", "org.ntk4j.approx.."),
             new Floor("train", "org.ntk4j.train.."),
             new Floor("probe", "org.ntk4j.probe.."),
             new Floor("request", "org.ntk4j.request.."),
