@@ -48,6 +48,12 @@ import org.ntk4j.model.TangentLayer;
  * computed in the network's data type on its device and reach the caller tile by tile.
  */
 public final class TangentSketch {
+    /**
+     * The most entries of one layer's dense Gaussian projection (R·C·k) that a sketch draws: 2³¹, about 10 s of
+     * drawing per tile and 8 GiB in float32 were it kept, and beyond this the Khatri–Rao kind is the one to use.
+     */
+    static final long GAUSSIAN_DRAWS = 1L << 31;
+
     private final Network net;
     private NtkOptions opts;
 
@@ -218,6 +224,22 @@ public final class TangentSketch {
         }
 
         private LayerProjection projection(int l, Shape rc, DataType type) {
+            double draws = (double) rc.get(0) * rc.get(1) * k;
+            if (kind == SketchKind.GAUSSIAN && draws > GAUSSIAN_DRAWS) {
+                throw new UserException(String.format(
+                        java.util.Locale.ROOT,
+                        "the gaussian sketch of layer %s draws %d×%d×%d = %.2g random numbers per tile, more than"
+                                + " %.2g: use the khatri-rao sketch (kr), which draws (%d + %d)×%d once",
+                        layers.get(l).name(),
+                        rc.get(0),
+                        rc.get(1),
+                        k,
+                        draws,
+                        (double) GAUSSIAN_DRAWS,
+                        rc.get(0),
+                        rc.get(1),
+                        k));
+            }
             LayerProjection p = projections.computeIfAbsent(
                     layers.get(l).name(), name -> LayerProjection.of(kind, k, streams, l, rc, keep, type));
             if (p.rows() != rc.get(0) || p.cols() != rc.get(1)) {
