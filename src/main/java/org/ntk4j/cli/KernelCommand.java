@@ -255,6 +255,28 @@ public final class KernelCommand implements Callable<Integer> {
                             + " 4 shards per worker; --dry-run's estimate divides the shards over them (default ${DEFAULT-VALUE})")
     int workers;
 
+    @Option(
+            names = "--approx",
+            paramLabel = "SPEC",
+            description = "an approximate traced kernel instead of the exact one: pntk (kernel of the summed logits),"
+                    + " nystrom:M[:uniform|:leverage] (M landmark images; writes features, not N x N) or nystrom:auto"
+                    + " (landmarks doubled until the held-out error is below --approx-error); its error against the"
+                    + " exact kernel on a held-out subset goes into the sidecar")
+    String approx;
+
+    @Option(
+            names = "--approx-holdout",
+            paramLabel = "H",
+            description = "train images the approximation's error is measured on with the exact kernel"
+                    + " (default ${DEFAULT-VALUE})")
+    int approxHoldout = org.ntk4j.approx.ApproxError.DEFAULT_ROWS;
+
+    @Option(
+            names = "--approx-error",
+            paramLabel = "E",
+            description = "target relative Frobenius error of nystrom:auto (default ${DEFAULT-VALUE})")
+    double approxError = 0.05;
+
     @Mixin
     RuntimeOptions runtime;
 
@@ -282,6 +304,13 @@ public final class KernelCommand implements Callable<Integer> {
         if (!shard && !dryRun && matched("--workers")) {
             throw new UserException("--workers applies to --dry-run and shard mode (--rows/--cols)");
         }
+        org.ntk4j.approx.ApproxSpec approxSpec = approx == null ? null : org.ntk4j.approx.ApproxSpec.parse(approx);
+        if (approxSpec == null && (matched("--approx-holdout") || matched("--approx-error"))) {
+            throw new UserException("--approx-holdout and --approx-error apply with --approx");
+        }
+        if (approxSpec != null && (shard || dryRun)) {
+            throw new UserException("--approx does not apply to shards (shard mode or --dry-run)");
+        }
         KernelRequest request = request();
         if (shard || dryRun) {
             return shards(request, shard);
@@ -297,6 +326,13 @@ public final class KernelCommand implements Callable<Integer> {
                 .compress(compress)
                 .explain(explain)
                 .build();
+        if (approxSpec != null) {
+            org.ntk4j.job.ApproxJob job = new org.ntk4j.job.ApproxJob(config, approxSpec, approxHoldout, approxError);
+            try (NDManager m = runtime.manager()) {
+                job.run(m, System.out::println);
+            }
+            return 0;
+        }
         try (NDManager m = runtime.manager()) {
             new KernelJob(config)
                     .metrics(new KernelMetrics.Options(eigenvalues, exactSpectrum))

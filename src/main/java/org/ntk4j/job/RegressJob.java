@@ -10,6 +10,7 @@ import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.OptionException;
 import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
+import org.ntk4j.approx.LowRankKernel;
 import org.ntk4j.report.Files2;
 import org.ntk4j.report.HtmlReport;
 import org.ntk4j.report.Npz;
@@ -27,7 +28,9 @@ import org.ntk4j.theory.KernelRegression;
  *   f_t(x*) = Θ(x*, X) Θ⁻¹(I − e^{−ηΘt}) Y,     t = ∞:  f(x*) = Θ(x*, X) (Θ + λI)⁺ Y
  * </pre>
  * (ridge λ ≥ 0 added to Θ first). Reports train and test MSE (mean over points and outputs) and, for labels, the
- * arg-max accuracy; writes results.json, predictions.npz (f_train, f_test) and report.html.
+ * arg-max accuracy; writes results.json, predictions.npz (f_train, f_test) and report.html. A low-rank kernel file
+ * (features F, features_test G from {@code ntk4j kernel --approx nystrom:M}) is regressed in r dimensions instead,
+ * Θ ≈ F Fᵀ never formed.
  */
 public final class RegressJob {
     /** Settings: the kernel file, the output folder, ridge λ, learning rate η and time t (∞ for the limit). */
@@ -186,6 +189,9 @@ public final class RegressJob {
     public static Result compute(Config c) {
         checkSettings(c);
         NpzReader r = new NpzReader(c.kernel());
+        if (!r.has("ntk") && r.has("features")) {
+            return lowRank(c, r);
+        }
         DMatrixRMaj k = square(finite(r.read("ntk"), "ntk", c.kernel()), "ntk", c.kernel());
         int n = k.numRows;
         if (k.numCols != n) {
@@ -247,6 +253,84 @@ public final class RegressJob {
                 testAccuracy,
                 note);
         return new Result(m, fTrain, fTest);
+    }
+
+    /**
+     * Regression on a low-rank kernel file ({@code ntk4j kernel --approx nystrom:M}): features F (N×r) and
+     * features_test G (M×r) with Θ ≈ F Fᵀ and Θ* ≈ G Fᵀ, solved in r dimensions ({@link LowRankKernel#regress}); the
+     * converged predictor only (t = ∞).
+     */
+    private static Result lowRank(Config c, NpzReader r) {
+        if (!Double.isInfinite(c.time())) {
+            throw new OptionException(
+                    c.kernel() + ": a low-rank kernel (features) is regressed at ",
+                    Option.TIME,
+                    " inf only (got " + c.time() + ")");
+        }
+        NpzReader.Array f = finite(r.read("features"), "features", c.kernel());
+        if (f.shape().length != 2) {
+            throw new UserException(c.kernel() + ": 'features' has shape " + java.util.Arrays.toString(f.shape())
+                    + "; N×r features expected");
+        }
+        int n = f.rows();
+        int rank = f.cols();
+        NpzReader.Array g =
+                r.has("features_test") ? finite(r.read("features_test"), "features_test", c.kernel()) : null;
+        if (g != null && (g.shape().length != 2 || g.cols() != rank)) {
+            throw new UserException(c.kernel() + ": 'features_test' has shape " + java.util.Arrays.toString(g.shape())
+                    + "; M×" + rank + " expected (the rank of 'features')");
+        }
+        NpzReader.Array y1 = finite(r.read("y1"), "y1", c.kernel());
+        if (y1.rows() != n) {
+            throw new UserException(c.kernel() + ": y1 has " + y1.rows() + " rows but 'features' has " + n);
+        }
+        boolean labels = y1.shape().length == 1;
+        NpzReader.Array y2 = r.has("y2") ? finite(r.read("y2"), "y2", c.kernel()) : null;
+        double[] classes = labels ? classes(y1, y2, c.kernel()) : new double[0];
+        DMatrixRMaj y = targets(y1, classes);
+        LowRankKernel k = new LowRankKernel(
+                "features", toFloat(f.data()), n, g == null ? null : toFloat(g.data()), g == null ? 0 : g.rows(), rank);
+        LowRankKernel.Predictions p = k.regress(y, c.ridge());
+        DMatrixRMaj fTest = p.test();
+        Double testMse = null;
+        Double testAccuracy = null;
+        String note = null;
+        if (fTest != null && y2 != null) {
+            if (y2.rows() != fTest.numRows) {
+                throw new UserException(
+                        c.kernel() + ": y2 has " + y2.rows() + " rows but features_test has " + fTest.numRows);
+            }
+            DMatrixRMaj yt = targets(y2, classes);
+            testMse = mse(fTest, yt);
+            testAccuracy = labels ? accuracy(fTest, yt) : null;
+        } else {
+            note = fTest == null
+                    ? "no test features (features_test) in the file: run 'ntk4j kernel --test M' for test predictions"
+                    : "no test targets (y2) in the file: no test metrics are computed";
+        }
+        Metrics m = new Metrics(
+                c.kernel().toString(),
+                n,
+                y.numCols,
+                labels ? oneHot(classes) : "regression targets",
+                c.ridge(),
+                c.lr(),
+                "inf",
+                mse(p.train(), y),
+                labels ? accuracy(p.train(), y) : null,
+                fTest == null ? 0 : fTest.numRows,
+                testMse,
+                testAccuracy,
+                note);
+        return new Result(m, p.train(), fTest);
+    }
+
+    private static float[] toFloat(double[] a) {
+        float[] out = new float[a.length];
+        for (int i = 0; i < a.length; i++) {
+            out[i] = (float) a[i];
+        }
+        return out;
     }
 
     /** Runs the regression and writes results.json, predictions.npz and report.html into the output folder. */
