@@ -38,7 +38,7 @@ import org.ntk4j.util.Machine;
  * section holding the spec and the error).
  *
  * <p>NPZ entries. pNTK: ntk (N×N), ntk_test (M×N), as the exact job writes them, so {@code ntk4j regress} reads them
- * unchanged. Low-rank kernels (Nyström): features (N×r) and features_test (M×r) with K ≈ features featuresᵀ, and for
+ * unchanged. Low-rank kernels (sketch, Nyström): features (N×r) and features_test (M×r) with K ≈ features featuresᵀ, and for
  * Nyström landmarks (the indices into the train images); never the N×N matrix. Both: y1, y2 (labels or targets).
  *
  * <p>{@code nystrom:auto} doubles the landmarks from 64 until the held-out relative Frobenius error is at most the
