@@ -58,4 +58,8 @@ row pntk pntk
 for r in $ranks; do
   row "nystrom-$r" "nystrom:$r"
 done
+# sketched tangent features at the ranks in SKETCH_RANKS (e.g. SKETCH_RANKS="256 1024 4096"), none by default
+for k in ${SKETCH_RANKS:-}; do
+  row "sketch-$k" "sketch:$k"
+done
 echo "table: $out/table.md" >&2

@@ -7,14 +7,14 @@ import org.ntk4j.UserException;
  * One approximate kernel, parsed once from its text form:
  * <pre>
  *   pntk                              the pseudo-NTK of the summed logits (Mohamadi, Bae &amp; Sutherland, ICML 2023)
- *   sketch:K[:gauss|:srht]            tangent features projected to K dimensions (Gaussian by default)
+ *   sketch:K[:kr|:gauss]              tangent features projected to K dimensions (Khatri–Rao by default)
  *   nystrom:M[:uniform|:leverage]     M landmark columns of the exact kernel (uniform by default)
  *   nystrom:auto                      landmarks grown until the held-out error is below a target
  * </pre>
  *
  * @param kind the approximation
  * @param rank K or M; 0 for pntk and for nystrom:auto
- * @param variant the projection (gauss, srht) or the landmark choice (uniform, leverage); "" for pntk
+ * @param variant the projection (kr, gauss) or the landmark choice (uniform, leverage); "" for pntk
  */
 public record ApproxSpec(Kind kind, int rank, String variant) {
     /** The approximations. */
@@ -30,7 +30,7 @@ public record ApproxSpec(Kind kind, int rank, String variant) {
     }
 
     /** The form of the text, for messages. */
-    public static final String FORMS = "pntk, sketch:K[:gauss|:srht], nystrom:M[:uniform|:leverage] or nystrom:auto";
+    public static final String FORMS = "pntk, sketch:K[:kr|:gauss], nystrom:M[:uniform|:leverage] or nystrom:auto";
 
     public ApproxSpec {
         if (kind == null || variant == null) {
@@ -67,7 +67,7 @@ public record ApproxSpec(Kind kind, int rank, String variant) {
                 }
                 return new ApproxSpec(Kind.PNTK, 0, "");
             case "sketch":
-                return ranked(Kind.SKETCH, p, "gauss", new String[] {"gauss", "srht"}, bad);
+                return ranked(Kind.SKETCH, p, "kr", new String[] {"kr", "gauss"}, bad);
             case "nystrom":
                 if (p.length == 2 && p[1].equals("auto")) {
                     return new ApproxSpec(Kind.NYSTROM, 0, "uniform");

@@ -259,7 +259,9 @@ public final class KernelCommand implements Callable<Integer> {
             names = "--approx",
             paramLabel = "SPEC",
             description = "an approximate traced kernel instead of the exact one: pntk (kernel of the summed logits),"
-                    + " nystrom:M[:uniform|:leverage] (M landmark images; writes features, not N x N) or nystrom:auto"
+                    + " sketch:K[:kr|:gauss] (per-sample gradients projected to K seeded random features; writes"
+                    + " features, not N x N), nystrom:M[:uniform|:leverage] (M landmark images; writes features) or"
+                    + " nystrom:auto"
                     + " (landmarks doubled until the held-out error is below --approx-error); its error against the"
                     + " exact kernel on a held-out subset goes into the sidecar")
     String approx;

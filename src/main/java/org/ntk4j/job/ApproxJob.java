@@ -16,6 +16,7 @@ import org.ntk4j.approx.ApproxSpec;
 import org.ntk4j.approx.LowRankKernel;
 import org.ntk4j.approx.Nystrom;
 import org.ntk4j.approx.Pntk;
+import org.ntk4j.approx.SketchedFeatures;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelResult;
@@ -37,7 +38,7 @@ import org.ntk4j.util.Machine;
  * section holding the spec and the error).
  *
  * <p>NPZ entries. pNTK: ntk (N×N), ntk_test (M×N), as the exact job writes them, so {@code ntk4j regress} reads them
- * unchanged. Low-rank kernels (Nyström): features (N×r) and features_test (M×r) with K ≈ features featuresᵀ, and for
+ * unchanged. Low-rank kernels (sketch, Nyström): features (N×r) and features_test (M×r) with K ≈ features featuresᵀ, and for
  * Nyström landmarks (the indices into the train images); never the N×N matrix. Both: y1, y2 (labels or targets).
  *
  * <p>{@code nystrom:auto} doubles the landmarks from 64 until the held-out relative Frobenius error is at most the
@@ -75,10 +76,6 @@ public final class ApproxJob {
         }
         if (config.format() != Npz.Format.NPZ) {
             throw new UserException("--approx writes one NPZ file; drop --format npy");
-        }
-        if (spec.kind() == ApproxSpec.Kind.SKETCH) {
-            throw new UserException("--approx " + spec + ": the sketched tangent features are not part of this build"
-                    + " yet; use pntk or nystrom:M");
         }
     }
 
@@ -138,7 +135,12 @@ public final class ApproxJob {
             u.rows = ApproxError.holdout(u.n, h, r.seed() + 0x5eedL);
             u.exactBlock = block(u.exact, u.x1, u.rows, m);
             u.labels = u.train.isRegression() ? null : pick(u.train.labels(), u.rows);
-            Result res = spec.kind() == ApproxSpec.Kind.PNTK ? pntk(u) : nystrom(u);
+            Result res =
+                    switch (spec.kind()) {
+                        case PNTK -> pntk(u);
+                        case SKETCH -> sketch(u);
+                        case NYSTROM -> nystrom(u);
+                    };
             if (c.explain()) {
                 res.error().explain().forEach(print);
             }
@@ -221,6 +223,35 @@ public final class ApproxJob {
         }
         String name = spec.auto() ? "nystrom:auto (" + res.landmarks().length + " landmarks)" : spec.toString();
         return finish(u, npz, approx, name, err, seconds, lr.rank());
+    }
+
+    /**
+     * The sketched tangent features ({@link SketchedFeatures}): F and G from one seeded projection, scaled by 1/√O
+     * when the exact kernel is mean-normalised (the features estimate the kernel summed over outputs).
+     */
+    private Result sketch(Run u) {
+        long t1 = System.nanoTime();
+        SketchedFeatures.Result res = SketchedFeatures.compute(u.target, r.options(), u.x1, u.x2, spec, r.seed());
+        LowRankKernel lr = res.kernel();
+        if (r.options().meanNormalised()) {
+            float s = (float) (1 / Math.sqrt(u.target.outputs()));
+            for (float[] f : new float[][] {lr.trainFeatures(), lr.testFeatures()}) {
+                for (int i = 0; f != null && i < f.length; i++) {
+                    f[i] *= s;
+                }
+            }
+        }
+        double seconds = (System.nanoTime() - t1) / 1e9;
+        int h = u.rows.length;
+        ApproxError err = ApproxError.of(u.exactBlock, lr.block(u.rows, u.rows), h, u.labels);
+        Npz npz = new Npz().compress(c.compress()).put("features", lr.trainFeatures(), lr.trainRows(), lr.rank());
+        if (lr.testFeatures() != null) {
+            npz.put("features_test", lr.testFeatures(), lr.testRows(), lr.rank());
+        }
+        Map<String, Object> approx = new LinkedHashMap<>();
+        approx.put("projection", SketchedFeatures.kind(spec).label());
+        approx.put("projection_seed", r.seed());
+        return finish(u, npz, approx, spec.toString(), err, seconds, lr.rank());
     }
 
     private Result finish(

@@ -16,6 +16,11 @@ public final class JacobianFactor implements LayerFactor {
         this.j = new RowViews(j);
     }
 
+    /** The per-sample rows (n, O, P_l). */
+    public NDArray rows() {
+        return j.rows();
+    }
+
     @Override
     public NDArray contract(LayerFactor other, Mode mode) {
         return j.gram(((JacobianFactor) other).j, mode);

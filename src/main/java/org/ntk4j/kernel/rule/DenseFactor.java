@@ -6,6 +6,7 @@ import org.ntk4j.kernel.factor.FactorBuilder;
 import org.ntk4j.kernel.factor.HadamardFactor;
 import org.ntk4j.kernel.factor.LayerFactor;
 import org.ntk4j.kernel.factor.Mode;
+import org.ntk4j.kernel.factor.RankOneRows;
 import org.ntk4j.kernel.factor.RowViews;
 
 /**
@@ -15,7 +16,7 @@ import org.ntk4j.kernel.factor.RowViews;
  * <pre>Θ_W[(i,o),(j,p)] = c_w² (a_i·a_j)(δ_io·δ_jp),   Θ_b[(i,o),(j,p)] = c_b² (δ_io·δ_jp),</pre>
  * at cost N1·N2·(in + O²·out) and no per-sample gradient ever formed.
  */
-final class DenseFactor implements HadamardFactor {
+final class DenseFactor implements HadamardFactor, RankOneRows {
     /** Which parameters of the layer the factor stands for. */
     enum Part {
         ALL,
@@ -143,6 +144,16 @@ final class DenseFactor implements HadamardFactor {
                 out.put(layer.bias().name(), new DenseFactor(a, aw, dv, cb, Part.BIAS));
             }
         }
+    }
+
+    @Override
+    public NDArray inputs() {
+        return a;
+    }
+
+    @Override
+    public NDArray outputGradients() {
+        return d.rows();
     }
 
     /** The forward (activation) Gram A1 A2ᵀ of Lou, Mingard &amp; Hayou, Equilibrium Hypothesis, Eq. 7. */
