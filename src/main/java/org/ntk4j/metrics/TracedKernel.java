@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelMatrix;
+import org.ntk4j.util.NativeHeap;
 
 /**
  * The traced kernel T(x_i, x_j) = Σ_o Θ(x_i, x_j)_oo of a square kernel Θ(X, X) (N × N traced, N × N × O diagonal
@@ -31,6 +32,11 @@ import org.ntk4j.kernel.KernelMatrix;
  * blocks Σ_{k≠s} |Θ_ks| are summed on the way for {@link BlockStructure}. A kernel held on the host
  * ({@link KernelMatrix}, {@code double[][]}) is copied into engine slabs once, or, with {@link #streamed}, copied slab
  * by slab at every pass so that it needs one slab of extra memory.
+ *
+ * <p>After each slab its float64 temporaries (up to three slabs' worth) are handed back to the system ({@link
+ * NativeHeap#trim()}): glibc would keep them cached, and the next slab's temporaries, placed elsewhere around the
+ * slab just kept, would touch fresh pages, so that one pass over a full kernel grew the process by some 250 MiB
+ * beyond its working set.
  */
 public final class TracedKernel implements AutoCloseable {
     /** Entries of one row slab of the kernel (32 MiB as float64): the working set of one reduction step. */
@@ -131,6 +137,7 @@ public final class TracedKernel implements AutoCloseable {
                 } finally {
                     raw.close();
                 }
+                NativeHeap.trim();
             }
             t.offDiagonalAbs = rank == 4 ? off : Double.NaN;
             return t;
@@ -662,6 +669,7 @@ public final class TracedKernel implements AutoCloseable {
                     }
                     v.visit(row[0], traced);
                 }
+                NativeHeap.trim();
                 row[0] += r;
                 buf[0].clear();
             };
@@ -711,6 +719,7 @@ public final class TracedKernel implements AutoCloseable {
         public void forEach(SlabVisitor v) {
             for (int i = 0; i < slabs.size(); i++) {
                 v.visit(start[i], slabs.get(i));
+                NativeHeap.trim();
             }
         }
 
