@@ -33,10 +33,10 @@ import org.ntk4j.util.NativeHeap;
  * ({@link KernelMatrix}, {@code double[][]}) is copied into engine slabs once, or, with {@link #streamed}, copied slab
  * by slab at every pass so that it needs one slab of extra memory.
  *
- * <p>After each slab its float64 temporaries (up to three slabs' worth) are handed back to the system ({@link
- * NativeHeap#trim()}): glibc would keep them cached, and the next slab's temporaries, placed elsewhere around the
- * slab just kept, would touch fresh pages, so that one pass over a full kernel grew the process by some 250 MiB
- * beyond its working set.
+ * <p>While a kernel is traced into held slabs, each slab's float64 temporaries (up to three slabs' worth) are handed
+ * back to the system after it ({@link NativeHeap#trim()}): glibc would keep them cached, and the next slab's
+ * temporaries, placed elsewhere around the slab just kept, would touch fresh pages, so that tracing a full kernel grew
+ * the process by some 250 MiB beyond its working set. The later passes keep nothing and reuse the same blocks.
  */
 public final class TracedKernel implements AutoCloseable {
     /** Entries of one row slab of the kernel (32 MiB as float64): the working set of one reduction step. */
@@ -129,6 +129,7 @@ public final class TracedKernel implements AutoCloseable {
                     held.add(raw);
                     continue;
                 }
+                long entries = raw.size();
                 try (NDScope scope = new NDScope()) {
                     NDArray traced = t.trace(raw);
                     off += rank == 4 ? t.offDiagonal(raw) : 0;
@@ -137,7 +138,7 @@ public final class TracedKernel implements AutoCloseable {
                 } finally {
                     raw.close();
                 }
-                NativeHeap.trim();
+                trimAfter(entries);
             }
             t.offDiagonalAbs = rank == 4 ? off : Double.NaN;
             return t;
@@ -551,6 +552,16 @@ public final class TracedKernel implements AutoCloseable {
         return (int) Math.max(1, Math.min(n, SLAB_ENTRIES / Math.max(1, (long) n * inner)));
     }
 
+    /**
+     * Hands a traced slab's freed float64 temporaries back to the system when they are large enough to matter (8 MiB
+     * and more), so that a small kernel does not pay for loading the C library's binding.
+     */
+    private static void trimAfter(long slabEntries) {
+        if (slabEntries * 8 >= 8L << 20) {
+            NativeHeap.trim();
+        }
+    }
+
     /** The traced s × N slab of a raw slab (s, N[, O[, O]]): itself when traced, else Σ_o Θ_oo in float64. */
     private NDArray trace(NDArray raw) {
         return switch (rank) {
@@ -669,7 +680,9 @@ public final class TracedKernel implements AutoCloseable {
                     }
                     v.visit(row[0], traced);
                 }
-                NativeHeap.trim();
+                if (keep) {
+                    trimAfter((long) r * n * kernel.inner()); // the slab just kept sits above its freed temporaries
+                }
                 row[0] += r;
                 buf[0].clear();
             };
@@ -719,7 +732,6 @@ public final class TracedKernel implements AutoCloseable {
         public void forEach(SlabVisitor v) {
             for (int i = 0; i < slabs.size(); i++) {
                 v.visit(start[i], slabs.get(i));
-                NativeHeap.trim();
             }
         }
 
