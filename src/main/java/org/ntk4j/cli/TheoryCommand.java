@@ -80,22 +80,6 @@ public final class TheoryCommand implements Runnable {
         require(Double.isFinite(v), option + " must be a finite number (got " + v + ")");
     }
 
-    /**
-     * Refuses results that overflowed or are undefined (values this large make the recursions leave the doubles):
-     * one line naming the options given, instead of a table of NaN; else the table.
-     */
-    static Table finiteRows(Table t, String options) {
-        for (double[] r : t.rows()) {
-            for (double v : r) {
-                if (!Double.isFinite(v)) {
-                    throw new UserException("theory " + t.name() + ": the result is not finite (" + v + ") with "
-                            + options + "; choose smaller values");
-                }
-            }
-        }
-        return t;
-    }
-
     @Command(
             name = "ntk",
             mixinStandardHelpOptions = true,
@@ -194,9 +178,8 @@ public final class TheoryCommand implements Runnable {
             }
             count("--angles", angles, 2, 1_000_000);
             parent.output()
-                    .show(finiteRows(
-                            Predictions.ntkVsAngle(mlp(), angles),
-                            "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --depth " + depth));
+                    .show(Predictions.ntkVsAngle(mlp(), angles)
+                            .requireFinite("--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --depth " + depth));
         }
 
         /** --time: a finite time >= 0, or inf. */
@@ -303,9 +286,8 @@ public final class TheoryCommand implements Runnable {
             atLeast("--q0", q0, 0, true);
             require(Math.abs(c0) <= 1, "--c0 must be in [-1, 1] (got " + c0 + ")");
             parent.output()
-                    .show(finiteRows(
-                            Predictions.signal(Activation.byName(activation), sigmaW, sigmaB, depth, q0, c0),
-                            "--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --q0 " + q0));
+                    .show(Predictions.signal(Activation.byName(activation), sigmaW, sigmaB, depth, q0, c0)
+                            .requireFinite("--sigma-w " + sigmaW + ", --sigma-b " + sigmaB + ", --q0 " + q0));
         }
     }
 
@@ -366,9 +348,8 @@ public final class TheoryCommand implements Runnable {
                 atLeast("--sigma-w2", v, 0, true);
             }
             parent.output()
-                    .show(finiteRows(
-                            Predictions.dispersion(width, inputDim, depths, sigmaW2, limit, rho),
-                            "--sigma-w2 " + java.util.Arrays.toString(sigmaW2) + ", --depths "
+                    .show(Predictions.dispersion(width, inputDim, depths, sigmaW2, limit, rho)
+                            .requireFinite("--sigma-w2 " + java.util.Arrays.toString(sigmaW2) + ", --depths "
                                     + java.util.Arrays.toString(depths)));
         }
     }
@@ -411,9 +392,8 @@ public final class TheoryCommand implements Runnable {
                 count("--depths", d, 2, 1_000_000);
             }
             parent.output()
-                    .show(finiteRows(
-                            Predictions.equilibrium(depths, epsilon, constant),
-                            "--epsilon " + epsilon + ", --constant " + constant));
+                    .show(Predictions.equilibrium(depths, epsilon, constant)
+                            .requireFinite("--epsilon " + epsilon + ", --constant " + constant));
         }
     }
 
@@ -464,9 +444,8 @@ public final class TheoryCommand implements Runnable {
             require(tMax > 0 && tMax <= 1e6, "--t-max must be in (0, 1e6] (got " + tMax + ")");
             count("--rank", rank, 1, 1_000_000_000);
             parent.output()
-                    .show(finiteRows(
-                            Predictions.linear(depth, s, c0, tMax, points, rank),
-                            "--s " + s + ", --c0 " + c0 + ", --t-max " + tMax));
+                    .show(Predictions.linear(depth, s, c0, tMax, points, rank)
+                            .requireFinite("--s " + s + ", --c0 " + c0 + ", --t-max " + tMax));
         }
     }
 
@@ -549,9 +528,8 @@ public final class TheoryCommand implements Runnable {
                                     seed)
                             .model();
             parent.output()
-                    .show(finiteRows(
-                            Predictions.solvable(m, tMax, points),
-                            "--sigma-u " + sigmaU + ", --sigma-w " + sigmaWeight + ", --kappa " + kappa
+                    .show(Predictions.solvable(m, tMax, points)
+                            .requireFinite("--sigma-u " + sigmaU + ", --sigma-w " + sigmaWeight + ", --kappa " + kappa
                                     + ", --eta " + eta + (etaU != null ? ", --eta-u " + etaU : "")
                                     + (etaW != null ? ", --eta-w " + etaW : "")
                                     + ", --y " + y + ", --t-max " + tMax));
@@ -623,11 +601,9 @@ public final class TheoryCommand implements Runnable {
             if (cd != null) {
                 PhaseClassifier.Exponents e = new PhaseClassifier.Exponents(
                         cd, ckappa, cu != null ? cu : ceta, cw != null ? cw : ceta, su, sw, zeroOutput);
-                require(
-                        Double.isFinite(PhaseClassifier.t1(e)) && Double.isFinite(PhaseClassifier.t2(e)),
-                        "exponents this large give no finite t1, t2 (--cd " + cd + ", --ckappa " + ckappa + ", --ceta "
-                                + ceta + ", --su " + su + ", --sw " + sw + ")");
-                System.out.println(Predictions.phase(e));
+                System.out.println(Predictions.phase(
+                        e,
+                        "--cd " + cd + ", --ckappa " + ckappa + ", --ceta " + ceta + ", --su " + su + ", --sw " + sw));
                 return;
             }
             Predictions.PhaseTable t = Predictions.phaseTable();

@@ -11,9 +11,12 @@ import ai.djl.ndarray.NDManager;
  * θ0) is a Jacobian-vector product by double backward ({@link NtkFunction}), so Θ is never formed.
  *
  * <p>Memory: each {@link #forward(NDArray, NDList)} (and each {@link NtkFunction#ntkVp} pair of passes) leaves native
- * memory behind: PyTorch's backward with create_graph holds the scalar leaf and its graph in a reference cycle that
- * DJL cannot break (it cannot set {@code .grad} to None). Measured on CPU: about 2.8 times the parameters' bytes per
- * call (a 784-1024-10 MLP, 32 samples: ~9 MiB). Fine for evaluations, not for a loop of thousands of calls in one JVM.
+ * memory behind: PyTorch's backward with create_graph puts on the scalar leaf t a gradient whose graph holds t again
+ * (the tangent, the line's parameters θ0 + t u and the saved copies of θ0), a reference cycle that only resetting
+ * {@code t.grad} or using {@code torch.autograd.grad} instead of backward would avoid, and DJL 0.35's JNI offers
+ * neither (nor forward-mode AD). Measured on CPU: about 2.8 times the parameters' bytes per call (a 784-1024-10 MLP, 32
+ * samples: ~9 MiB; held to that by {@code JvpMemoryTest}). Fine for evaluations, not for a loop of thousands of calls
+ * in one JVM; there, for a modest number of samples, form the kernel ({@link NtkFunction#apply}) and multiply.
  */
 public final class Linearized implements AutoCloseable {
     private final NtkFunction f;

@@ -200,6 +200,14 @@ public final class Ntk {
         return NtkPlan.of(net, opts, n1, n2);
     }
 
+    /** The plan, refused where STRUCTURED was asked for and a layer cannot take it. */
+    private NtkPlan checked(NtkPlan plan) {
+        if (opts.method() == Method.STRUCTURED) {
+            plan.requireStructured();
+        }
+        return plan;
+    }
+
     /** Θ(X1, X1); only the upper triangle of tiles is computed. */
     public KernelResult compute(NDArray x1) {
         return compute(x1, null);
@@ -214,7 +222,7 @@ public final class Ntk {
         }
         int n1 = (int) x1.getShape().get(0);
         int n2 = symmetric ? n1 : (int) x2.getShape().get(0);
-        NtkPlan plan = plan(n1, n2);
+        NtkPlan plan = checked(plan(n1, n2));
         MemoryEstimate est = estimate(plan, n1, n2, true, x1.getDevice());
         est.check();
         boolean cacheAll = cacheBytes(plan, n2) > 0;
@@ -280,7 +288,7 @@ public final class Ntk {
         }
         checkOnGrid("rows", rowStart, br, n1, tile);
         checkOnGrid("cols", colStart, bc, n2, tile);
-        NtkPlan plan = plan(n1, n2);
+        NtkPlan plan = checked(plan(n1, n2));
         // the block is held in the engine where it is computed and reaches the host once, at the end
         Outputs out = outputs(br, bc, tile, KernelPlacement.DEVICE, rows.getDevice());
         long bytes = KernelMatrix.bytes(br, bc, opts.mode(), net.outputs(), opts.float64()) * (1 + layerKernels())

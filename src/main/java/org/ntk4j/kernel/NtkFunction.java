@@ -435,11 +435,6 @@ public final class NtkFunction {
         if (opts.method() != Method.STRUCTURED) {
             return;
         }
-        for (LayerPlan l : NtkPlan.of(net, opts, n1, n2).layers()) {
-            if (l.method() != Method.STRUCTURED) {
-                throw new UserException("method STRUCTURED was asked for, but layer " + l.name() + " cannot take it ("
-                        + l.reason() + "); use AUTO or JACOBIAN");
-            }
-        }
+        NtkPlan.of(net, opts, n1, n2).requireStructured();
     }
 }

@@ -17,8 +17,9 @@ import org.ntk4j.model.TangentLayer;
 
 /**
  * The method per parameterised layer for one kernel, in forward order, with FLOP and memory
- * estimates. JACOBIAN: every layer from per-sample backward passes. STRUCTURED: every layer with a
- * tangent rule that applies from one batched probe pass, the rest from per-sample passes. AUTO: when
+ * estimates. JACOBIAN: every layer from per-sample backward passes. STRUCTURED: every layer by its
+ * tangent rule from one batched probe pass; a kernel is refused when a layer has no rule that applies
+ * ({@link #requireStructured()}), rather than computed on the general path unasked. AUTO: when
  * every layer has such a rule, all structured (the batched pass replaces N·O per-sample backward
  * passes); otherwise the per-sample passes are paid anyway and already yield per-sample gradients,
  * so rules whose factors are such gradients (convolutions) read them there, while the others (dense:
@@ -97,6 +98,19 @@ public final class NtkPlan {
                     why));
         }
         return new NtkPlan(out, n1, n2, net.outputs());
+    }
+
+    /**
+     * Refuses, in one sentence naming the first such layer as its user knows it (its name and type, a DJL block by its
+     * class) and why, a plan in which a layer is not STRUCTURED; called when {@link Method#STRUCTURED} was asked for.
+     */
+    public void requireStructured() {
+        for (LayerPlan l : layers) {
+            if (l.method() != Method.STRUCTURED) {
+                throw new org.ntk4j.UserException("method STRUCTURED was asked for, but layer " + l.name()
+                        + " cannot take it (" + l.reason() + "); use AUTO or JACOBIAN");
+            }
+        }
     }
 
     /** Every parameterised layer's plan, in forward order. */

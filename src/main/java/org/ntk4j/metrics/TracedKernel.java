@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelMatrix;
+import org.ntk4j.util.NativeHeap;
 
 /**
  * The traced kernel T(x_i, x_j) = Σ_o Θ(x_i, x_j)_oo of a square kernel Θ(X, X) (N × N traced, N × N × O diagonal
@@ -31,6 +32,11 @@ import org.ntk4j.kernel.KernelMatrix;
  * blocks Σ_{k≠s} |Θ_ks| are summed on the way for {@link BlockStructure}. A kernel held on the host
  * ({@link KernelMatrix}, {@code double[][]}) is copied into engine slabs once, or, with {@link #streamed}, copied slab
  * by slab at every pass so that it needs one slab of extra memory.
+ *
+ * <p>While a kernel is traced into held slabs, each slab's float64 temporaries (up to three slabs' worth) are handed
+ * back to the system after it ({@link NativeHeap#trim()}): glibc would keep them cached, and the next slab's
+ * temporaries, placed elsewhere around the slab just kept, would touch fresh pages, so that tracing a full kernel grew
+ * the process by some 250 MiB beyond its working set. The later passes keep nothing and reuse the same blocks.
  */
 public final class TracedKernel implements AutoCloseable {
     /** Entries of one row slab of the kernel (32 MiB as float64): the working set of one reduction step. */
@@ -123,6 +129,7 @@ public final class TracedKernel implements AutoCloseable {
                     held.add(raw);
                     continue;
                 }
+                long entries = raw.size();
                 try (NDScope scope = new NDScope()) {
                     NDArray traced = t.trace(raw);
                     off += rank == 4 ? t.offDiagonal(raw) : 0;
@@ -131,6 +138,7 @@ public final class TracedKernel implements AutoCloseable {
                 } finally {
                     raw.close();
                 }
+                trimAfter(entries);
             }
             t.offDiagonalAbs = rank == 4 ? off : Double.NaN;
             return t;
@@ -544,6 +552,16 @@ public final class TracedKernel implements AutoCloseable {
         return (int) Math.max(1, Math.min(n, SLAB_ENTRIES / Math.max(1, (long) n * inner)));
     }
 
+    /**
+     * Hands a traced slab's freed float64 temporaries back to the system when they are large enough to matter (8 MiB
+     * and more), so that a small kernel does not pay for loading the C library's binding.
+     */
+    private static void trimAfter(long slabEntries) {
+        if (slabEntries * 8 >= 8L << 20) {
+            NativeHeap.trim();
+        }
+    }
+
     /** The traced s × N slab of a raw slab (s, N[, O[, O]]): itself when traced, else Σ_o Θ_oo in float64. */
     private NDArray trace(NDArray raw) {
         return switch (rank) {
@@ -661,6 +679,9 @@ public final class TracedKernel implements AutoCloseable {
                         }
                     }
                     v.visit(row[0], traced);
+                }
+                if (keep) {
+                    trimAfter((long) r * n * kernel.inner()); // the slab just kept sits above its freed temporaries
                 }
                 row[0] += r;
                 buf[0].clear();

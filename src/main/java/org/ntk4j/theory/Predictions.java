@@ -429,8 +429,14 @@ public final class Predictions {
                 "solvable", "Solvable model trajectory", header, rows, 0, new int[] {1, 2, 3}, before, List.of());
     }
 
-    /** The phase of one set of scaling exponents (Xu &amp; Ziyin, {@link PhaseClassifier}): {@code t1=.. t2=.. phase=..}. */
-    public static String phase(PhaseClassifier.Exponents e) {
+    /**
+     * The phase of one set of scaling exponents (Xu &amp; Ziyin, {@link PhaseClassifier}): {@code t1=.. t2=.. phase=..};
+     * exponents so large that t1 or t2 is not finite are refused in one line naming the settings {@code given}.
+     */
+    public static String phase(PhaseClassifier.Exponents e, String given) {
+        if (!Double.isFinite(PhaseClassifier.t1(e)) || !Double.isFinite(PhaseClassifier.t2(e))) {
+            throw new org.ntk4j.UserException("exponents this large give no finite t1, t2 (" + given + ")");
+        }
         return String.format(
                 Locale.ROOT,
                 "t1=%s t2=%s phase=%s",

@@ -1,6 +1,7 @@
 package org.ntk4j.theory;
 
 import java.util.List;
+import org.ntk4j.UserException;
 
 /**
  * A table of predictions as a front end shows it: the lines said before it, the table (a header and rows of
@@ -28,6 +29,22 @@ public record Table(
         rows = List.copyOf(rows);
         before = List.copyOf(before);
         after = List.copyOf(after);
+    }
+
+    /**
+     * The table itself when every value is finite; else refused in one line naming the settings {@code given} (values
+     * this large make the recursions leave the doubles), instead of a table of NaN or infinities.
+     */
+    public Table requireFinite(String given) {
+        for (double[] r : rows) {
+            for (double v : r) {
+                if (!Double.isFinite(v)) {
+                    throw new UserException("theory " + name + ": the result is not finite (" + v + ") with " + given
+                            + "; choose smaller values");
+                }
+            }
+        }
+        return this;
     }
 
     /** The table with nothing said around it and no plot. */

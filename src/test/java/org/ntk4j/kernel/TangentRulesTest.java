@@ -8,6 +8,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -142,7 +143,14 @@ class TangentRulesTest {
                     .perLayer()
                     .float64()
                     .compute(x);
-            for (Method method : Method.values()) {
+            // forced STRUCTURED is refused in one sentence naming the layer; AUTO and JACOBIAN fall back
+            org.ntk4j.UserException forced = org.junit.jupiter.api.Assertions.assertThrows(
+                    org.ntk4j.UserException.class,
+                    () -> Ntk.of(net).method(Method.STRUCTURED).float64().compute(x));
+            assertTrue(
+                    forced.getMessage().contains("layer scale cannot take it (no tangent rule for Scale)"),
+                    forced.getMessage());
+            for (Method method : List.of(Method.AUTO, Method.JACOBIAN)) {
                 KernelResult k = Ntk.of(net)
                         .mode(Mode.FULL)
                         .method(method)
@@ -186,14 +194,14 @@ class TangentRulesTest {
             NDArray x = m.randomNormal(new Shape(3, 4), DataType.FLOAT64);
             NtkOptions o = Ntk.options()
                     .mode(Mode.DIAGONAL)
-                    .method(Method.STRUCTURED)
+                    .method(Method.AUTO)
                     .perLayer(true)
                     .float64(true)
                     .build();
             KernelResult a = Ntk.of(net, o).compute(x);
             KernelResult b = Ntk.of(net)
                     .mode(Mode.DIAGONAL)
-                    .method(Method.STRUCTURED)
+                    .method(Method.AUTO)
                     .perLayer()
                     .float64()
                     .compute(x);
@@ -201,7 +209,7 @@ class TangentRulesTest {
                     o,
                     Ntk.of(net)
                             .mode(Mode.DIAGONAL)
-                            .method(Method.STRUCTURED)
+                            .method(Method.AUTO)
                             .perLayer()
                             .float64()
                             .toOptions());
