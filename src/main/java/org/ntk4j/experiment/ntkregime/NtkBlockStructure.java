@@ -271,14 +271,15 @@ public final class NtkBlockStructure {
                     at + "Θ̄c/Θ̄d − Θ̄n/Θ̄d grows",
                     String.format(Locale.ROOT, "%.3f → %.3f", g0, g1),
                     "grows (Fig. 4c–e)",
-                    Verdicts.grade(g1 > 2 * g0 && g1 > g0 + 0.05, g1 > g0),
-                    String.format(
-                            Locale.ROOT,
-                            "Θ̄c/Θ̄d %.3f → %.3f, Θ̄n/Θ̄d %.3f → %.3f; reproduced at ≥2× and +0.05",
-                            r.cOverD()[0],
-                            r.cOverD()[last],
-                            r.nOverD()[0],
-                            r.nOverD()[last])));
+                    Verdicts.grade(g1 > 2 * g0 && g1 > g0 + 0.05, g1 > g0, g0, g1),
+                    notComputed(g0, g1)
+                            + String.format(
+                                    Locale.ROOT,
+                                    "Θ̄c/Θ̄d %.3f → %.3f, Θ̄n/Θ̄d %.3f → %.3f; reproduced at ≥2× and +0.05",
+                                    r.cOverD()[0],
+                                    r.cOverD()[last],
+                                    r.nOverD()[0],
+                                    r.nOverD()[last])));
             // fastest early: half the rise by a quarter of training
             double quarter = r.epochs()[last] / 4;
             double byQuarter = Double.NaN;
@@ -293,8 +294,8 @@ public final class NtkBlockStructure {
                     at + "structure forms early",
                     String.format(Locale.ROOT, "%.0f%% of the gap's rise by epoch %.0f", 100 * byQuarter, probeEpoch),
                     "fastest early",
-                    Verdicts.grade(g1 > g0 && byQuarter >= 0.5, g1 > g0 && byQuarter >= 0.25),
-                    "reproduced when ≥ half the rise happens in the first quarter"));
+                    Verdicts.grade(g1 > g0 && byQuarter >= 0.5, g1 > g0 && byQuarter >= 0.25, g0, g1, byQuarter),
+                    notComputed(g0, g1, byQuarter) + "reproduced when ≥ half the rise happens in the first quarter"));
             double a0 = r.alignment()[0];
             double a1 = r.alignment()[last];
             double h0 = r.featuresAlignment()[0];
@@ -303,8 +304,8 @@ public final class NtkBlockStructure {
                     at + "alignment with YYᵀ grows (Θ, Θ^h)",
                     String.format(Locale.ROOT, "%.3f → %.3f; %.3f → %.3f", a0, a1, h0, h1),
                     "grows (Fig. 1e)",
-                    Verdicts.grade(a1 > a0 && h1 > h0, a1 > a0 || h1 > h0),
-                    "traced kernels, uncentred alignment"));
+                    Verdicts.grade(a1 > a0 && h1 > h0, a1 > a0 || h1 > h0, a0, a1, h0, h1),
+                    notComputed(a0, a1, h0, h1) + "traced kernels, uncentred alignment"));
             boolean g = r.gammaD()[last] > r.gammaC()[last] && r.gammaC()[last] > r.gammaN()[last];
             boolean k = r.kappaD()[last] > r.kappaC()[last] && r.kappaC()[last] > r.kappaN()[last];
             v.add(new Verdict(
@@ -319,16 +320,43 @@ public final class NtkBlockStructure {
                             r.kappaC()[last],
                             r.kappaN()[last]),
                     "Def. 3.1 order",
-                    Verdicts.grade(g && k, g || k),
-                    "end of training, kernel sample of m per class"));
+                    Verdicts.grade(
+                            g && k,
+                            g || k,
+                            r.gammaD()[last],
+                            r.gammaC()[last],
+                            r.gammaN()[last],
+                            r.kappaD()[last],
+                            r.kappaC()[last],
+                            r.kappaN()[last]),
+                    notComputed(
+                                    r.gammaD()[last],
+                                    r.gammaC()[last],
+                                    r.gammaN()[last],
+                                    r.kappaD()[last],
+                                    r.kappaC()[last],
+                                    r.kappaN()[last])
+                            + "end of training, kernel sample of m per class"));
             v.add(new Verdict(
                     at + "diagonal blocks dominate (C×C, n×n)",
                     String.format(Locale.ROOT, "%.2f× / %.2f×", r.outputDominance()[last], r.featureDominance()[last]),
                     "Θ_kk dominate; some Θ^h_ks not small",
-                    Verdicts.grade(r.outputDominance()[last] > 2, r.outputDominance()[last] > 1),
-                    "mean diagonal over mean off-diagonal block norm at the end; reproduced above 2×"));
+                    Verdicts.grade(
+                            r.outputDominance()[last] > 2,
+                            r.outputDominance()[last] > 1,
+                            r.outputDominance()[last],
+                            r.featureDominance()[last]),
+                    notComputed(r.outputDominance()[last], r.featureDominance()[last])
+                            + "mean diagonal over mean off-diagonal block norm at the end; reproduced above 2×"));
         }
         return v;
+    }
+
+    /** The reason's prefix when a measurement a verdict needs is NaN (then graded not computed), else "". */
+    static String notComputed(double... measured) {
+        return Verdicts.allFinite(measured)
+                ? ""
+                : "not computed: a measurement it needs is NaN (a kernel with non-finite entries); ";
     }
 
     static String table(Result r) {

@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
+import org.ejml.dense.row.MatrixFeatures_DDRM;
 import org.ejml.dense.row.NormOps_DDRM;
 import org.ntk4j.data.Dataset;
 import org.ntk4j.experiment.support.Paper;
@@ -190,7 +191,8 @@ public final class NtkCollapse {
         CommonOps_DDRM.multTransA(1.0 / m, wm, wm, lhs);
         DMatrixRMaj rhs = new DMatrixRMaj(n, n);
         CommonOps_DDRM.subtract(lhs, e, rhs); // the H-terms: E = lhs − rhs
-        double en = NormOps_DDRM.normF(e);
+        // EJML's normF returns 0 for a matrix of NaNs: a NaN κ (non-finite Θ^h) must read NaN, not a zero invariant
+        double en = MatrixFeatures_DDRM.hasUncountable(e) ? Double.NaN : NormOps_DDRM.normF(e);
         double ln = NormOps_DDRM.normF(lhs);
         double dot = 0;
         for (int i = 0; i < lhs.getNumElements(); i++) {
@@ -298,11 +300,15 @@ public final class NtkCollapse {
         return ab / Math.sqrt(aa * bb);
     }
 
-    /** Whether a run trained to something measurable: finite NC2 and invariant alignment, accuracy above chance. */
+    /** Whether a run trained to something measurable: finite NC2, accuracy above chance. */
     static boolean trained(Row r) {
         return Double.isFinite(r.nc().nc2())
-                && Double.isFinite(r.invariantAlignment())
                 && r.testAccuracy() > 0.15; // 1.5× chance for the ten classes of every dataset of the grid
+    }
+
+    /** Whether the run's invariant E was computed (finite κ of Θ^h, norm and alignment). */
+    static boolean invariantComputed(Row r) {
+        return Verdicts.allFinite(r.invariantNorm(), r.invariantRelative(), r.invariantAlignment());
     }
 
     static List<Verdict> verdicts(List<Row> rows) {
@@ -315,6 +321,18 @@ public final class NtkCollapse {
                     .filter(NtkCollapse::trained)
                     .toList();
             if (rs.size() < 2) {
+                v.add(new Verdict(
+                        key + ": neural collapse and the invariant",
+                        String.format(
+                                Locale.ROOT,
+                                "%d of %d rates trained",
+                                rs.size(),
+                                rows.stream()
+                                        .filter(r -> (r.model() + "/" + r.dataset()).equals(key))
+                                        .count()),
+                        "NC and (28) against the rate",
+                        Verdicts.Outcome.NOT_COMPUTED,
+                        "not computed: fewer than 2 rates trained above 1.5× chance with finite NC2"));
                 continue;
             }
             Row best = rs.stream()
@@ -339,23 +357,38 @@ public final class NtkCollapse {
                             "test acc %.3f; NC1 = tr(ΣW ΣB⁺)/C fell %.1f×; reproduced at ≥10× with" + " NC4 < 0.05",
                             best.testAccuracy(),
                             nc1Drop)));
-            double[] nc1 = rs.stream().mapToDouble(r -> r.nc().nc1Papyan()).toArray();
-            double[] align = rs.stream().mapToDouble(Row::invariantAlignment).toArray();
-            double[] rel = rs.stream().mapToDouble(Row::invariantRelative).toArray();
-            double sa = spearman(align, nc1);
-            double sr = spearman(rel, nc1);
+            // the invariant needs κ from Θ^h: rank only the runs where it was computed, and say so otherwise
+            List<Row> ri = rs.stream().filter(NtkCollapse::invariantComputed).toList();
+            double[] nc1i = ri.stream().mapToDouble(r -> r.nc().nc1Papyan()).toArray();
+            double[] align = ri.stream().mapToDouble(Row::invariantAlignment).toArray();
+            double[] rel = ri.stream().mapToDouble(Row::invariantRelative).toArray();
+            boolean enough = ri.size() >= 2;
+            String missing = rs.size() == ri.size()
+                    ? ""
+                    : String.format(
+                            Locale.ROOT,
+                            "; E not computed for %d of %d rates (NaN κ of Θ^h)",
+                            rs.size() - ri.size(),
+                            rs.size());
+            double sa = enough ? spearman(align, nc1i) : Double.NaN;
+            double sr = enough ? spearman(rel, nc1i) : Double.NaN;
             v.add(new Verdict(
                     key + ": invariant alignment higher for NC models",
-                    String.format(Locale.ROOT, "Spearman(alignment, NC1) %.2f over %d rates", sa, rs.size()),
+                    String.format(Locale.ROOT, "Spearman(alignment, NC1) %.2f over %d rates", sa, ri.size()),
                     "(28) holds only with NC",
-                    Verdicts.grade(sa <= -0.6, sa < 0),
-                    String.format(Locale.ROOT, "alignment %s", Tables.fmt(align))));
+                    enough ? Verdicts.grade(sa <= -0.6, sa < 0, sa) : Verdicts.Outcome.NOT_COMPUTED,
+                    (enough ? "" : "not computed: fewer than 2 rates with a computed E; ")
+                            + String.format(Locale.ROOT, "alignment %s", Tables.fmt(align))
+                            + missing));
             v.add(new Verdict(
                     key + ": ‖E‖ smaller for NC models",
                     String.format(Locale.ROOT, "Spearman(‖E‖/‖WᵀW/m‖, NC1) %.2f", sr),
                     "small invariant ⇔ NC",
-                    Verdicts.grade(sr >= 0.6, sr > 0),
-                    String.format(Locale.ROOT, "relative ‖E‖ %s", Tables.fmt(rel))));
+                    enough ? Verdicts.grade(sr >= 0.6, sr > 0, sr) : Verdicts.Outcome.NOT_COMPUTED,
+                    (enough ? "" : "not computed: fewer than 2 rates with a computed E; ")
+                            + String.format(Locale.ROOT, "relative ‖E‖ %s", Tables.fmt(rel))
+                            + missing));
+            double[] nc1 = rs.stream().mapToDouble(r -> r.nc().nc1Papyan()).toArray();
             double[] acc = rs.stream().mapToDouble(Row::testAccuracy).toArray();
             double sacc = spearman(acc, nc1);
             v.add(new Verdict(

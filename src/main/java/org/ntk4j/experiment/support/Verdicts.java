@@ -8,11 +8,12 @@ import java.util.List;
  * report.html by {@link StudyReport}.
  */
 public final class Verdicts {
-    /** reproduced | partly | not. */
+    /** reproduced | partly | not; not computed when a measurement the claim needs is missing (NaN). */
     public enum Outcome {
         REPRODUCED("reproduced"),
         PARTLY("partly"),
-        NOT("not");
+        NOT("not"),
+        NOT_COMPUTED("not computed");
 
         final String word;
 
@@ -34,6 +35,24 @@ public final class Verdicts {
     /** reproduced when within {@code tight}, partly when {@code partly} holds, else not. */
     public static Outcome grade(boolean tight, boolean partly) {
         return tight ? Outcome.REPRODUCED : partly ? Outcome.PARTLY : Outcome.NOT;
+    }
+
+    /**
+     * {@link #grade} when every value in {@code measured} is finite, else {@link Outcome#NOT_COMPUTED}: a claim is
+     * never graded on a NaN.
+     */
+    public static Outcome grade(boolean tight, boolean partly, double... measured) {
+        return allFinite(measured) ? grade(tight, partly) : Outcome.NOT_COMPUTED;
+    }
+
+    /** Whether every value is finite (neither NaN nor infinite). */
+    public static boolean allFinite(double... values) {
+        for (double v : values) {
+            if (!Double.isFinite(v)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The table as fixed-width text for the terminal. */
