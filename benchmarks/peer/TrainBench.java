@@ -13,8 +13,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.model.Network;
@@ -24,7 +24,7 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.StepPhases;
 import org.ntk4j.train.StepPhases.Phase;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * The training benchmark's Java side: the cases of benchmarks/peer/train_peer.py, the same data, batch order and
@@ -41,7 +41,7 @@ import org.ntk4j.train.Trainer;
  *   <li>{@code export CASE DIR EPOCHS}: writes DIR/data.npz (x_train, y_train, x_test, y_test as the train command
  *       loads them, and order: the batch order of each epoch, (EPOCHS, n)) and DIR/init.npz (the initial parameters in
  *       the network's order, p000, p001, ...) for the torch peer;</li>
- *   <li>{@code profile CASE [STEPS] [PROFILED]}: one training step of ntk4j's Trainer, phase by phase: the wall time of
+ *   <li>{@code profile CASE [STEPS] [PROFILED]}: one training step of ntk4j's TrainLoop, phase by phase: the wall time of
  *       each phase per step (mean over STEPS warm steps, each phase ended by the engine's synchronous CPU calls), then
  *       the engine operations per step of each phase and their time, from libtorch's own profiler over PROFILED
  *       further steps (top-level operations: those the Java side called, not the ones they call inside). Prints
@@ -92,16 +92,16 @@ public class TrainBench {
     }
 
     /** Train and test sets as the train command prepares them (subset per class with the seeds it uses). */
-    static Dataset[] data(Case c) {
-        Dataset train = Datasets.load(c.dataset(), Split.TRAIN);
-        Dataset test = Datasets.load(c.dataset(), Split.TEST);
+    static LabelledSet[] data(Case c) {
+        LabelledSet train = Datasets.load(c.dataset(), Split.TRAIN);
+        LabelledSet test = Datasets.load(c.dataset(), Split.TEST);
         if (c.perClass() != null) {
             train = Preprocess.balancedSample(train, c.perClass(), c.spec().seed());
         }
         if (c.testPerClass() != null) {
             test = Preprocess.balancedSample(test, c.testPerClass(), c.spec().seed() + 1);
         }
-        return new Dataset[] {train, test};
+        return new LabelledSet[] {train, test};
     }
 
     public static void main(String[] a) throws Exception {
@@ -124,12 +124,12 @@ public class TrainBench {
     }
 
     static void export(Case c, Path dir, int epochs) throws Exception {
-        Dataset[] d = data(c);
+        LabelledSet[] d = data(c);
         Files.createDirectories(dir);
         int n = d[0].size();
         int[] order = new int[epochs * n];
         for (int e = 0; e < epochs; e++) {
-            System.arraycopy(Trainer.batchOrder(c.spec(), n, e), 0, order, e * n, n);
+            System.arraycopy(TrainLoop.batchOrder(c.spec(), n, e), 0, order, e * n, n);
         }
         new Npz()
                 .put("x_train", d[0].features(), shape(d[0]))
@@ -158,7 +158,7 @@ public class TrainBench {
         if (!c.model().equals("mlp-relu")) {
             throw new IllegalArgumentException("djl runs the mlp case only");
         }
-        Dataset train = data(c)[0];
+        LabelledSet train = data(c)[0];
         int n = train.size();
         int batch = c.spec().batchSize();
         try (NDManager m = NDManager.newBaseManager()) {
@@ -174,7 +174,8 @@ public class TrainBench {
         }
     }
 
-    static void djlRun(String variant, NDManager m, NDArray x, NDArray y, Dataset train, int batch, Case c, int epochs)
+    static void djlRun(
+            String variant, NDManager m, NDArray x, NDArray y, LabelledSet train, int batch, Case c, int epochs)
             throws Exception {
         ai.djl.nn.SequentialBlock block = new ai.djl.nn.SequentialBlock()
                 .add(ai.djl.nn.Blocks.batchFlattenBlock(784))
@@ -203,7 +204,7 @@ public class TrainBench {
                         .optMomentum((float) c.spec().momentum())
                         .build());
         if (variant.equals("probe")) {
-            Dataset probeSet = Preprocess.balancedSample(train, 2, 7);
+            LabelledSet probeSet = Preprocess.balancedSample(train, 2, 7);
             config.addTrainingListeners(
                     new org.ntk4j.probe.DjlProbeListener(block, new ai.djl.ndarray.types.Shape(784), m)
                             .add(new org.ntk4j.probe.NtkProbe(
@@ -233,7 +234,7 @@ public class TrainBench {
         }
     }
 
-    static long[] shape(Dataset d) {
+    static long[] shape(LabelledSet d) {
         long[] s = new long[d.sampleShape().length + 1];
         s[0] = d.size();
         for (int i = 0; i < d.sampleShape().length; i++) {
@@ -422,11 +423,11 @@ public class TrainBench {
 
     static void profile(String name, Case c, int timed, int profiled) throws Exception {
         Profiler.init();
-        Dataset[] d = data(c);
+        LabelledSet[] d = data(c);
         int warmup = 5;
         int batch = c.spec().batchSize();
         int steps = warmup + timed + profiled;
-        Dataset train = d[0].head(Math.min(d[0].size(), steps * batch));
+        LabelledSet train = d[0].head(Math.min(d[0].size(), steps * batch));
         steps = (train.size() + batch - 1) / batch;
         Path traceDir = Files.createTempDirectory("ntk4j-train-profile");
         Phases ph = new Phases(warmup, Math.min(timed, steps - warmup - profiled), profiled, traceDir);
@@ -434,7 +435,7 @@ public class TrainBench {
                 Network net =
                         Network.build(ModelSpec.resolve(c.model()), c.spec().seed(), m)) {
             TrainSpec spec = c.spec().toBuilder().epochs(1).build();
-            new Trainer(net, spec, train, null).phases(ph).fit(false);
+            new TrainLoop(net, spec, train, null).phases(ph).fit(false);
         }
         StringBuilder json = new StringBuilder("{\"case\":\"" + name + "\",\"threads\":\"" + threads()
                 + "\",\"timed_steps\":" + ph.timed

@@ -6,9 +6,9 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.ntk4j.data.DataFetcher;
 import org.ntk4j.data.DataPaths;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.DatasetSummary;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.util.Numbers;
 import picocli.CommandLine.Command;
@@ -99,7 +99,7 @@ public final class DataCommand implements Runnable {
                                     ? " (bundled)"
                                     : " (" + DataPaths.datasetDir(root, n) + ")"));
             for (Split split : Split.values()) {
-                Dataset d = Datasets.load(n, split, root);
+                LabelledSet d = Datasets.load(n, split, root);
                 if (d.isRegression() || d.size() == 0) {
                     System.out.printf(
                             Locale.ROOT,

@@ -3,7 +3,7 @@ package org.ntk4j.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.ntk4j.job.Quickstart;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -43,7 +43,7 @@ public final class QuickstartCommand implements Callable<Integer> {
     public Integer call() {
         long t0 = System.nanoTime();
         Quickstart.Summary s = Quickstart.run(out, force, epochs, runtime.dataDir(), runtime::manager);
-        Trainer.Result r = s.result();
+        TrainLoop.Result r = s.result();
         System.out.printf(
                 "test accuracy after %d epochs: %.4f (train %.4f)%n", r.epochs(), r.testAccuracy(), r.trainAccuracy());
         System.out.printf(

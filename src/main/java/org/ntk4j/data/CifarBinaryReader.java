@@ -54,7 +54,7 @@ public final class CifarBinaryReader {
     }
 
     /** Loads one split from a folder in the binary layout. */
-    public static Dataset read(Path dir, Split split) {
+    public static LabelledSet read(Path dir, Split split) {
         List<Path> files = files(dir, split);
         float[][] parts = new float[files.size()][];
         int[][] labs = new int[files.size()][];
@@ -73,7 +73,7 @@ public final class CifarBinaryReader {
             System.arraycopy(l, 0, labels, off, l.length);
             off += l.length;
         }
-        return new Dataset(
+        return new LabelledSet(
                 "cifar10-" + split.name().toLowerCase(),
                 CifarPngReader.concat(parts, total),
                 CifarPngReader.SHAPE,

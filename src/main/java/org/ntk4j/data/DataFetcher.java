@@ -249,7 +249,7 @@ public final class DataFetcher {
     /** Loads both splits from {@code dir} and checks the sample counts (labels are range-checked on load). */
     private void checkLoads(Source src, Path dir) {
         for (Split split : Split.values()) {
-            Dataset d = Datasets.loadFrom(src.name(), split, dir);
+            LabelledSet d = Datasets.loadFrom(src.name(), split, dir);
             int expected = split == Split.TRAIN ? src.trainCount() : src.testCount();
             if (d.size() != expected) {
                 throw new UserException(dir + ": " + src.name() + " "

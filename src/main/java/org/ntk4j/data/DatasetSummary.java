@@ -1,7 +1,7 @@
 package org.ntk4j.data;
 
 /**
- * Summary statistics of a {@link Dataset}: size, sample shape, class counts, and the mean and
+ * Summary statistics of a {@link LabelledSet}: size, sample shape, class counts, and the mean and
  * (population) standard deviation of all feature values, overall and per channel (the first axis
  * of the sample shape), accumulated in double precision.
  */
@@ -16,7 +16,7 @@ public record DatasetSummary(
         double[] channelStds) {
 
     /** Computes the summary of {@code data}. */
-    public static DatasetSummary of(Dataset data) {
+    public static DatasetSummary of(LabelledSet data) {
         int[] shape = data.sampleShape();
         int channels = shape.length >= 2 ? shape[0] : 1;
         int d = data.featureDim();

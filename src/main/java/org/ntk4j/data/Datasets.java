@@ -34,7 +34,7 @@ public final class Datasets {
     private Datasets() {}
 
     /** Loads a split of a named dataset, looking in the default data directory. */
-    public static Dataset load(String name, Split split) {
+    public static LabelledSet load(String name, Split split) {
         return load(name, split, DataPaths.dataDir());
     }
 
@@ -44,7 +44,7 @@ public final class Datasets {
      *
      * @throws UserException for an unknown name, missing folder or files, or bad file contents
      */
-    public static Dataset load(String name, Split split, Path dataDir) {
+    public static LabelledSet load(String name, Split split, Path dataDir) {
         if (name != null
                 && !NAMES.contains(name.trim().toLowerCase(Locale.ROOT))
                 && org.ntk4j.spec.DatasetSpec.exists(name)) {
@@ -59,10 +59,10 @@ public final class Datasets {
     }
 
     /**
-     * The first {@code n} samples of a split ({@link #load} then {@link Dataset#head}, all of them when the split holds
+     * The first {@code n} samples of a split ({@link #load} then {@link LabelledSet#head}, all of them when the split holds
      * fewer), reading only those rows of MNIST's and Fashion-MNIST's IDX files instead of the whole split.
      */
-    public static Dataset loadHead(String name, Split split, Path dataDir, int n) {
+    public static LabelledSet loadHead(String name, Split split, Path dataDir, int n) {
         String key = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
         if (!key.equals(MNIST) && !key.equals(FASHION_MNIST)) {
             return load(name, split, dataDir).head(n);
@@ -89,7 +89,7 @@ public final class Datasets {
     }
 
     /** Loads a split of dataset {@code name} from the folder {@code dir} itself (no sub-folder added). */
-    public static Dataset loadFrom(String name, Split split, Path dir) {
+    public static LabelledSet loadFrom(String name, Split split, Path dir) {
         String n = checkName(name);
         String tag = n + "-" + split.name().toLowerCase(Locale.ROOT);
         switch (n) {
@@ -148,7 +148,7 @@ public final class Datasets {
     }
 
     /** The bundled MNIST subset (2000 train / 500 test), read from classpath resources. */
-    public static Dataset loadSubset(Split split) {
+    public static LabelledSet loadSubset(Split split) {
         String prefix = split == Split.TRAIN ? "train" : "t10k";
         String img = SUBSET_RESOURCE + prefix + "-images-idx3-ubyte.gz";
         String lab = SUBSET_RESOURCE + prefix + "-labels-idx1-ubyte.gz";

@@ -16,10 +16,10 @@ import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 
 /**
- * An ntk4j {@link Dataset} as a DJL {@link RandomAccessDataset}, for DJL's {@code Trainer},
+ * An ntk4j {@link LabelledSet} as a DJL {@link RandomAccessDataset}, for DJL's {@code Trainer},
  * {@code EasyTrain} and data pipelines. Record i holds:
  * <ul>
- *   <li>data: the features of sample i, float32 of shape {@link Dataset#sampleShape()} (batches:
+ *   <li>data: the features of sample i, float32 of shape {@link LabelledSet#sampleShape()} (batches:
  *       (B, sampleShape...));</li>
  *   <li>label: for a classification set the class index as a float32 scalar (DJL's convention, as
  *       its MNIST; what {@code Loss.softmaxCrossEntropyLoss()} takes; batches: (B)), or with
@@ -36,7 +36,7 @@ import java.util.concurrent.ExecutorService;
  * a stack per batch. The batches are the same.
  */
 public final class DjlDataset extends ArrayDataset {
-    private final Dataset source;
+    private final LabelledSet source;
     private NDManager heldIn;
     private final boolean oneHot;
     private final Shape sampleShape;
@@ -52,12 +52,12 @@ public final class DjlDataset extends ArrayDataset {
     }
 
     /** A builder over {@code data}; call {@code setSampling(batchSize, shuffle)} before {@code build()}. */
-    public static Builder builder(Dataset data) {
+    public static Builder builder(LabelledSet data) {
         return new Builder(data);
     }
 
     /** The ntk4j dataset behind this one. */
-    public Dataset dataset() {
+    public LabelledSet dataset() {
         return source;
     }
 
@@ -135,10 +135,10 @@ public final class DjlDataset extends ArrayDataset {
 
     /** Builder of a {@link DjlDataset}: DJL's sampling, batchifier, pipeline and limit options, plus {@link #optOneHot()}. */
     public static final class Builder extends RandomAccessDataset.BaseBuilder<Builder> {
-        private final Dataset data;
+        private final LabelledSet data;
         private boolean oneHot;
 
-        private Builder(Dataset data) {
+        private Builder(LabelledSet data) {
             this.data = java.util.Objects.requireNonNull(data);
         }
 

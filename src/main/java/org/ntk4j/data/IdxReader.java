@@ -50,23 +50,23 @@ public final class IdxReader {
     }
 
     /**
-     * Reads an images file and its labels file into a {@link Dataset}, checking that they hold the
+     * Reads an images file and its labels file into a {@link LabelledSet}, checking that they hold the
      * same number of samples and that every label lies in [0, numClasses).
      */
-    public static Dataset read(String name, Path images, Path labels, int numClasses) {
+    public static LabelledSet read(String name, Path images, Path labels, int numClasses) {
         Images im = readImages(images);
         int[] lab = readLabels(labels, numClasses);
         return combine(name, im, images.toString(), lab, labels.toString(), numClasses);
     }
 
     /** Joins images and labels read separately, checking the counts agree. */
-    public static Dataset combine(
+    public static LabelledSet combine(
             String name, Images im, String imagesWhat, int[] labels, String labelsWhat, int numClasses) {
         if (im.count() != labels.length) {
             throw new UserException(imagesWhat + ": holds " + im.count() + " images but " + labelsWhat + " holds "
                     + labels.length + " labels (expected equal counts)");
         }
-        return new Dataset(name, im.pixels(), im.sampleShape(), labels, numClasses);
+        return new LabelledSet(name, im.pixels(), im.sampleShape(), labels, numClasses);
     }
 
     /**

@@ -19,7 +19,7 @@ public final class IdxWriter {
     private IdxWriter() {}
 
     /** Writes the images of a dataset whose sample shape is {1, rows, cols}. */
-    public static void writeImages(Dataset data, Path file) {
+    public static void writeImages(LabelledSet data, Path file) {
         int[] s = data.sampleShape();
         if (s.length != 3 || s[0] != 1) {
             throw new IllegalArgumentException(

@@ -24,13 +24,13 @@ public final class MnistSubsetGenerator {
     /** Writes the four subset files into {@code outDir}. */
     public static void generate(Path mnistDir, Path outDir) throws java.io.IOException {
         Files.createDirectories(outDir);
-        Dataset train = Datasets.loadFrom(Datasets.MNIST, Split.TRAIN, mnistDir);
-        Dataset test = Datasets.loadFrom(Datasets.MNIST, Split.TEST, mnistDir);
+        LabelledSet train = Datasets.loadFrom(Datasets.MNIST, Split.TRAIN, mnistDir);
+        LabelledSet test = Datasets.loadFrom(Datasets.MNIST, Split.TEST, mnistDir);
         write(Preprocess.balancedSample(train, TRAIN_PER_CLASS, TRAIN_SEED), outDir, "train");
         write(Preprocess.balancedSample(test, TEST_PER_CLASS, TEST_SEED), outDir, "t10k");
     }
 
-    private static void write(Dataset d, Path outDir, String prefix) {
+    private static void write(LabelledSet d, Path outDir, String prefix) {
         IdxWriter.writeImages(d, outDir.resolve(prefix + "-images-idx3-ubyte.gz"));
         IdxWriter.writeLabels(d.labels(), outDir.resolve(prefix + "-labels-idx1-ubyte.gz"));
     }

@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 import org.ntk4j.UserException;
 
 /**
- * Stateless preprocessing of {@link Dataset}s and labels: flattening, class subsets, balanced
+ * Stateless preprocessing of {@link LabelledSet}s and labels: flattening, class subsets, balanced
  * sampling, target encodings and label corruption. Transforms with statistics fitted on a training
  * set live in {@link Standardizer} and {@link Whitening}; pixel scaling to [0,1] is done by the
  * readers ({@code byte / 255}).
@@ -22,7 +22,7 @@ public final class Preprocess {
      * Divides every feature by {@code divisor}: x' = x / divisor. The readers already return
      * {@code byte/255} in [0,1]; use this for raw 0..255 data from elsewhere ({@code divisor = 255}).
      */
-    public static Dataset scale(Dataset data, float divisor) {
+    public static LabelledSet scale(LabelledSet data, float divisor) {
         if (!(divisor != 0 && Float.isFinite(divisor))) {
             throw new UserException("scale: divisor " + divisor + " must be finite and nonzero");
         }
@@ -35,7 +35,7 @@ public final class Preprocess {
     }
 
     /** Same samples with sample shape {d} (d = featureDim); the feature array is shared, not copied. */
-    public static Dataset flatten(Dataset data) {
+    public static LabelledSet flatten(LabelledSet data) {
         return data.withFeatures(data.features(), new int[] {data.featureDim()});
     }
 
@@ -44,7 +44,7 @@ public final class Preprocess {
      * remapped to their position in {@code classes}: {@code classes[i] → i}, so the result has
      * {@code classes.length} classes. Example: MNIST 0 vs 1 is {@code classSubset(mnist, 0, 1)}.
      */
-    public static Dataset classSubset(Dataset data, int... classes) {
+    public static LabelledSet classSubset(LabelledSet data, int... classes) {
         if (classes.length == 0) {
             throw new UserException("class subset: no classes given (expected at least one class index)");
         }
@@ -75,12 +75,12 @@ public final class Preprocess {
                 idx[k++] = i;
             }
         }
-        Dataset sub = data.subset(idx);
+        LabelledSet sub = data.subset(idx);
         int[] newLabels = new int[count];
         for (int i = 0; i < count; i++) {
             newLabels[i] = map[sub.labels()[i]];
         }
-        return new Dataset(sub.name(), sub.features(), sub.sampleShape(), newLabels, classes.length);
+        return new LabelledSet(sub.name(), sub.features(), sub.sampleShape(), newLabels, classes.length);
     }
 
     /**
@@ -130,7 +130,7 @@ public final class Preprocess {
     }
 
     /** A class-balanced sample of {@code perClass} samples per class; see {@link #balancedIndices}. */
-    public static Dataset balancedSample(Dataset data, int perClass, long seed) {
+    public static LabelledSet balancedSample(LabelledSet data, int perClass, long seed) {
         return data.subset(balancedIndices(data.labels(), data.numClasses(), perClass, seed));
     }
 
@@ -191,7 +191,7 @@ public final class Preprocess {
      * Binomial(n, fraction) and the number of labels that actually change is
      * Binomial(n, fraction·(K−1)/K). {@code fraction = 1} gives fully random labels.
      */
-    public static Dataset corruptLabels(Dataset data, double fraction, long seed) {
+    public static LabelledSet corruptLabels(LabelledSet data, double fraction, long seed) {
         if (!(fraction >= 0 && fraction <= 1)) {
             throw new UserException("label corruption: fraction " + fraction + " is outside [0, 1]");
         }
@@ -218,7 +218,7 @@ public final class Preprocess {
      * 28×28 → 32×32 for networks with CIFAR-sized inputs (the VGG on MNIST of Seleznova et al., Neural (Tangent Kernel)
      * Collapse).
      */
-    public static Dataset pad(Dataset data, int p) {
+    public static LabelledSet pad(LabelledSet data, int p) {
         int[] sh = data.sampleShape();
         if (sh.length != 3) {
             throw new UserException(

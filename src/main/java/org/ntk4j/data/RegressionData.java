@@ -2,7 +2,7 @@ package org.ntk4j.data;
 
 /**
  * A regression set with real-valued targets, for synthetic tasks (teachers, polynomials) where
- * {@link Dataset}'s integer class labels do not fit: inputs {@code x} (n×d, row-major) and targets
+ * {@link LabelledSet}'s integer class labels do not fit: inputs {@code x} (n×d, row-major) and targets
  * {@code y} (n×outputs, row-major), both float32. Immutable by convention (do not modify the arrays).
  */
 public record RegressionData(String name, float[] x, int n, int d, float[] y, int outputs) {

@@ -38,7 +38,7 @@ public final class Standardizer {
     }
 
     /** Fits the statistics on the features of {@code train}. */
-    public static Standardizer fit(Dataset train, Mode mode) {
+    public static Standardizer fit(LabelledSet train, Mode mode) {
         return fit(train.features(), train.size(), train.featureDim(), mode);
     }
 
@@ -114,7 +114,7 @@ public final class Standardizer {
     }
 
     /** Applies the fitted transform to a dataset with the same feature dimension (shape kept). */
-    public Dataset apply(Dataset data) {
+    public LabelledSet apply(LabelledSet data) {
         return data.withFeatures(apply(data.features()), data.sampleShape());
     }
 

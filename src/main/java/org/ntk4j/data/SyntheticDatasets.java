@@ -3,7 +3,7 @@ package org.ntk4j.data;
 import org.ntk4j.spec.DatasetSpec;
 
 /**
- * Regression {@link Dataset}s from a {@link DatasetSpec}: the training split is the teacher's P
+ * Regression {@link LabelledSet}s from a {@link DatasetSpec}: the training split is the teacher's P
  * generated points; the test split is {@code test} fresh points of the same input distribution
  * labelled by the same teacher. Whitened training inputs are whitened exactly over the P points
  * (XᵀX/P = I on their span), so their test points are fresh N(0, I) draws — the population the
@@ -12,7 +12,7 @@ import org.ntk4j.spec.DatasetSpec;
 public final class SyntheticDatasets {
     private SyntheticDatasets() {}
 
-    public static Dataset load(DatasetSpec spec, Split split) {
+    public static LabelledSet load(DatasetSpec spec, Split split) {
         int p = spec.train();
         int m = spec.test();
         int[] shape = {spec.d()};
@@ -44,7 +44,7 @@ public final class SyntheticDatasets {
             default:
                 throw new IllegalStateException(String.valueOf(spec.kind()));
         }
-        return Dataset.regression(tag, data.x(), shape, data.y(), data.outputs());
+        return LabelledSet.regression(tag, data.x(), shape, data.y(), data.outputs());
     }
 
     /** m fresh N(0, I) points labelled by the teacher. */

@@ -70,7 +70,7 @@ public final class Whitening {
     }
 
     /** Fits on the (flattened) features of a dataset. */
-    public static Whitening fit(Dataset train, double gamma, double rcond, Rescale rescale) {
+    public static Whitening fit(LabelledSet train, double gamma, double rcond, Rescale rescale) {
         return fit(train.features(), train.size(), train.featureDim(), gamma, rcond, rescale);
     }
 
@@ -219,7 +219,7 @@ public final class Whitening {
     }
 
     /** Applies the transform to a dataset's features; the result has sample shape {d}. */
-    public Dataset apply(Dataset data) {
+    public LabelledSet apply(LabelledSet data) {
         return data.withFeatures(apply(data.features()), new int[] {d});
     }
 }

@@ -20,7 +20,7 @@
  * </ul>
  *
  * <p>Layout convention everywhere: samples are rows of a row-major float32 matrix (n×d); a
- * {@link org.ntk4j.data.Dataset} additionally carries a channel-first sample shape.
+ * {@link org.ntk4j.data.LabelledSet} additionally carries a channel-first sample shape.
  *
  * <p>Floor 3 of 12. The floors are written once in the test source {@code org.ntk4j.arch.Floors} and checked by {@code LayersTest}.
  */

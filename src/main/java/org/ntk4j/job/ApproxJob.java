@@ -17,7 +17,7 @@ import org.ntk4j.approx.LowRankKernel;
 import org.ntk4j.approx.Nystrom;
 import org.ntk4j.approx.Pntk;
 import org.ntk4j.approx.SketchedFeatures;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
@@ -96,8 +96,8 @@ public final class ApproxJob {
     private static final class Run {
         private KernelFiles files;
         private Consumer<String> print;
-        private Dataset train;
-        private Dataset testSet;
+        private LabelledSet train;
+        private LabelledSet testSet;
         private int n;
         private int test;
         private long t0;

@@ -13,12 +13,12 @@ import org.ntk4j.report.Files2;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Checkpoints;
-import org.ntk4j.train.Optimizer;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.UpdateRule;
 
 /**
- * Checkpoints of a run folder: weights, optimizer state and {@link Trainer.State} in checkpoint/,
+ * Checkpoints of a run folder: weights, optimizer state and {@link TrainLoop.State} in checkpoint/,
  * replaced atomically, every {@code checkpointEvery} steps, at the end, and at least every
  * {@link #CHECKPOINT_SECONDS} at an epoch end, keeping the last two with checksums; writes weights.npz when training ends, and restores a
  * run (truncating metrics.jsonl to the records the checkpoint had seen). The trainer runs it after
@@ -51,7 +51,7 @@ public final class CheckpointListener implements Checkpoints {
     }
 
     @Override
-    public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+    public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
         // at the end, every checkpointEvery steps, and at least every CHECKPOINT_SECONDS: full-batch
         // runs have one-step epochs by the thousand; a resumed run replays the steps since the last
         // checkpoint deterministically, so spacing them loses time, never results
@@ -65,7 +65,7 @@ public final class CheckpointListener implements Checkpoints {
     }
 
     @Override
-    public void onEnd(TrainProgress p, Trainer.Result r) {
+    public void onEnd(TrainProgress p, TrainLoop.Result r) {
         try {
             p.net().saveParameters(run.file("weights.npz"));
         } catch (IOException e) {
@@ -89,7 +89,7 @@ public final class CheckpointListener implements Checkpoints {
      * ({@link org.ntk4j.files.TempFiles}), then rotates: checkpoint/ becomes checkpoint.prev/ and the temporary becomes checkpoint/ (atomic
      * renames). The last two checkpoints are kept: a damaged newest one falls back to the older.
      */
-    private void checkpoint(Optimizer opt, Trainer.State st, TrainProgress p) {
+    private void checkpoint(UpdateRule opt, TrainLoop.State st, TrainProgress p) {
         Path tmp = org.ntk4j.files.TempFiles.directory(run.file("checkpoint"));
         try {
             deleteTree(run.file("checkpoint.tmp")); // left by versions before the temporaries' naming rule
@@ -137,7 +137,7 @@ public final class CheckpointListener implements Checkpoints {
         }
         java.util.List<String> problems = new java.util.ArrayList<>();
         for (Path cur : candidates) {
-            Trainer.State st;
+            TrainLoop.State st;
             try {
                 st = verify(cur);
                 fits(st, p, cur);
@@ -167,7 +167,7 @@ public final class CheckpointListener implements Checkpoints {
     }
 
     /** The state of checkpoint folder {@code cur} after checking its files against their checksums. */
-    static Trainer.State verify(Path cur) {
+    static TrainLoop.State verify(Path cur) {
         Path sums = cur.resolve(CHECKSUMS);
         if (Files.isRegularFile(sums)) {
             com.google.gson.JsonObject o;
@@ -198,7 +198,7 @@ public final class CheckpointListener implements Checkpoints {
             }
         }
         try {
-            Trainer.State st = Specs.GSON.fromJson(readString(cur.resolve("state.json")), Trainer.State.class);
+            TrainLoop.State st = Specs.GSON.fromJson(readString(cur.resolve("state.json")), TrainLoop.State.class);
             if (st == null || !st.valid()) {
                 throw new UserException(cur.getFileName() + "/state.json is damaged (no valid state)");
             }
@@ -212,7 +212,7 @@ public final class CheckpointListener implements Checkpoints {
      * Refuses a state that does not fit the run (an edited or damaged state.json that still parses): the step must be
      * epoch × steps per epoch + step in the epoch, inside the run's epochs.
      */
-    static void fits(Trainer.State st, TrainProgress p, Path cur) {
+    static void fits(TrainLoop.State st, TrainProgress p, Path cur) {
         long spe = p.stepsPerEpoch();
         int epochs = p.spec().epochs();
         if (st.epoch() > epochs

@@ -3,8 +3,8 @@ package org.ntk4j.job;
 import java.nio.file.Path;
 import org.ntk4j.report.ProgressBar;
 import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
 
 /** Console output of a training run on stderr: a progress bar per epoch, a line per epoch, the resume notice. */
 public final class ConsoleListener implements TrainListener {
@@ -47,7 +47,7 @@ public final class ConsoleListener implements TrainListener {
     }
 
     @Override
-    public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+    public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
         bar = null;
         if (e.classify()) {
             System.err.printf(

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
@@ -70,9 +70,9 @@ public final class KernelJob {
 
     private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
         ModelSpec spec = r.spec();
-        Dataset train = r.trainSet(c.dataDir());
+        LabelledSet train = r.trainSet(c.dataDir());
         int n = train.size();
-        Dataset testSet = r.testSet(c.dataDir());
+        LabelledSet testSet = r.testSet(c.dataDir());
         int test = r.samples().test();
         DataType dt = r.dtype();
         Path out = c.out();
@@ -360,7 +360,7 @@ public final class KernelJob {
     }
 
     /** Labels (N) of a classification set, or the targets (N × O) of a regression set. */
-    static void putTargets(Npz npz, String key, Dataset data, int n) {
+    static void putTargets(Npz npz, String key, LabelledSet data, int n) {
         if (data.isRegression()) {
             int o = data.targetOutputs();
             npz.put(key, java.util.Arrays.copyOf(data.targets(), n * o), n, o);
@@ -376,7 +376,7 @@ public final class KernelJob {
         return new Shape(s);
     }
 
-    static void checkShape(Network net, Dataset d) {
+    static void checkShape(Network net, LabelledSet d) {
         if (net.inputShape().size() != d.featureDim()) {
             throw new UserException("model " + net.spec().name() + " expects inputs of shape " + net.inputShape()
                     + " but " + d.name() + " samples have shape " + java.util.Arrays.toString(d.sampleShape()));

@@ -6,8 +6,8 @@ import org.ntk4j.report.Provenance;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
 import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
 
 /**
  * Writes a run's model.json and train.json at a fresh start, and to its metrics.jsonl a {@code "kind": "session"}
@@ -45,7 +45,7 @@ public final class MetricsLogListener implements TrainListener {
         if (p.stepInEpoch() % every != 0 && !p.endOfEpoch()) {
             return;
         }
-        Trainer.State st = p.state();
+        TrainLoop.State st = p.state();
         long n = st.seen() - seenBefore;
         if (n > 0) {
             JsonObject rec = new JsonObject();
@@ -60,7 +60,7 @@ public final class MetricsLogListener implements TrainListener {
     }
 
     @Override
-    public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+    public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
         lossSumBefore = 0; // the loop has reset its sums for the next epoch
         seenBefore = 0;
         JsonObject rec = new JsonObject();
@@ -85,7 +85,7 @@ public final class MetricsLogListener implements TrainListener {
         run.log(rec);
     }
 
-    private Trainer.Result lastLogged() {
+    private TrainLoop.Result lastLogged() {
         List<JsonObject> epochs = run.records("epoch");
         if (epochs.isEmpty()) {
             return null;
@@ -94,7 +94,7 @@ public final class MetricsLogListener implements TrainListener {
         double tl = r.has("test_loss") ? r.get("test_loss").getAsDouble() : Double.NaN;
         double ta = r.has("test_accuracy") ? r.get("test_accuracy").getAsDouble() : Double.NaN;
         double tra = r.has("train_accuracy") ? r.get("train_accuracy").getAsDouble() : Double.NaN;
-        return new Trainer.Result(
+        return new TrainLoop.Result(
                 r.get("train_loss").getAsDouble(),
                 tra,
                 tl,

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Network;
 import org.ntk4j.probe.FeatureAnsatzProbe;
@@ -54,7 +54,7 @@ public enum ProbeKind {
             boolean onTest = s.config().probePointsOrDefault() == TrainJobConfig.ProbePoints.TEST
                     && !s.train().isRegression()
                     && s.test() != null;
-            Dataset from = onTest ? s.test() : s.train();
+            LabelledSet from = onTest ? s.test() : s.train();
             return NtkProbe.builder(Preprocess.balancedSample(from, s.config().probeSet(), PROBE_SEED))
                     .runFolder(s.run())
                     .schedule(s.config().probeEvery())
@@ -76,7 +76,7 @@ public enum ProbeKind {
     }
 
     /** What a probe is built from: the run's config, its data (test may be null), network and folder. */
-    record Setting(TrainJobConfig config, Dataset train, Dataset test, Network net, RunFolder run) {}
+    record Setting(TrainJobConfig config, LabelledSet train, LabelledSet test, Network net, RunFolder run) {}
 
     /** The probe of this kind for a run. */
     abstract Probe build(Setting s);

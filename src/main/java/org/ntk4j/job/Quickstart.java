@@ -11,7 +11,7 @@ import org.ntk4j.UserException;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * The first run, offline: a ReLU MLP 784-256-256-10 (models/mlp-quickstart.json) trained on the bundled MNIST subset
@@ -42,7 +42,7 @@ public final class Quickstart {
      * initialisation at the end, and neural collapse NC1 (Papyan's) and NC4.
      */
     public record Summary(
-            Trainer.Result result,
+            TrainLoop.Result result,
             double[] alignment,
             double[] centredAlignment,
             double[] nfcDense1,

@@ -9,8 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.model.Network;
@@ -20,7 +20,7 @@ import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.report.RunReport;
 import org.ntk4j.spec.Specs;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * A training run into a run folder, callable from Java: loads and subsets the dataset, builds the
@@ -32,7 +32,7 @@ public final class TrainJob {
     private TrainJob() {}
 
     /** What a run produced: the trainer's final metrics, and every probe record in the order they were taken. */
-    public record Outcome(Trainer.Result result, List<Map<String, Object>> probeRecords) {
+    public record Outcome(TrainLoop.Result result, List<Map<String, Object>> probeRecords) {
         /** The records of one probe, in order. */
         public List<Map<String, Object>> records(ProbeKind kind) {
             return probeRecords.stream()
@@ -42,7 +42,7 @@ public final class TrainJob {
     }
 
     /** A run's training and test sets, prepared as the run prepares them; test is null for a set without one. */
-    public record Data(Dataset train, Dataset test) {}
+    public record Data(LabelledSet train, LabelledSet test) {}
 
     /**
      * Checks what can be checked before any work starts; returns the config with its training spec validated
@@ -85,8 +85,8 @@ public final class TrainJob {
      * per-class subsets (seeds: the run's seed for training, seed + 1 for test).
      */
     public static Data data(TrainJobConfig args, Path dataDir) {
-        Dataset train = Datasets.load(args.dataset(), Split.TRAIN, dataDir);
-        Dataset test = Datasets.load(args.dataset(), Split.TEST, dataDir);
+        LabelledSet train = Datasets.load(args.dataset(), Split.TRAIN, dataDir);
+        LabelledSet test = Datasets.load(args.dataset(), Split.TEST, dataDir);
         if (args.classes() != null) {
             train = Preprocess.classSubset(train, args.classes());
             test = Preprocess.classSubset(test, args.classes());
@@ -126,8 +126,8 @@ public final class TrainJob {
             TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
         args = validate(args);
         Data data = data(args, dataDir);
-        Dataset train = data.train();
-        Dataset test = data.test();
+        LabelledSet train = data.train();
+        LabelledSet test = data.test();
         try (Network net = Network.build(args.model(), args.train().seed(), m)) {
             System.err.printf(
                     "%s: %,d parameters; %s: %d train, %d test; %s on %s%n",
@@ -138,7 +138,7 @@ public final class TrainJob {
                     test == null ? 0 : test.size(),
                     args.train().optimizer(),
                     m.getDevice());
-            Trainer trainer =
+            TrainLoop trainer =
                     TrainRun.trainer(net, args.train(), train, test, run).quiet(quiet);
             ProbeListener probes = new ProbeListener(run);
             List<Map<String, Object>> records = new ArrayList<>();
@@ -147,7 +147,7 @@ public final class TrainJob {
                 probes.add(new Recorded(k.build(setting), records));
             }
             trainer.addListener(probes);
-            Trainer.Result r = trainer.fit(resume);
+            TrainLoop.Result r = trainer.fit(resume);
             if (r == null) {
                 return null; // a finished run resumed: nothing trained, its report stands
             }

@@ -5,14 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.TrainSpec;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
- * Training into a run folder: the {@link Trainer} with the listeners that write the folder ({@link #trainer}), and
+ * Training into a run folder: the {@link TrainLoop} with the listeners that write the folder ({@link #trainer}), and
  * the folder's lifecycle as {@code ntk4j train} and {@code ntk4j quickstart} run it ({@link #start}, {@link #resume}):
  * one run per folder (a lock taken before anything is written), args.json written first with the thread count the
  * run starts with, and a fresh run that fails before its first checkpoint or metrics record leaves no files behind.
@@ -22,12 +22,12 @@ public final class TrainRun {
 
     /**
      * A trainer of {@code net} on {@code train} (evaluated on {@code test}, may be null) writing {@code run}: progress
-     * bars and a line per epoch on the console ({@link ConsoleListener}, off with {@link Trainer#quiet}), model.json,
+     * bars and a line per epoch on the console ({@link ConsoleListener}, off with {@link TrainLoop#quiet}), model.json,
      * train.json and one metrics.jsonl record per epoch ({@link MetricsLogListener}), and checkpoints with
      * weights.npz at the end ({@link CheckpointListener}), from which {@code fit(true)} resumes.
      */
-    public static Trainer trainer(Network net, TrainSpec spec, Dataset train, Dataset test, RunFolder run) {
-        return new Trainer(net, spec, train, test)
+    public static TrainLoop trainer(Network net, TrainSpec spec, LabelledSet train, LabelledSet test, RunFolder run) {
+        return new TrainLoop(net, spec, train, test)
                 .console(new ConsoleListener(run.dir()))
                 .addListener(new MetricsLogListener(run))
                 .checkpoints(new CheckpointListener(run));

@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
@@ -83,7 +83,7 @@ public final class KernelMetrics {
     private KernelMetrics() {}
 
     /** The target matrix Y (N × {@link #targetColumns}), row-major: one-hot labels, or a regression set's own targets. */
-    public static float[] targets(Dataset data, int n) {
+    public static float[] targets(LabelledSet data, int n) {
         int c = targetColumns(data);
         return data.isRegression()
                 ? Arrays.copyOf(data.targets(), n * c)
@@ -91,7 +91,7 @@ public final class KernelMetrics {
     }
 
     /** Columns of Y: the classes, or a regression set's target outputs. */
-    public static int targetColumns(Dataset data) {
+    public static int targetColumns(LabelledSet data) {
         return data.isRegression() ? data.targetOutputs() : data.numClasses();
     }
 
@@ -230,7 +230,7 @@ public final class KernelMetrics {
      * float64 arrays (about eight, l = 2k columns), the N × k eigenvectors on the host and three float64 row slabs
      * ({@link TracedKernel#SLAB_ENTRIES}); with the exact spectrum instead of the subspace iteration six N × N float64 matrices (host copy,
      * eigen-decomposition). A kernel held on the host is copied to the engine only where the budget left by the
-     * kernel's tiles allows ({@link #of(NDManager, KernelResult, Dataset, int, Options, long)}).
+     * kernel's tiles allows ({@link #of(NDManager, KernelResult, LabelledSet, int, Options, long)}).
      */
     public static long workingBytes(int n, Options options) {
         return workingBytes(n, Long.MAX_VALUE, options);
@@ -264,7 +264,7 @@ public final class KernelMetrics {
      * The metrics of a kernel job's train kernel Θ(X1, X1) held on the host, on the first {@code n} samples of
      * {@code data}, on a CPU engine of their own with the default options.
      */
-    public static Map<String, Object> of(KernelResult k, Dataset data, int n) {
+    public static Map<String, Object> of(KernelResult k, LabelledSet data, int n) {
         try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
             return of(m, k, data, n, Options.DEFAULT, Long.MAX_VALUE);
         }
@@ -275,7 +275,7 @@ public final class KernelMetrics {
      * fits in {@code memory} bytes, else streamed from the host at every pass ({@link TracedKernel#streamed}).
      */
     public static Map<String, Object> of(
-            NDManager m, KernelResult k, Dataset data, int n, Options options, long memory) {
+            NDManager m, KernelResult k, LabelledSet data, int n, Options options, long memory) {
         KernelMatrix total = k.total();
         long copy = (long) n * n * (total.mode() == Mode.TRACE && !total.isFloat64() ? 4 : 8);
         try (TracedKernel t = copy <= memory ? TracedKernel.of(m, total) : TracedKernel.streamed(m, total)) {
@@ -284,7 +284,7 @@ public final class KernelMetrics {
     }
 
     /** The metrics of an engine train kernel Θ(X1, X1) ((N, N), (N, N, O) or (N, N, O, O)) on its device. */
-    public static Map<String, Object> of(NDArray kernel, Dataset data, int n, Options options) {
+    public static Map<String, Object> of(NDArray kernel, LabelledSet data, int n, Options options) {
         try (TracedKernel t = TracedKernel.of(kernel)) {
             return of(t, data, n, options);
         }
@@ -296,7 +296,7 @@ public final class KernelMetrics {
      * and the leading eigenvalues with the fraction of the targets in the top-c eigenvectors ({@link #spectrum(Map,
      * TracedKernel, float[], int, Options)}); at every N, in O(N·k) memory beyond the kernel.
      */
-    public static Map<String, Object> of(TracedKernel traced, Dataset data, int n, Options options) {
+    public static Map<String, Object> of(TracedKernel traced, LabelledSet data, int n, Options options) {
         Map<String, Object> r = new LinkedHashMap<>();
         int[] y = Arrays.copyOf(data.labels(), n);
         float[] targets = targets(data, n);

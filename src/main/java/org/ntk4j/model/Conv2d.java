@@ -16,7 +16,7 @@ import org.ntk4j.spec.Parameterization;
  * Output size H' = ⌊(H + 2p − k)/s⌋ + 1. fan_in = C_in·k², fan_out = C_out·k².
  *
  * <p>Parameterisation as {@link Dense}: NTK y = σ_w/√fan_in·conv(w, x) + σ_b·b with w, b ~ N(0, 1);
- * standard y = conv(W, x) + b with W from the {@link Initializer} (TORCH_DEFAULT: W, b ~
+ * standard y = conv(W, x) + b with W from the {@link WeightInit} (TORCH_DEFAULT: W, b ~
  * U(±1/√fan_in), PyTorch's nn.Conv2d default; Gaussian initialisers: b ~ N(0, σ_b²)).
  *
  * <p>Tangent-aware like {@link Dense}: in probe mode it hands its input and output to the
@@ -29,7 +29,7 @@ public final class Conv2d extends Module implements TangentLayer {
     private final int stride;
     private final int padding;
     private final Parameterization parameterization;
-    private final Initializer initializer;
+    private final WeightInit initializer;
     private final double sigmaW;
     private final double sigmaB;
     private final Param weight;
@@ -45,7 +45,7 @@ public final class Conv2d extends Module implements TangentLayer {
             int padding,
             boolean bias,
             Parameterization parameterization,
-            Initializer initializer,
+            WeightInit initializer,
             double sigmaW,
             double sigmaB) {
         super(name);
@@ -79,7 +79,7 @@ public final class Conv2d extends Module implements TangentLayer {
             if (bias != null) {
                 bias.set(create(m, type, gaussian(rng, outChannels, 1.0), bs));
             }
-        } else if (initializer == Initializer.TORCH_DEFAULT) {
+        } else if (initializer == WeightInit.TORCH_DEFAULT) {
             double bound = 1.0 / Math.sqrt(fanIn);
             weight.set(create(m, type, uniform(rng, ws.size(), bound), ws));
             if (bias != null) {

@@ -15,7 +15,7 @@ import org.ntk4j.spec.Parameterization;
 public final class Dense extends Module implements TangentLayer {
     private final int units;
     private final Parameterization parameterization;
-    private final Initializer initializer;
+    private final WeightInit initializer;
     private final double sigmaW;
     private final double sigmaB;
     private final Param weight;
@@ -27,7 +27,7 @@ public final class Dense extends Module implements TangentLayer {
             int units,
             boolean bias,
             Parameterization parameterization,
-            Initializer initializer,
+            WeightInit initializer,
             double sigmaW,
             double sigmaB) {
         super(name);
@@ -52,7 +52,7 @@ public final class Dense extends Module implements TangentLayer {
             if (bias != null) {
                 bias.set(create(m, type, gaussian(rng, units, 1.0), new Shape(units)));
             }
-        } else if (initializer == Initializer.TORCH_DEFAULT) {
+        } else if (initializer == WeightInit.TORCH_DEFAULT) {
             double bound = 1.0 / Math.sqrt(fanIn);
             weight.set(create(m, type, uniform(rng, ws.size(), bound), ws));
             if (bias != null) {

@@ -60,7 +60,7 @@ public final class Models {
      */
     static Module mlp(ModelSpec s) {
         Parameterization par = s.parameterization();
-        Initializer init = Initializer.valueOf(s.initializer().name());
+        WeightInit init = WeightInit.valueOf(s.initializer().name());
         ActivationKind act = s.arch() == Arch.LINEAR ? ActivationKind.LINEAR : s.activation();
         Sequential seq = new Sequential("mlp");
         seq.add(new Flatten("flatten"));
@@ -83,7 +83,7 @@ public final class Models {
     private static final class Layers {
         final ModelSpec s;
         final Parameterization par;
-        final Initializer init;
+        final WeightInit init;
         final ActivationKind act;
         final boolean bn;
         boolean first = true;
@@ -91,7 +91,7 @@ public final class Models {
         Layers(ModelSpec s) {
             this.s = s;
             this.par = s.parameterization();
-            this.init = Initializer.valueOf(s.initializer().name());
+            this.init = WeightInit.valueOf(s.initializer().name());
             this.act = s.activation();
             this.bn = s.batchNormOn();
         }

@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.metrics.FeatureAnsatz;
 import org.ntk4j.model.Network;
 import org.ntk4j.report.Plots;
@@ -31,11 +31,11 @@ import org.ntk4j.train.Schedule;
  * Dense layers are ntk4j's {@code Dense} and DJL {@code Linear} layers on flat input.
  */
 public final class FeatureAnsatzProbe extends ScheduledProbe {
-    private final Dataset probeSet;
+    private final LabelledSet probeSet;
     private Map<String, DMatrixRMaj> initial;
     private String noInitial;
 
-    public FeatureAnsatzProbe(Dataset probeSet, Schedule schedule) {
+    public FeatureAnsatzProbe(LabelledSet probeSet, Schedule schedule) {
         super("nfa", schedule);
         this.probeSet = probeSet;
     }

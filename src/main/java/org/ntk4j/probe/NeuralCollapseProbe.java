@@ -10,7 +10,7 @@ import com.google.gson.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.metrics.NeuralCollapse;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
@@ -31,9 +31,9 @@ import org.ntk4j.train.Schedule;
  */
 public final class NeuralCollapseProbe extends ScheduledProbe {
     private static final int BATCH = 256;
-    private final Dataset probeSet;
+    private final LabelledSet probeSet;
 
-    public NeuralCollapseProbe(Dataset probeSet, Schedule schedule) {
+    public NeuralCollapseProbe(LabelledSet probeSet, Schedule schedule) {
         super("nc", schedule);
         this.probeSet = probeSet;
     }
@@ -95,7 +95,7 @@ public final class NeuralCollapseProbe extends ScheduledProbe {
     }
 
     /** h(x_i) for every probe sample, [N][n]. */
-    public static double[][] features(Network body, Dataset data) {
+    public static double[][] features(Network body, LabelledSet data) {
         int n = data.size();
         double[][] h = new double[n][];
         for (int from = 0; from < n; from += BATCH) {

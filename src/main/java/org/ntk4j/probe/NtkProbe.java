@@ -9,7 +9,7 @@ import com.google.gson.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
@@ -63,7 +63,7 @@ import org.ntk4j.train.Arrays2;
  * </ul>
  */
 public final class NtkProbe extends ScheduledProbe {
-    private final Dataset probeSet;
+    private final LabelledSet probeSet;
     private final RunFolder run;
     private final float[] targets;
     /** Leading eigenvalues logged per probe. */
@@ -84,12 +84,12 @@ public final class NtkProbe extends ScheduledProbe {
      * A probe at initialisation and every epoch end, without layer CKA; {@code run}: where kernels are kept (and read
      * back on a resume), null keeps none. See {@link #builder} for the other settings.
      */
-    public NtkProbe(Dataset probeSet, RunFolder run) {
+    public NtkProbe(LabelledSet probeSet, RunFolder run) {
         this(probeSet, run, org.ntk4j.train.Schedule.parse("epochs"));
     }
 
-    /** As {@link #NtkProbe(Dataset, RunFolder)}, on {@code schedule}. */
-    public NtkProbe(Dataset probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
+    /** As {@link #NtkProbe(LabelledSet, RunFolder)}, on {@code schedule}. */
+    public NtkProbe(LabelledSet probeSet, RunFolder run, org.ntk4j.train.Schedule schedule) {
         this(builder(probeSet).runFolder(run).schedule(schedule));
     }
 
@@ -111,18 +111,18 @@ public final class NtkProbe extends ScheduledProbe {
      *         .build();
      * }</pre>
      */
-    public static Builder builder(Dataset probeSet) {
+    public static Builder builder(LabelledSet probeSet) {
         return new Builder(probeSet);
     }
 
     /** Settings of an {@link NtkProbe}; see {@link NtkProbe#builder}. */
     public static final class Builder {
-        private final Dataset probeSet;
+        private final LabelledSet probeSet;
         private RunFolder run;
         private org.ntk4j.train.Schedule schedule = org.ntk4j.train.Schedule.parse("epochs");
         private int layerCkaMax;
 
-        private Builder(Dataset probeSet) {
+        private Builder(LabelledSet probeSet) {
             if (probeSet == null || probeSet.size() == 0) {
                 throw new org.ntk4j.UserException("the NTK probe needs a non-empty probe set");
             }

@@ -10,11 +10,11 @@ import org.ntk4j.report.ReportSection;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
 
 /**
- * Runs {@link Probe}s inside an ntk4j {@link Trainer}: at initialisation (a fresh run), after each
+ * Runs {@link Probe}s inside an ntk4j {@link TrainLoop}: at initialisation (a fresh run), after each
  * step within an epoch, and at each epoch end, whenever a probe is due; logs each record, with its
  * probe name, step, epoch and time, as {@code "kind": "probe"} to the run's metrics.jsonl.
  */
@@ -57,7 +57,7 @@ public final class ProbeListener implements TrainListener {
     }
 
     @Override
-    public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+    public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
         runProbes(p, p.step(), e.epoch(), true);
     }
 

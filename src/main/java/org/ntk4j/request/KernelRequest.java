@@ -5,7 +5,7 @@ import ai.djl.ndarray.types.DataType;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.ntk4j.OptionException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.NtkOptions;
@@ -93,12 +93,12 @@ public record KernelRequest(
     }
 
     /** The training samples read from {@code dataDir} ({@link Samples#train}). */
-    public Dataset trainSet(Path dataDir) {
+    public LabelledSet trainSet(Path dataDir) {
         return samples.train(dataDir, seed);
     }
 
     /** The test samples read from {@code dataDir} ({@link Samples#test}); null when M = 0. */
-    public Dataset testSet(Path dataDir) {
+    public LabelledSet testSet(Path dataDir) {
         return samples.test(dataDir);
     }
 

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
 import org.ntk4j.OptionException;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 
@@ -42,8 +42,8 @@ public record Samples(String dataset, int n, Integer perClass, int test, Integer
      * The training samples from {@code dataDir}: the first N of the training split, or {@code perClass} of every
      * class ordered by class (sampled with {@code seed}), zero-padded; the rows and columns of Θ(X1, X1).
      */
-    public Dataset train(Path dataDir, long seed) {
-        Dataset train;
+    public LabelledSet train(Path dataDir, long seed) {
+        LabelledSet train;
         if (perClass != null) {
             train = byClass(Preprocess.balancedSample(Datasets.load(dataset, Split.TRAIN, dataDir), perClass, seed));
         } else {
@@ -58,11 +58,11 @@ public record Samples(String dataset, int n, Integer perClass, int test, Integer
     }
 
     /** The test samples from {@code dataDir} (the first M of the test split, padded), the rows of Θ(X2, X1); null when M = 0. */
-    public Dataset test(Path dataDir) {
+    public LabelledSet test(Path dataDir) {
         if (test == 0) {
             return null;
         }
-        Dataset testSet = Datasets.loadHead(dataset, Split.TEST, dataDir, test);
+        LabelledSet testSet = Datasets.loadHead(dataset, Split.TEST, dataDir, test);
         if (test > testSet.size()) {
             throw new OptionException(
                     KernelOption.TEST, " " + test + " exceeds the " + testSet.size() + " test images of " + dataset);
@@ -71,7 +71,7 @@ public record Samples(String dataset, int n, Integer perClass, int test, Integer
     }
 
     /** The samples reordered by class label (stable), so that kernels show their class blocks. */
-    static Dataset byClass(Dataset d) {
+    static LabelledSet byClass(LabelledSet d) {
         Integer[] idx = new Integer[d.size()];
         for (int i = 0; i < idx.length; i++) {
             idx[i] = i;

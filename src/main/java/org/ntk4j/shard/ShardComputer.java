@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.io.KernelFiles;
@@ -48,8 +48,8 @@ public final class ShardComputer implements AutoCloseable {
     private final DataType dtype;
     private final Path dataDir;
     private long memory = 2L << 30;
-    private Dataset train;
-    private Dataset testSet;
+    private LabelledSet train;
+    private LabelledSet testSet;
     private boolean timedOnRandomInputs;
 
     private ShardComputer(
@@ -120,7 +120,7 @@ public final class ShardComputer implements AutoCloseable {
      * {@link #featureDim()}, float32.
      */
     public float[] rows(String kernel, int start, int end) {
-        Dataset d = TileRange.TEST.equals(kernel) ? testSet() : trainSet();
+        LabelledSet d = TileRange.TEST.equals(kernel) ? testSet() : trainSet();
         int dim = d.featureDim();
         if (dim != featureDim()) {
             throw new UserException("model " + plan.source().model() + " expects inputs of shape " + net.inputShape()
@@ -133,14 +133,14 @@ public final class ShardComputer implements AutoCloseable {
         return java.util.Arrays.copyOfRange(d.features(), start * dim, end * dim);
     }
 
-    private Dataset trainSet() {
+    private LabelledSet trainSet() {
         if (train == null) {
             train = request.trainSet(dataDir);
         }
         return train;
     }
 
-    private Dataset testSet() {
+    private LabelledSet testSet() {
         if (testSet == null) {
             testSet = request.testSet(dataDir);
         }
@@ -266,7 +266,7 @@ public final class ShardComputer implements AutoCloseable {
     private float[] sample(int count, int from) {
         ShardPlan.Source s = plan.source();
         int dim = featureDim();
-        Dataset d;
+        LabelledSet d;
         try {
             d = Datasets.load(s.dataset(), Split.TRAIN, dataDir);
             if (s.pad() != null) {

@@ -2,7 +2,7 @@ package org.ntk4j.spec;
 
 import com.google.gson.annotations.SerializedName;
 
-/** The weight initialiser of a {@link ModelSpec}; {@code org.ntk4j.model.Initializer} has the same constants. */
+/** The weight initialiser of a {@link ModelSpec}; {@code org.ntk4j.model.WeightInit} has the same constants. */
 public enum InitializerKind implements SpecName {
     @SerializedName("gaussian")
     GAUSSIAN,

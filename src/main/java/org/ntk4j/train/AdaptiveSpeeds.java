@@ -10,7 +10,7 @@ import org.ntk4j.model.Network;
  * descent in non-linear neural networks" (anonymous, App. J, Fig. 12): at every step the layer i with the smallest
  * uncentred neural feature correlation UC-NFC_i = ρ(W_iᵀW_i, W_iᵀK_iW_i) gets speed C_i = s and every other layer
  * C_j = 1/s (s = 20 in the paper), after which the SLO step θ_l ← θ_l − η·C_l·G_l/(ε + ‖G_l‖_F) of
- * {@link Optimizer} applies (TrainSpec.sloAdaptive = s; a layer's layerLr multiplies its C). The UC-NFCs are
+ * {@link UpdateRule} applies (TrainSpec.sloAdaptive = s; a layer's layerLr multiplies its C). The UC-NFCs are
  * measured at the current weights, before the step's gradient (a {@link Source} supplies them: the metrics
  * package's CentredNfc on a fixed measurement set).
  *

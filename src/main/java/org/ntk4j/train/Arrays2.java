@@ -24,7 +24,7 @@ public final class Arrays2 {
 
     /** Samples [from, to) of {@code data} as the network's input batch (to − from, input shape...) in its data type. */
     public static NDArray inputs(
-            NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.Dataset data, int from, int to) {
+            NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.LabelledSet data, int from, int to) {
         long[] shape = new long[net.inputShape().dimension() + 1];
         shape[0] = to - from;
         System.arraycopy(net.inputShape().getShape(), 0, shape, 1, shape.length - 1);

@@ -1,7 +1,7 @@
 package org.ntk4j.train;
 
 /**
- * Where a {@link Trainer} saves its progress and resumes from: a listener the trainer always runs after every
+ * Where a {@link TrainLoop} saves its progress and resumes from: a listener the trainer always runs after every
  * other one (so a checkpoint holds every record logged before it), which can also load the newest checkpoint back.
  * The run folder's checkpoints (org.ntk4j.job.CheckpointListener) are one.
  */

@@ -1,7 +1,7 @@
 package org.ntk4j.train;
 
 /**
- * Marks the phases of each training step of {@link Trainer#fit} for a profiler: the trainer calls
+ * Marks the phases of each training step of {@link TrainLoop#fit} for a profiler: the trainer calls
  * {@link #begin} as each phase starts (which also ends the phase before) and {@link #endStep} after the
  * step's listeners. The default is none, and then the trainer makes no call at all. A profiler times the
  * phases (on the CPU every engine call returns when its work is done) or counts the engine calls that fall

@@ -3,12 +3,12 @@ package org.ntk4j.train;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.TrainSpec;
 
-/** Where a {@link Trainer#fit} run stands, as its {@link TrainListener}s see it. */
+/** Where a {@link TrainLoop#fit} run stands, as its {@link TrainListener}s see it. */
 public final class TrainProgress {
     final Network net;
     final TrainSpec spec;
-    final Optimizer optimizer;
-    final Trainer.State state;
+    final UpdateRule optimizer;
+    final TrainLoop.State state;
     final boolean resumed;
     final int stepsPerEpoch;
     private final Runnable read;
@@ -16,13 +16,13 @@ public final class TrainProgress {
     int stepInEpoch;
     double secondsBefore;
     long epochStartNanos;
-    Trainer.Result result;
+    TrainLoop.Result result;
 
     TrainProgress(
             Network net,
             TrainSpec spec,
-            Optimizer optimizer,
-            Trainer.State state,
+            UpdateRule optimizer,
+            TrainLoop.State state,
             boolean resumed,
             int stepsPerEpoch,
             Runnable read) {
@@ -43,7 +43,7 @@ public final class TrainProgress {
         return spec;
     }
 
-    public Optimizer optimizer() {
+    public UpdateRule optimizer() {
         return optimizer;
     }
 
@@ -51,7 +51,7 @@ public final class TrainProgress {
      * The loop's state (what a checkpoint saves), with the running loss and correct count of the epoch read from
      * the engine (the trainer accumulates them there and reads them only when asked).
      */
-    public Trainer.State state() {
+    public TrainLoop.State state() {
         read.run();
         return state;
     }
@@ -97,7 +97,7 @@ public final class TrainProgress {
     }
 
     /** The result to return when no epoch runs (a resumed run that had already finished); set by a listener. */
-    public void result(Trainer.Result r) {
+    public void result(TrainLoop.Result r) {
         this.result = r;
     }
 }

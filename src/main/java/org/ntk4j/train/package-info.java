@@ -1,7 +1,7 @@
 /**
- * Floor 6 of 12: the training loop and what it needs, writing no files: {@link org.ntk4j.train.Trainer} (mini-batch
+ * Floor 6 of 12: the training loop and what it needs, writing no files: {@link org.ntk4j.train.TrainLoop} (mini-batch
  * SGD, Adam, SLO or full-batch gradient descent on a data set held in the engine), its
- * {@link org.ntk4j.train.Optimizer} and {@link org.ntk4j.train.Loss}, the {@link org.ntk4j.train.TrainListener} hooks
+ * {@link org.ntk4j.train.UpdateRule} and {@link org.ntk4j.train.LossFunction}, the {@link org.ntk4j.train.TrainListener} hooks
  * and the {@link org.ntk4j.train.TrainProgress} they see, {@link org.ntk4j.train.Checkpoints} to resume from,
  * {@link org.ntk4j.train.StepPhases} for a profiler, and probe {@link org.ntk4j.train.Schedule}s. The listeners that
  * write a run folder (console, metrics.jsonl, checkpoints) are in org.ntk4j.job ({@code TrainRun}). The floors are

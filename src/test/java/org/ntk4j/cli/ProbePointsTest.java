@@ -13,8 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 
@@ -41,8 +41,8 @@ class ProbePointsTest {
 
     @Test
     void defaultIsTrainingPointsAndResumeKeepsTheChoice(@TempDir Path dir) throws Exception {
-        Dataset train = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TRAIN), 20, 0);
-        Dataset test = Datasets.load("mnist-subset", Split.TEST);
+        LabelledSet train = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TRAIN), 20, 0);
+        LabelledSet test = Datasets.load("mnist-subset", Split.TEST);
 
         Path a = dir.resolve("a");
         CliTest.Run r = CliTest.run(

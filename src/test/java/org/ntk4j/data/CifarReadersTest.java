@@ -21,7 +21,7 @@ class CifarReadersTest {
     }
 
     /** Checks sample i of d against {@link TestFiles#cifarValue} for image row {@code row}. */
-    private static void assertImage(Dataset d, int i, int row) {
+    private static void assertImage(LabelledSet d, int i, int row) {
         float[] f = d.features();
         for (int c = 0; c < 3; c++) {
             for (int p = 0; p < 1024; p += 97) {
@@ -38,7 +38,7 @@ class CifarReadersTest {
     void pngTestSplitIsChannelFirstInRowOrder() throws Exception {
         TestFiles.cifarPng(dir.resolve("test_batch.png"), 3, 0, 1024);
         json("test_lables.json", "[3, 8, 0]");
-        Dataset d = Datasets.loadFrom("cifar10", Split.TEST, dir);
+        LabelledSet d = Datasets.loadFrom("cifar10", Split.TEST, dir);
         assertEquals(3, d.size());
         assertArrayEquals(new int[] {3, 32, 32}, d.sampleShape());
         assertArrayEquals(new int[] {3, 8, 0}, d.labels());
@@ -53,7 +53,7 @@ class CifarReadersTest {
             TestFiles.cifarPng(dir.resolve("data_batch_" + b + ".png"), 2, 2 * (b - 1), 1024);
         }
         json("train_lables.json", "[0,1,2,3,4,5,6,7,8,9]");
-        Dataset d = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
+        LabelledSet d = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
         assertEquals(10, d.size());
         assertArrayEquals(new int[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, d.labels());
         for (int i = 0; i < 10; i++) {
@@ -138,12 +138,12 @@ class CifarReadersTest {
             TestFiles.write(dir.resolve("data_batch_" + b + ".bin"), TestFiles.cifarRecords(labels, 2 * (b - 1)));
         }
         TestFiles.write(dir.resolve("test_batch.bin"), TestFiles.cifarRecords(new int[] {9, 4, 5}, 0));
-        Dataset train = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
+        LabelledSet train = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
         assertEquals(10, train.size());
         for (int i = 0; i < 10; i++) {
             assertImage(train, i, i);
         }
-        Dataset test = Datasets.loadFrom("cifar10", Split.TEST, dir);
+        LabelledSet test = Datasets.loadFrom("cifar10", Split.TEST, dir);
         assertArrayEquals(new int[] {9, 4, 5}, test.labels());
         assertImage(test, 2, 2);
     }
@@ -153,7 +153,7 @@ class CifarReadersTest {
         Path sub = dir.resolve("cifar-10-batches-bin");
         TestFiles.write(sub.resolve("data_batch.bin"), TestFiles.cifarRecords(new int[] {1, 2, 3, 4}, 0));
         TestFiles.write(sub.resolve("test_batch.bin"), TestFiles.cifarRecords(new int[] {7}, 0));
-        Dataset train = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
+        LabelledSet train = Datasets.loadFrom("cifar10", Split.TRAIN, dir);
         assertArrayEquals(new int[] {1, 2, 3, 4}, train.labels());
         assertImage(train, 3, 3);
     }

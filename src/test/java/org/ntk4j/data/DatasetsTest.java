@@ -16,8 +16,8 @@ class DatasetsTest {
 
     @Test
     void bundledSubsetHasBalancedCounts() {
-        Dataset train = Datasets.load("mnist-subset", Split.TRAIN, dir);
-        Dataset test = Datasets.load("mnist-subset", Split.TEST, dir);
+        LabelledSet train = Datasets.load("mnist-subset", Split.TRAIN, dir);
+        LabelledSet test = Datasets.load("mnist-subset", Split.TEST, dir);
         assertEquals(2000, train.size());
         assertEquals(500, test.size());
         assertArrayEquals(new int[] {1, 28, 28}, train.sampleShape());
@@ -47,8 +47,8 @@ class DatasetsTest {
         TestFiles.mnistLike(dir.resolve("fashion-mnist"), 20, 10, true);
         for (String name : new String[] {"mnist", "fashion-mnist"}) {
             for (int n : new int[] {1, 7, 20, 45}) {
-                Dataset whole = Datasets.load(name, Split.TRAIN, dir).head(n);
-                Dataset head = Datasets.loadHead(name, Split.TRAIN, dir, n);
+                LabelledSet whole = Datasets.load(name, Split.TRAIN, dir).head(n);
+                LabelledSet head = Datasets.loadHead(name, Split.TRAIN, dir, n);
                 assertEquals(whole.name(), head.name());
                 assertEquals(whole.size(), head.size(), name + " " + n);
                 assertArrayEquals(whole.features(), head.features());

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class DjlDatasetTest {
     /** 10 samples of shape 2×3, 3 classes; feature 0 of sample i is i, so a shuffled batch tells its indices. */
-    private static Dataset classification() {
+    private static LabelledSet classification() {
         Random r = new Random(5);
         int n = 10;
         int d = 6;
@@ -41,7 +41,7 @@ class DjlDatasetTest {
             }
             y[i] = r.nextInt(3);
         }
-        return new Dataset("toy", f, new int[] {2, 3}, y, 3);
+        return new LabelledSet("toy", f, new int[] {2, 3}, y, 3);
     }
 
     /**
@@ -61,7 +61,7 @@ class DjlDatasetTest {
 
     @Test
     void batchesHoldTheDatasetsValuesInOrder() throws Exception {
-        Dataset ds = classification();
+        LabelledSet ds = classification();
         DjlDataset djl = DjlDataset.builder(ds).setSampling(4, false).build();
         assertEquals(10, djl.size());
         try (Model model = Model.newInstance("toy");
@@ -107,7 +107,7 @@ class DjlDatasetTest {
 
     @Test
     void shuffledBatchesAndOneHotLabels() throws Exception {
-        Dataset ds = classification();
+        LabelledSet ds = classification();
         DjlDataset djl = DjlDataset.builder(ds).setSampling(3, true).optOneHot().build();
         try (Model model = Model.newInstance("toy");
                 Trainer trainer = trainer(model, 3, Loss.l2Loss())) {
@@ -143,7 +143,7 @@ class DjlDatasetTest {
         for (int i = 0; i < t.length; i++) {
             t[i] = -i;
         }
-        Dataset ds = Dataset.regression("teacher", f, new int[] {4}, t, 2);
+        LabelledSet ds = LabelledSet.regression("teacher", f, new int[] {4}, t, 2);
         DjlDataset djl = DjlDataset.builder(ds).setSampling(5, false).build();
         try (Model model = Model.newInstance("reg");
                 Trainer trainer = trainer(model, 2, Loss.l2Loss())) {

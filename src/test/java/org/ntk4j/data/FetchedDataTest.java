@@ -21,7 +21,7 @@ class FetchedDataTest {
     @Test
     void mnistTestSplit() {
         Path d = fetched(DataFetcher.MNIST);
-        Dataset test = Datasets.loadFrom("mnist", Split.TEST, d);
+        LabelledSet test = Datasets.loadFrom("mnist", Split.TEST, d);
         assertEquals(10000, test.size());
         assertArrayEquals(new int[] {980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}, test.classCounts());
         assertEquals(7, test.labels()[0]); // the famous first test digit
@@ -30,7 +30,7 @@ class FetchedDataTest {
     @Test
     void fashionMnistTestSplit() {
         Path d = fetched(DataFetcher.FASHION_MNIST);
-        Dataset test = Datasets.loadFrom("fashion-mnist", Split.TEST, d);
+        LabelledSet test = Datasets.loadFrom("fashion-mnist", Split.TEST, d);
         assertEquals(10000, test.size());
         for (int c : test.classCounts()) {
             assertEquals(1000, c);
@@ -40,7 +40,7 @@ class FetchedDataTest {
     @Test
     void cifarTestSplitChannelMeans() {
         Path d = fetched(DataFetcher.CIFAR10);
-        Dataset test = Datasets.loadFrom("cifar10", Split.TEST, d);
+        LabelledSet test = Datasets.loadFrom("cifar10", Split.TEST, d);
         assertEquals(10000, test.size());
         // first labels of the official test_batch: 3 8 8 0 6 6 1 6 3 1
         assertArrayEquals(new int[] {3, 8, 8, 0, 6, 6, 1, 6, 3, 1}, java.util.Arrays.copyOf(test.labels(), 10));

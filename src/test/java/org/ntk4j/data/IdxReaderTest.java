@@ -37,7 +37,7 @@ class IdxReaderTest {
     @Test
     void readsImagesAndLabelsIntoDataset() throws Exception {
         TestFiles.mnistLike(dir, 12, 5, true);
-        Dataset d = IdxReader.read(
+        LabelledSet d = IdxReader.read(
                 "t", dir.resolve("train-images-idx3-ubyte.gz"), dir.resolve("train-labels-idx1-ubyte.gz"), 10);
         assertEquals(12, d.size());
         assertArrayEquals(new int[] {1, 28, 28}, d.sampleShape());
@@ -47,12 +47,12 @@ class IdxReaderTest {
     @Test
     void writerRoundTripsExactly() throws Exception {
         TestFiles.mnistLike(dir, 20, 3, false);
-        Dataset d = Datasets.loadFrom("mnist", Split.TRAIN, dir);
+        LabelledSet d = Datasets.loadFrom("mnist", Split.TRAIN, dir);
         Path out = dir.resolve("out");
         java.nio.file.Files.createDirectories(out);
         IdxWriter.writeImages(d, out.resolve("x-images.gz"));
         IdxWriter.writeLabels(d.labels(), out.resolve("x-labels.gz"));
-        Dataset back = IdxReader.read("b", out.resolve("x-images.gz"), out.resolve("x-labels.gz"), 10);
+        LabelledSet back = IdxReader.read("b", out.resolve("x-images.gz"), out.resolve("x-labels.gz"), 10);
         assertArrayEquals(d.features(), back.features());
         assertArrayEquals(d.labels(), back.labels());
         // every byte value survives byte/255 -> round(255 x)

@@ -10,32 +10,32 @@ import org.junit.jupiter.api.Test;
 import org.ntk4j.UserException;
 
 class PreprocessTest {
-    private static Dataset small(int[] labels, int k) {
+    private static LabelledSet small(int[] labels, int k) {
         float[] f = new float[labels.length * 2];
         for (int i = 0; i < f.length; i++) {
             f[i] = i;
         }
-        return new Dataset("small", f, new int[] {1, 1, 2}, labels, k);
+        return new LabelledSet("small", f, new int[] {1, 1, 2}, labels, k);
     }
 
     @Test
     void scaleDivides() {
-        Dataset d = Preprocess.scale(small(new int[] {0, 1}, 2), 2f);
+        LabelledSet d = Preprocess.scale(small(new int[] {0, 1}, 2), 2f);
         assertArrayEquals(new float[] {0, 0.5f, 1, 1.5f}, d.features());
         assertThrows(UserException.class, () -> Preprocess.scale(small(new int[] {0}, 2), 0f));
     }
 
     @Test
     void flattenKeepsValues() {
-        Dataset d = Preprocess.flatten(small(new int[] {0, 1}, 2));
+        LabelledSet d = Preprocess.flatten(small(new int[] {0, 1}, 2));
         assertArrayEquals(new int[] {2}, d.sampleShape());
         assertArrayEquals(new float[] {0, 1, 2, 3}, d.features());
     }
 
     @Test
     void classSubsetRemapsLabelsInGivenOrder() {
-        Dataset d = small(new int[] {3, 1, 7, 1, 3, 0}, 10);
-        Dataset s = Preprocess.classSubset(d, 3, 1);
+        LabelledSet d = small(new int[] {3, 1, 7, 1, 3, 0}, 10);
+        LabelledSet s = Preprocess.classSubset(d, 3, 1);
         assertEquals(2, s.numClasses());
         assertArrayEquals(new int[] {0, 1, 1, 0}, s.labels());
         assertArrayEquals(new float[] {0, 1, 2, 3, 6, 7, 8, 9}, s.features());
@@ -45,15 +45,15 @@ class PreprocessTest {
 
     @Test
     void mnistZeroVersusOneFromBundledSubset() {
-        Dataset s = Preprocess.classSubset(Datasets.loadSubset(Split.TRAIN), 0, 1);
+        LabelledSet s = Preprocess.classSubset(Datasets.loadSubset(Split.TRAIN), 0, 1);
         assertEquals(400, s.size());
         assertArrayEquals(new int[] {200, 200}, s.classCounts());
     }
 
     @Test
     void balancedSamplingCountsOrderAndSeed() {
-        Dataset train = Datasets.loadSubset(Split.TRAIN);
-        Dataset s = Preprocess.balancedSample(train, 17, 5);
+        LabelledSet train = Datasets.loadSubset(Split.TRAIN);
+        LabelledSet s = Preprocess.balancedSample(train, 17, 5);
         assertEquals(170, s.size());
         for (int c : s.classCounts()) {
             assertEquals(17, c);
@@ -94,12 +94,12 @@ class PreprocessTest {
      */
     @Test
     void corruptionFractionWithinBinomialTolerance() {
-        Dataset train = Datasets.loadSubset(Split.TRAIN);
+        LabelledSet train = Datasets.loadSubset(Split.TRAIN);
         int n = train.size();
         double p = 0.3;
         double q = p * 9 / 10;
         for (long seed = 1; seed <= 3; seed++) {
-            Dataset c = Preprocess.corruptLabels(train, p, seed);
+            LabelledSet c = Preprocess.corruptLabels(train, p, seed);
             int changed = 0;
             for (int i = 0; i < n; i++) {
                 if (c.labels()[i] != train.labels()[i]) {

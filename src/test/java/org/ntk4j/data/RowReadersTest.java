@@ -27,7 +27,7 @@ class RowReadersTest {
         for (boolean gz : new boolean[] {false, true}) {
             Path d = dir.resolve(gz ? "gz" : "plain");
             TestFiles.mnistLike(d, 23, 4, gz);
-            Dataset whole = Datasets.loadFrom("mnist", Split.TRAIN, d);
+            LabelledSet whole = Datasets.loadFrom("mnist", Split.TRAIN, d);
             String s = gz ? ".gz" : "";
             Path im = d.resolve("train-images-idx3-ubyte" + s);
             Path lb = d.resolve("train-labels-idx1-ubyte" + s);
@@ -65,7 +65,7 @@ class RowReadersTest {
     void cifarRecordsEqualTheRecordsOfAWholeRead() throws Exception {
         int[] labels = {3, 1, 4, 1, 5, 9, 2};
         Path f = TestFiles.write(dir.resolve("test_batch.bin"), TestFiles.cifarRecords(labels, 0));
-        Dataset whole = CifarBinaryReader.read(dir, Split.TEST);
+        LabelledSet whole = CifarBinaryReader.read(dir, Split.TEST);
         int[] got = new int[3];
         float[] px = CifarBinaryReader.readRecords(open(f), "t", 2, 3, got);
         assertArrayEquals(new int[] {4, 1, 5}, got);

@@ -15,8 +15,8 @@ class SyntheticDatasetsTest {
     @Test
     void whitenedTeacherSetIsWhitenedAndLabelledByTheTeacher() {
         DatasetSpec spec = DatasetSpec.resolve("whitened-linear-d30");
-        Dataset train = Datasets.load("whitened-linear-d30", Split.TRAIN);
-        Dataset test = Datasets.load("whitened-linear-d30", Split.TEST);
+        LabelledSet train = Datasets.load("whitened-linear-d30", Split.TRAIN);
+        LabelledSet test = Datasets.load("whitened-linear-d30", Split.TEST);
         assertTrue(train.isRegression());
         assertEquals(spec.train(), train.size());
         assertEquals(spec.test(), test.size());
@@ -41,26 +41,26 @@ class SyntheticDatasetsTest {
             y2 += v * v;
         }
         assertEquals(1.0, y2 / p, 1e-5);
-        Dataset again = Datasets.load("whitened-linear-d30", Split.TRAIN);
+        LabelledSet again = Datasets.load("whitened-linear-d30", Split.TRAIN);
         assertArrayEquals(train.features(), again.features(), "a pure function of the spec");
-        Dataset sub = Preprocess.balancedSample(train, 10, 3);
+        LabelledSet sub = Preprocess.balancedSample(train, 10, 3);
         assertEquals(10, sub.size());
         assertEquals(10, sub.targets().length, "subsets keep their targets");
     }
 
     @Test
     void otherKindsHaveTheirShapes() {
-        Dataset a = Datasets.load("anisotropic-linear-d50", Split.TEST);
+        LabelledSet a = Datasets.load("anisotropic-linear-d50", Split.TEST);
         assertEquals(200, a.size());
         assertEquals(50, a.featureDim());
         DatasetSpec m = DatasetSpec.parse(
                 "{\"kind\": \"multi-output-teacher\", \"d\": 8, \"train\": 20, \"test\": 5,"
                         + " \"singularValues\": [3, 2, 1]}",
                 "test");
-        Dataset mt = SyntheticDatasets.load(m, Split.TEST);
+        LabelledSet mt = SyntheticDatasets.load(m, Split.TEST);
         assertEquals(3, mt.targetOutputs());
         assertEquals(15, mt.targets().length);
-        Dataset c = Datasets.load("chain-monomial-d20", Split.TRAIN);
+        LabelledSet c = Datasets.load("chain-monomial-d20", Split.TRAIN);
         assertEquals(1000, c.size());
         assertFalse(Datasets.load("mnist-subset", Split.TEST).isRegression());
     }

@@ -8,8 +8,8 @@ import ai.djl.ndarray.types.Shape;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.kernel.factor.Mode;
@@ -30,7 +30,7 @@ class KernelMemoryTest {
                 "{\"arch\": \"resnet\", \"depth\": 6, \"channels\": [2, 3], \"input\": [1, 28, 28],"
                         + " \"outputs\": 10}",
                 "test");
-        Dataset data = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 1);
+        LabelledSet data = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 1);
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(spec, 0, m)) {
             NDArray x = m.randomUniform(0, 1, new Shape(6, 1, 28, 28));

@@ -16,11 +16,11 @@ import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Activation;
 import org.ntk4j.model.Dense;
 import org.ntk4j.model.Flatten;
-import org.ntk4j.model.Initializer;
 import org.ntk4j.model.LayerNorm;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Sequential;
+import org.ntk4j.model.WeightInit;
 import org.ntk4j.spec.ActivationKind;
 import org.ntk4j.spec.Parameterization;
 import org.ntk4j.testing.FiniteDifferences;
@@ -51,10 +51,10 @@ class LayerNormNtkTest {
         Sequential root = new Sequential("ln-mlp")
                 .add(new LayerNorm("ln0"))
                 .add(new Flatten("flatten"))
-                .add(new Dense("dense1", 7, true, Parameterization.NTK, Initializer.GAUSSIAN, 1.3, 0.4))
+                .add(new Dense("dense1", 7, true, Parameterization.NTK, WeightInit.GAUSSIAN, 1.3, 0.4))
                 .add(new LayerNorm("ln1"))
                 .add(new Activation("act1", ActivationKind.TANH))
-                .add(new Dense("dense2", 3, true, Parameterization.STANDARD, Initializer.GAUSSIAN, 1.0, 0.3));
+                .add(new Dense("dense2", 3, true, Parameterization.STANDARD, WeightInit.GAUSSIAN, 1.0, 0.3));
         Network n = Network.of("ln-mlp", root, new Shape(2, 3), 7, manager, DataType.FLOAT64);
         Random r = new Random(3);
         for (Module l : n.parameterLayers()) {

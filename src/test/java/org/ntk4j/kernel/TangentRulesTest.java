@@ -23,12 +23,12 @@ import org.ntk4j.kernel.rule.TangentRules;
 import org.ntk4j.model.Activation;
 import org.ntk4j.model.Dense;
 import org.ntk4j.model.Forward;
-import org.ntk4j.model.Initializer;
 import org.ntk4j.model.Module;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
 import org.ntk4j.model.Sequential;
 import org.ntk4j.model.TangentLayer;
+import org.ntk4j.model.WeightInit;
 import org.ntk4j.spec.ActivationKind;
 import org.ntk4j.spec.Parameterization;
 
@@ -119,10 +119,10 @@ class TangentRulesTest {
 
     static Network net(NDManager m) {
         Sequential root = new Sequential("scaled")
-                .add(new Dense("dense1", 5, true, Parameterization.STANDARD, Initializer.LECUN, 1, 0.2))
+                .add(new Dense("dense1", 5, true, Parameterization.STANDARD, WeightInit.LECUN, 1, 0.2))
                 .add(new Scale("scale"))
                 .add(new Activation("act", ActivationKind.TANH))
-                .add(new Dense("dense2", 2, true, Parameterization.STANDARD, Initializer.LECUN, 1, 0.2));
+                .add(new Dense("dense2", 2, true, Parameterization.STANDARD, WeightInit.LECUN, 1, 0.2));
         return Network.of("scaled", root, new Shape(4), 1, m, DataType.FLOAT64);
     }
 

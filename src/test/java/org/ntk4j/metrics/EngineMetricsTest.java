@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
@@ -200,7 +200,7 @@ class EngineMetricsTest {
     void theThreeHoldersAgree() {
         try (NDManager m = NDManager.newBaseManager()) {
             int[] labels = labels(N, 3);
-            Dataset data = new Dataset("labels", new float[N], new int[] {1}, labels, CLASSES);
+            LabelledSet data = new LabelledSet("labels", new float[N], new int[] {1}, labels, CLASSES);
             for (Mode mode : new Mode[] {Mode.TRACE, Mode.FULL}) {
                 KernelMatrix k = mlpKernel(m, mode, DataType.FLOAT32);
                 Map<String, Object> copy;
@@ -273,7 +273,7 @@ class EngineMetricsTest {
     void largeKernelsGetTheirMetrics() {
         int n = 4500;
         int[] labels = labels(n, 11);
-        Dataset data = new Dataset("labels", new float[n], new int[] {1}, labels, CLASSES);
+        LabelledSet data = new LabelledSet("labels", new float[n], new int[] {1}, labels, CLASSES);
         try (NDManager m = NDManager.newBaseManager();
                 NDArray x = m.randomNormal(new Shape(n, 12));
                 NDArray k = x.matMul(x.transpose()).add(m.full(new Shape(), 2f))) {

@@ -171,7 +171,7 @@ class ModelZooTest {
     void moduleShapes() {
         try (NDManager m = manager.newSubManager()) {
             java.util.Random r = new java.util.Random(0);
-            Conv2d c = new Conv2d("c", 5, 3, 2, 1, true, Parameterization.NTK, Initializer.GAUSSIAN, 1, 1);
+            Conv2d c = new Conv2d("c", 5, 3, 2, 1, true, Parameterization.NTK, WeightInit.GAUSSIAN, 1, 1);
             assertEquals(new Shape(5, 4, 4), c.initialize(m, DataType.FLOAT32, new Shape(3, 8, 7), r));
             assertEquals(
                     new Shape(5, 4, 4),
@@ -202,7 +202,7 @@ class ModelZooTest {
     void conv2dValues() {
         try (NDManager m = manager.newSubManager()) {
             for (Parameterization par : Parameterization.values()) {
-                Conv2d c = new Conv2d("c", 2, 3, 2, 1, true, par, Initializer.GAUSSIAN, 1.3, 0.7);
+                Conv2d c = new Conv2d("c", 2, 3, 2, 1, true, par, WeightInit.GAUSSIAN, 1.3, 0.7);
                 c.initialize(m, DataType.FLOAT64, new Shape(3, 5, 5), new java.util.Random(3));
                 double[] x = new double[3 * 25];
                 java.util.Random r = new java.util.Random(4);

@@ -22,7 +22,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.report.RunFolder;
 import org.ntk4j.train.Schedule;
 
@@ -40,7 +40,7 @@ final class DjlCnnRun {
     private DjlCnnRun() {}
 
     /** The 24 images (class-coded means, seeded noise) and their labels. */
-    static Dataset data() {
+    static LabelledSet data() {
         Random r = new Random(5);
         float[] x = new float[N * 64];
         int[] labels = new int[N];
@@ -50,7 +50,7 @@ final class DjlCnnRun {
                 x[i * 64 + p] = (float) (r.nextGaussian() * 0.5 + (p % 3 == labels[i] ? 1 : 0));
             }
         }
-        return new Dataset("synthetic-8x8", x, new int[] {1, 8, 8}, labels, C);
+        return new LabelledSet("synthetic-8x8", x, new int[] {1, 8, 8}, labels, C);
     }
 
     static SequentialBlock cnn() {
@@ -76,7 +76,7 @@ final class DjlCnnRun {
     /** As {@link #run(Path, NDManager)}, handing the trained block to {@code trained} while its model is open. */
     static DjlProbeListener run(Path dir, NDManager manager, java.util.function.Consumer<SequentialBlock> trained)
             throws Exception {
-        Dataset data = data();
+        LabelledSet data = data();
         RunFolder run = new RunFolder(dir);
         SequentialBlock block = cnn();
         Schedule epochs = Schedule.parse("epochs");

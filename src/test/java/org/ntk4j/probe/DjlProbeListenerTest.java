@@ -28,7 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
@@ -59,7 +59,7 @@ class DjlProbeListenerTest {
         for (int i = 0; i < N; i++) {
             labels[i] = i % C;
         }
-        Dataset probeSet = new Dataset("probe", x, new int[] {D}, labels, C);
+        LabelledSet probeSet = new LabelledSet("probe", x, new int[] {D}, labels, C);
         try (NDManager m = NDManager.newBaseManager()) {
             // the reference: the same training without the listener
             List<float[]> reference;
@@ -116,7 +116,7 @@ class DjlProbeListenerTest {
     }
 
     /** [alignment, centred alignment, top eigenvalue] of the traced NTK of the block's current weights, computed directly. */
-    private static double[] direct(SequentialBlock block, NDManager m, Dataset probe) {
+    private static double[] direct(SequentialBlock block, NDManager m, LabelledSet probe) {
         try (NDManager sub = m.newSubManager()) {
             Network net = Network.ofBlock(block, new Shape(D), sub);
             NDArray xs = sub.create(probe.features(), new Shape(N, D));

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.ejml.data.DMatrixRMaj;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.metrics.FeatureAnsatz;
 import org.ntk4j.metrics.NeuralCollapse;
 import org.ntk4j.model.DjlParams;
@@ -104,7 +104,7 @@ class DjlProbesTest {
             List<double[]> direct = new ArrayList<>();
             List<double[]> probed = new ArrayList<>();
             double[] stats = new double[3];
-            Dataset data = DjlCnnRun.data();
+            LabelledSet data = DjlCnnRun.data();
             DjlProbeListener probes = DjlCnnRun.run(dir, m, block -> {
                 try (NDManager sub = m.newSubManager()) {
                     Network net = Network.ofBlock(block, DjlCnnRun.SAMPLE, sub);
@@ -176,7 +176,8 @@ class DjlProbesTest {
                     assertEquals(b.get(l).nfc(), a.get(l).nfc(), 1e-10, "NFC of layer " + l);
                     assertEquals(b.get(l).centred().nfc(), a.get(l).centred().nfc(), 1e-10, "C-NFC of layer " + l);
                 }
-                Dataset d = new Dataset("x", toFloats(v), new int[] {6}, new int[] {0, 1, 2, 0, 1, 2, 0, 1, 2, 0}, 3);
+                LabelledSet d =
+                        new LabelledSet("x", toFloats(v), new int[] {6}, new int[] {0, 1, 2, 0, 1, 2, 0, 1, 2, 0}, 3);
                 double[][] hd = NeuralCollapseProbe.features(djl.features(), d);
                 double[][] ht = NeuralCollapseProbe.features(twin.features(), d);
                 for (int i = 0; i < hd.length; i++) {
@@ -234,7 +235,7 @@ class DjlProbesTest {
     }
 
     /** The outputs of every child but the last, run by DJL itself (eval mode). */
-    private static double[][] penultimate(SequentialBlock block, NDManager m, Dataset data) {
+    private static double[][] penultimate(SequentialBlock block, NDManager m, LabelledSet data) {
         NDArray x = m.create(data.features(), new Shape(data.size(), 1, 8, 8));
         ParameterStore ps = new ParameterStore(m, false);
         NDList h = new NDList(x);

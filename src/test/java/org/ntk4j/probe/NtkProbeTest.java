@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.model.Network;
@@ -33,7 +33,7 @@ class NtkProbeTest {
 
     @Test
     void changeAndVelocityContinueAcrossAResume(@TempDir Path dir) {
-        Dataset probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 7);
+        LabelledSet probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 7);
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.resolve("mlp-quickstart"), 0, m)) {
             RunFolder run = new RunFolder(dir);
@@ -84,7 +84,7 @@ class NtkProbeTest {
      */
     @Test
     void probeKernelsRecomputeFromTheSavedInputsAndWeights(@TempDir Path dir) throws Exception {
-        Dataset probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 7);
+        LabelledSet probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TEST), 2, 7);
         ModelSpec spec = ModelSpec.resolve("mlp-quickstart");
         RunFolder run = new RunFolder(dir);
         try (NDManager m = NDManager.newBaseManager();
@@ -171,7 +171,7 @@ class NtkProbeTest {
      */
     @Test
     void layerCkaIsEq5OfTheFullKernelOnTheSamePoints() {
-        Dataset probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TRAIN), 2, 7);
+        LabelledSet probe = Preprocess.balancedSample(Datasets.load("mnist-subset", Split.TRAIN), 2, 7);
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.resolve("mlp-quickstart"), 0, m)) {
             NtkProbe p = NtkProbe.builder(probe).layerCka(true).build();

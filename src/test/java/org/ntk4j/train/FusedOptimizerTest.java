@@ -21,7 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
@@ -41,13 +41,13 @@ class FusedOptimizerTest {
 
     /** {@code steps} steps on fixed batches; returns the parameters and the optimizer state as float arrays. */
     private static List<float[]> train(TrainSpec t, boolean fuse, int steps, boolean reloadAfter2) {
-        Dataset data = TrainerTest.small(Split.TRAIN, 4);
+        LabelledSet data = TrainLoopTest.small(Split.TRAIN, 4);
         List<float[]> out = new ArrayList<>();
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.parse(MLP3, "t"), 5, m)) {
             NDArray x = Arrays2.inputs(m, net, data, 0, 40);
-            NDArray y = Arrays2.fromFloats(m, Trainer.targets(t, data), new Shape(40, 10), net.dataType());
-            Optimizer opt = new Optimizer(t, net.trainableParams(), m).fuse(fuse);
+            NDArray y = Arrays2.fromFloats(m, TrainLoop.targets(t, data), new Shape(40, 10), net.dataType());
+            UpdateRule opt = new UpdateRule(t, net.trainableParams(), m).fuse(fuse);
             for (int s = 0; s < steps; s++) {
                 try (NDScope scope = new NDScope()) {
                     int from = (s * 8) % 40;
@@ -55,7 +55,7 @@ class FusedOptimizerTest {
                     NDArray yb = y.get(from + ":" + (from + 8));
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                         NDArray f = net.forward(xb, Forward.train(m));
-                        gc.backward(Loss.CE.evaluate(f, yb, Forward.train(m)));
+                        gc.backward(LossFunction.CE.evaluate(f, yb, Forward.train(m)));
                     }
                     opt.update(0.05 * (1 + s % 3));
                     opt.zeroGradients();
@@ -89,13 +89,13 @@ class FusedOptimizerTest {
 
     @Test
     void sgdWithMomentumIsBitIdentical() {
-        assertBitIdentical(TrainerTest.spec("sgd", 1, 8), false);
+        assertBitIdentical(TrainLoopTest.spec("sgd", 1, 8), false);
     }
 
     @Test
     void nesterovWithWeightDecayIsBitIdentical() {
         assertBitIdentical(
-                TrainerTest.spec("sgd", 1, 8).toBuilder()
+                TrainLoopTest.spec("sgd", 1, 8).toBuilder()
                         .nesterov(true)
                         .weightDecay(5e-4)
                         .build(),
@@ -105,23 +105,23 @@ class FusedOptimizerTest {
     @Test
     void adamIsBitIdentical() {
         assertBitIdentical(
-                TrainerTest.spec("adam", 1, 8).toBuilder().weightDecay(1e-4).build(), false);
+                TrainLoopTest.spec("adam", 1, 8).toBuilder().weightDecay(1e-4).build(), false);
     }
 
     @Test
     void parametersSetBetweenStepsAreTakenIn() {
-        assertBitIdentical(TrainerTest.spec("sgd", 1, 8), true);
+        assertBitIdentical(TrainLoopTest.spec("sgd", 1, 8), true);
     }
 
     @Test
     void theParametersBecomeViewsOfTheOptimizersBuffer() {
-        TrainSpec t = TrainerTest.spec("sgd", 1, 8);
+        TrainSpec t = TrainLoopTest.spec("sgd", 1, 8);
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ModelSpec.parse(MLP3, "t"), 5, m)) {
-            Optimizer opt = new Optimizer(t, net.trainableParams(), m).fuse(true);
+            UpdateRule opt = new UpdateRule(t, net.trainableParams(), m).fuse(true);
             Param w = net.trainableParams().get(0);
             float[] before = w.value().toFloatArray();
-            NDArray x = Arrays2.inputs(m, net, TrainerTest.small(Split.TRAIN, 1), 0, 8);
+            NDArray x = Arrays2.inputs(m, net, TrainLoopTest.small(Split.TRAIN, 1), 0, 8);
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                 gc.backward(net.forward(x, Forward.train(m)).sum());
             }
@@ -141,24 +141,24 @@ class FusedOptimizerTest {
         try (NDManager m = NDManager.newBaseManager();
                 Network mlp = Network.build(ModelSpec.resolve("mlp-relu"), 0, m);
                 Network resnet = Network.build(ModelSpec.resolve("resnet20"), 0, m)) {
-            assertTrue(!Optimizer.fuseByDefault(mlp.trainableParams()), "6 arrays of 111,618 on average");
-            assertTrue(Optimizer.fuseByDefault(resnet.trainableParams()), "65 small arrays");
+            assertTrue(!UpdateRule.fuseByDefault(mlp.trainableParams()), "6 arrays of 111,618 on average");
+            assertTrue(UpdateRule.fuseByDefault(resnet.trainableParams()), "65 small arrays");
         }
     }
 
     /** Top-level engine operations of one update (libtorch's profiler; DJL binds it but does not expose it). */
     @Test
     void theFusedUpdateCallsTheEngineOncePerTermNotPerParameter(@TempDir Path dir) throws Exception {
-        for (String model : new String[] {TrainerTest.MLP, MLP3}) {
+        for (String model : new String[] {TrainLoopTest.MLP, MLP3}) {
             int[] ops = new int[2];
             int arrays = 0;
             for (int fuse = 0; fuse < 2; fuse++) {
-                TrainSpec t = TrainerTest.spec("sgd", 1, 8);
+                TrainSpec t = TrainLoopTest.spec("sgd", 1, 8);
                 try (NDManager m = NDManager.newBaseManager();
                         Network net = Network.build(ModelSpec.parse(model, "t"), 5, m)) {
                     arrays = net.trainableParams().size();
-                    Optimizer opt = new Optimizer(t, net.trainableParams(), m).fuse(fuse == 1);
-                    NDArray x = Arrays2.inputs(m, net, TrainerTest.small(Split.TRAIN, 1), 0, 8);
+                    UpdateRule opt = new UpdateRule(t, net.trainableParams(), m).fuse(fuse == 1);
+                    NDArray x = Arrays2.inputs(m, net, TrainLoopTest.small(Split.TRAIN, 1), 0, 8);
                     for (int s = 0; s < 3; s++) {
                         try (NDScope scope = new NDScope()) {
                             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {

@@ -23,7 +23,7 @@ import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 
 /**
- * A deep linear network built and trained by ntk4j (Network + Loss + Optimizer, full-batch GD on
+ * A deep linear network built and trained by ntk4j (Network + LossFunction + UpdateRule, full-batch GD on
  * whitened inputs) against the balanced dynamics of Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, in the
  * corrected form of eq. 39 (the printed equation drops the factor L): c(t) = β̂·w_eff(t) obeys ċ = L c^{2−2/L}(s − c)
  * (theory.LinearNetworks.deepScale).
@@ -122,13 +122,13 @@ class LinearNetworkDynamicsTest {
             b.lr = lr;
             b.loss = "mse";
             TrainSpec spec = b.validate("test");
-            Optimizer opt = new Optimizer(spec, net.trainableParams(), m);
+            UpdateRule opt = new UpdateRule(spec, net.trainableParams(), m);
             int steps = (int) Math.round(T / lr);
             for (int k = 0; k < steps; k++) {
                 try (NDScope scope = new NDScope()) {
                     Forward ctx = Forward.train(m);
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                        gc.backward(Loss.MSE.evaluate(net.forward(xs, ctx), ys, ctx));
+                        gc.backward(LossFunction.MSE.evaluate(net.forward(xs, ctx), ys, ctx));
                     }
                     opt.step(lr);
                 }
@@ -140,7 +140,7 @@ class LinearNetworkDynamicsTest {
     /**
      * The solvable model of Xu &amp; Ziyin, When Does Feature Learning Happen? f = κ uᵀWx (theory.SolvableModel,
      * closed-form gradient flow of L = (f − y)² with layer rates η_u, η_W) against the same two-layer linear network
-     * built by ntk4j and trained with its Optimizer: per-layer learning rates 2η_u·h, 2η_W·h (ntk4j's MSE is
+     * built by ntk4j and trained with its UpdateRule: per-layer learning rates 2η_u·h, 2η_W·h (ntk4j's MSE is
      * ½(f − y)²) for t/h steps. GD is first order in h: the h/2 run must be closer to the flow, and
      * the Richardson extrapolation 2f_{h/2} − f_h within 1e-4 of the closed form.
      */
@@ -191,7 +191,7 @@ class LinearNetworkDynamicsTest {
             b.lr = 2 * h;
             b.loss = "mse";
             TrainSpec ts = b.validate("test");
-            Optimizer opt = new Optimizer(ts, p, m);
+            UpdateRule opt = new UpdateRule(ts, p, m);
             opt.setLrMultiplier(0, etaW);
             opt.setLrMultiplier(1, etaU);
             int steps = (int) Math.round(t / h);
@@ -199,7 +199,7 @@ class LinearNetworkDynamicsTest {
                 try (NDScope scope = new NDScope()) {
                     Forward ctx = Forward.train(m);
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                        gc.backward(Loss.MSE.evaluate(net.forward(xs, ctx), ys, ctx));
+                        gc.backward(LossFunction.MSE.evaluate(net.forward(xs, ctx), ys, ctx));
                     }
                     opt.step(ts.lr());
                 }

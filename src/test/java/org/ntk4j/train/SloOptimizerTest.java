@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.model.Network;
 import org.ntk4j.model.Param;
 import org.ntk4j.spec.ModelSpec;
@@ -40,7 +40,7 @@ class SloOptimizerTest {
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(SPEC, 1, m, DataType.FLOAT64)) {
             List<Param> ps = net.trainableParams();
-            Optimizer opt = new Optimizer(t, ps, m);
+            UpdateRule opt = new UpdateRule(t, ps, m);
             // dense1.weight, dense1.bias, dense2.weight, dense2.bias: the trainer's grouping by layer
             double[] c = {1, 2, -3, -3};
             int[] group = {0, 0, 1, 1};
@@ -84,7 +84,7 @@ class SloOptimizerTest {
     void trainerStepsEachLayerByItsSpeed() {
         float[] x = {1, 0, 0, 1, 1, 1, -1, 0.5f};
         float[] y = {1, -1, 0.5f, 2};
-        Dataset data = Dataset.regression("toy", x, new int[] {2}, y, 1);
+        LabelledSet data = LabelledSet.regression("toy", x, new int[] {2}, y, 1);
         TrainSpec t = TrainSpec.builder()
                 .optimizer("slo")
                 .eps(0)
@@ -101,7 +101,7 @@ class SloOptimizerTest {
             for (int k = 0; k < 4; k++) {
                 before[k] = ps.get(k).value().toDoubleArray();
             }
-            Trainer trainer = new Trainer(net, t, data, data);
+            TrainLoop trainer = new TrainLoop(net, t, data, data);
             double loss0 = trainer.evaluate(data)[0];
             trainer.fit(false);
             double[] moved = new double[2];
@@ -142,7 +142,7 @@ class SloOptimizerTest {
     void adaptiveSpeedsFollowTheSource() {
         float[] x = {1, 0, 0, 1, 1, 1, -1, 0.5f};
         float[] y = {1, -1, 0.5f, 2};
-        Dataset data = Dataset.regression("toy", x, new int[] {2}, y, 1);
+        LabelledSet data = LabelledSet.regression("toy", x, new int[] {2}, y, 1);
         TrainSpec t = TrainSpec.builder()
                 .optimizer("slo")
                 .eps(0)
@@ -159,7 +159,7 @@ class SloOptimizerTest {
             List<double[][]> snaps = new java.util.ArrayList<>();
             double[][] uc = {{0.3, 0.9}, {0.8, 0.5}};
             int[] calls = {0};
-            Trainer trainer = new Trainer(net, t, data, data).adaptiveSpeeds(n -> {
+            TrainLoop trainer = new TrainLoop(net, t, data, data).adaptiveSpeeds(n -> {
                 double[][] snap = new double[4][];
                 for (int k = 0; k < 4; k++) {
                     snap[k] = ps.get(k).value().toDoubleArray();
@@ -196,7 +196,7 @@ class SloOptimizerTest {
                 UserException.class,
                 () -> TrainSpec.builder().optimizer("sgd").sloAdaptive(20).validate("spec.json"));
         assertEquals(true, e.getMessage().contains("sloAdaptive"), e.getMessage());
-        Dataset data = Dataset.regression("toy", new float[] {1, 0}, new int[] {2}, new float[] {1}, 1);
+        LabelledSet data = LabelledSet.regression("toy", new float[] {1, 0}, new int[] {2}, new float[] {1}, 1);
         TrainSpec t = TrainSpec.builder()
                 .optimizer("slo")
                 .loss("mse")
@@ -205,7 +205,7 @@ class SloOptimizerTest {
                 .validate("spec.json");
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(SPEC, 2, m, DataType.FLOAT64)) {
-            UserException e2 = assertThrows(UserException.class, () -> new Trainer(net, t, data, data).fit(false));
+            UserException e2 = assertThrows(UserException.class, () -> new TrainLoop(net, t, data, data).fit(false));
             assertEquals(true, e2.getMessage().contains("sloAdaptive"), e2.getMessage());
         }
     }

@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.job.TrainRun;
 import org.ntk4j.model.Network;
@@ -27,14 +27,14 @@ import org.ntk4j.spec.TrainSpec;
 class TrainListenerTest {
     @Test
     void bareLoopCallsListenersInOrderAndTrainsAsTheRunFolderTrainer(@TempDir Path dir) throws java.io.IOException {
-        Dataset train = TrainerTest.small(Split.TRAIN, 5); // 50 samples
-        TrainSpec t = TrainerTest.spec("sgd", 2, 16); // 4 steps per epoch
+        LabelledSet train = TrainLoopTest.small(Split.TRAIN, 5); // 50 samples
+        TrainSpec t = TrainLoopTest.spec("sgd", 2, 16); // 4 steps per epoch
         List<String> events = new ArrayList<>();
         float[][] bare;
-        Trainer.Result rb;
+        TrainLoop.Result rb;
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            rb = new Trainer(net, t, train, null)
+                Network net = Network.build(ModelSpec.parse(TrainLoopTest.MLP, "t"), 1, m)) {
+            rb = new TrainLoop(net, t, train, null)
                     .addListener(new TrainListener() {
                         @Override
                         public void onStart(TrainProgress p) {
@@ -47,17 +47,17 @@ class TrainListenerTest {
                         }
 
                         @Override
-                        public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+                        public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
                             events.add("epoch" + e.epoch());
                         }
 
                         @Override
-                        public void onEnd(TrainProgress p, Trainer.Result r) {
+                        public void onEnd(TrainProgress p, TrainLoop.Result r) {
                             events.add("end");
                         }
                     })
                     .fit(false);
-            bare = TrainerTest.weights(net);
+            bare = TrainLoopTest.weights(net);
         }
         assertEquals(
                 List.of(
@@ -68,11 +68,11 @@ class TrainListenerTest {
             assertFalse(files.findAny().isPresent(), "the bare loop writes nothing");
         }
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            Trainer.Result r = TrainRun.trainer(net, t, train, null, new RunFolder(dir.resolve("run")))
+                Network net = Network.build(ModelSpec.parse(TrainLoopTest.MLP, "t"), 1, m)) {
+            TrainLoop.Result r = TrainRun.trainer(net, t, train, null, new RunFolder(dir.resolve("run")))
                     .quiet(true)
                     .fit(false);
-            float[][] w = TrainerTest.weights(net);
+            float[][] w = TrainLoopTest.weights(net);
             for (int i = 0; i < w.length; i++) {
                 assertArrayEquals(w[i], bare[i], 0f, "parameter " + i);
             }

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
@@ -27,14 +27,14 @@ import org.ntk4j.spec.TrainSpec;
  */
 class TrainStepTest {
     /** Runs 2 epochs of 4 steps (50 samples, batch 16) with an optional listener; returns the epochs' records. */
-    private static List<Trainer.EpochRecord> run(TrainSpec t, TrainListener extra, float[][] weightsOut) {
-        Dataset train = TrainerTest.small(Split.TRAIN, 5);
-        List<Trainer.EpochRecord> recs = new ArrayList<>();
+    private static List<TrainLoop.EpochRecord> run(TrainSpec t, TrainListener extra, float[][] weightsOut) {
+        LabelledSet train = TrainLoopTest.small(Split.TRAIN, 5);
+        List<TrainLoop.EpochRecord> recs = new ArrayList<>();
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            Trainer tr = new Trainer(net, t, train, null).addListener(new TrainListener() {
+                Network net = Network.build(ModelSpec.parse(TrainLoopTest.MLP, "t"), 1, m)) {
+            TrainLoop tr = new TrainLoop(net, t, train, null).addListener(new TrainListener() {
                 @Override
-                public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+                public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
                     recs.add(e);
                 }
             });
@@ -42,7 +42,7 @@ class TrainStepTest {
                 tr.addListener(extra);
             }
             tr.fit(false);
-            float[][] w = TrainerTest.weights(net);
+            float[][] w = TrainLoopTest.weights(net);
             System.arraycopy(w, 0, weightsOut, 0, w.length);
         }
         return recs;
@@ -50,12 +50,12 @@ class TrainStepTest {
 
     @Test
     void runningMetricsDoNotDependOnWhenTheyAreRead() {
-        TrainSpec t = TrainerTest.spec("sgd", 2, 16);
+        TrainSpec t = TrainLoopTest.spec("sgd", 2, 16);
         float[][] w0 = new float[4][];
         float[][] w1 = new float[4][];
-        List<Trainer.EpochRecord> quiet = run(t, null, w0);
+        List<TrainLoop.EpochRecord> quiet = run(t, null, w0);
         List<Double> running = new ArrayList<>();
-        List<Trainer.EpochRecord> reading = run(
+        List<TrainLoop.EpochRecord> reading = run(
                 t,
                 new TrainListener() {
                     @Override
@@ -78,15 +78,15 @@ class TrainStepTest {
     /** The epoch's mean loss is Σ_b ℓ_b·|b| / n over its steps, each ℓ_b the batch loss before that step's update. */
     @Test
     void epochLossIsTheSumOfTheStepsLossesInFloat64() {
-        TrainSpec t = TrainerTest.spec("sgd", 1, 16);
-        Dataset train = TrainerTest.small(Split.TRAIN, 5);
+        TrainSpec t = TrainLoopTest.spec("sgd", 1, 16);
+        LabelledSet train = TrainLoopTest.small(Split.TRAIN, 5);
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            int[] order = Trainer.batchOrder(t, train.size(), 0);
+                Network net = Network.build(ModelSpec.parse(TrainLoopTest.MLP, "t"), 1, m)) {
+            int[] order = TrainLoop.batchOrder(t, train.size(), 0);
             double[] sum = {0};
-            Loss loss = Loss.CE;
-            float[] targets = Trainer.targets(t, train);
-            Trainer.Result r = new Trainer(net, t, train, null)
+            LossFunction loss = LossFunction.CE;
+            float[] targets = TrainLoop.targets(t, train);
+            TrainLoop.Result r = new TrainLoop(net, t, train, null)
                     .phases(new StepPhases() {
                         private int step;
 
@@ -130,7 +130,7 @@ class TrainStepTest {
     @Test
     void aDivergedRunStopsWithOneLine() {
         TrainSpec t =
-                TrainerTest.spec("sgd", 3, 16).toBuilder().loss("mse").lr(1e4).build();
+                TrainLoopTest.spec("sgd", 3, 16).toBuilder().loss("mse").lr(1e4).build();
         UserException e = assertThrows(UserException.class, () -> run(t, null, new float[4][]));
         assertTrue(e.getMessage().startsWith("training diverged in epoch "), e.getMessage());
         assertTrue(e.getMessage().contains("lower the learning rate"), e.getMessage());
@@ -139,12 +139,12 @@ class TrainStepTest {
 
     @Test
     void aProfilerSeesEveryPhaseOfEveryStepInOrder() {
-        TrainSpec t = TrainerTest.spec("sgd", 1, 16);
+        TrainSpec t = TrainLoopTest.spec("sgd", 1, 16);
         List<String> seen = new ArrayList<>();
-        Dataset train = TrainerTest.small(Split.TRAIN, 5);
+        LabelledSet train = TrainLoopTest.small(Split.TRAIN, 5);
         try (NDManager m = NDManager.newBaseManager();
-                Network net = Network.build(ModelSpec.parse(TrainerTest.MLP, "t"), 1, m)) {
-            new Trainer(net, t, train, null)
+                Network net = Network.build(ModelSpec.parse(TrainLoopTest.MLP, "t"), 1, m)) {
+            new TrainLoop(net, t, train, null)
                     .phases(new StepPhases() {
                         @Override
                         public void begin(Phase p) {
@@ -173,9 +173,9 @@ class TrainStepTest {
     /** Full-batch gradient descent (batch size 0) uses the data set in its own order: the same as one batch of all. */
     @Test
     void fullBatchTrainsOnTheDataSetAsItIs() {
-        TrainSpec full = TrainerTest.spec("sgd", 2, 0);
+        TrainSpec full = TrainLoopTest.spec("sgd", 2, 0);
         float[][] a = new float[4][];
-        List<Trainer.EpochRecord> r = run(full, null, a);
+        List<TrainLoop.EpochRecord> r = run(full, null, a);
         assertEquals(2, r.size());
         assertTrue(r.get(1).fullBatch());
         assertTrue(r.get(1).trainLoss() < r.get(0).trainLoss(), "two full-batch steps lower the loss");

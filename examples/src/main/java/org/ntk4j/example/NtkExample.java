@@ -25,9 +25,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.DjlDataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.kernel.LayerPlan;
@@ -60,9 +60,9 @@ public final class NtkExample {
 
     public static void main(String[] args) throws Exception {
         Path runDir = Path.of(args.length > 0 ? args[0] : "target/example-run");
-        Dataset train = Datasets.load(Datasets.MNIST_SUBSET, Split.TRAIN);
-        Dataset test = Datasets.load(Datasets.MNIST_SUBSET, Split.TEST);
-        Dataset probe = Preprocess.balancedSample(train, 5, 0); // 50 training images, 5 per class
+        LabelledSet train = Datasets.load(Datasets.MNIST_SUBSET, Split.TRAIN);
+        LabelledSet test = Datasets.load(Datasets.MNIST_SUBSET, Split.TEST);
+        LabelledSet probe = Preprocess.balancedSample(train, 5, 0); // 50 training images, 5 per class
         int n = probe.size();
 
         SequentialBlock block = new SequentialBlock()

@@ -14,7 +14,7 @@ import org.apache.hadoop.fs.Path;
 import org.ntk4j.UserException;
 import org.ntk4j.data.CifarBinaryReader;
 import org.ntk4j.data.CifarPngReader;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.IdxReader;
 import org.ntk4j.data.Split;
@@ -70,9 +70,9 @@ public final class HadoopRows implements Serializable {
     }
 
     /** Samples {@code [from, from + count)} of a split, as the core loads them. */
-    public Dataset rows(Split split, int from, int count) {
+    public LabelledSet rows(Split split, int from, int count) {
         if (!needsRoot()) {
-            Dataset d = Datasets.load(dataset, split);
+            LabelledSet d = Datasets.load(dataset, split);
             return range(d, from, count);
         }
         try {
@@ -93,7 +93,7 @@ public final class HadoopRows implements Serializable {
                     try (InputStream in = l.fs.open(l.files.get(1))) {
                         labels = IdxReader.readLabelRows(in, l.files.get(1).toString(), from, count, MNIST_CLASSES);
                     }
-                    yield new Dataset(tag, im.pixels(), im.sampleShape(), labels, MNIST_CLASSES);
+                    yield new LabelledSet(tag, im.pixels(), im.sampleShape(), labels, MNIST_CLASSES);
                 }
                 case CIFAR_BINARY -> cifarRows(l, tag, from, count);
                 case CIFAR_PNG -> range(localCopy(l, split), from, count);
@@ -103,7 +103,7 @@ public final class HadoopRows implements Serializable {
         }
     }
 
-    private static Dataset range(Dataset d, int from, int count) {
+    private static LabelledSet range(LabelledSet d, int from, int count) {
         if (from < 0 || (long) from + count > d.size()) {
             throw new UserException(d.name() + ": rows " + from + ".." + ((long) from + count)
                     + " requested but it holds " + d.size() + " samples");
@@ -115,7 +115,7 @@ public final class HadoopRows implements Serializable {
         return d.subset(idx);
     }
 
-    private Dataset cifarRows(Layout l, String tag, int from, int count) throws IOException {
+    private LabelledSet cifarRows(Layout l, String tag, int from, int count) throws IOException {
         float[] px = new float[count * 3072];
         int[] labels = new int[count];
         int start = 0; // first record of the current file
@@ -136,15 +136,15 @@ public final class HadoopRows implements Serializable {
             }
             start += records;
         }
-        return new Dataset(tag, px, new int[] {3, 32, 32}, labels, 10);
+        return new LabelledSet(tag, px, new int[] {3, 32, 32}, labels, 10);
     }
 
-    private static final java.util.Map<String, Dataset> PNG_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.Map<String, LabelledSet> PNG_CACHE = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The PNG layout, copied to a local temporary folder and read whole by the core (once per JVM and split). */
-    private Dataset localCopy(Layout l, Split split) throws IOException {
+    private LabelledSet localCopy(Layout l, Split split) throws IOException {
         String key = dir() + "#" + split;
-        Dataset cached = PNG_CACHE.get(key);
+        LabelledSet cached = PNG_CACHE.get(key);
         if (cached != null) {
             return cached;
         }
@@ -159,7 +159,7 @@ public final class HadoopRows implements Serializable {
                     l.fs.copyToLocalFile(
                             false, f, new Path(tmp.resolve(f.getName()).toUri()), true);
                 }
-                Dataset d = Datasets.loadFrom(Datasets.CIFAR10, split, tmp);
+                LabelledSet d = Datasets.loadFrom(Datasets.CIFAR10, split, tmp);
                 PNG_CACHE.put(key, d);
                 return d;
             } finally {

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.TaskContext;
 import org.apache.spark.resource.ResourceInformation;
 import org.apache.spark.util.CollectionAccumulator;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.shard.ShardComputer;
@@ -148,8 +148,8 @@ final class ShardTask {
     static ShardData compute(Job job, Local local, TileRange r, Device device) {
         boolean train = TileRange.TRAIN.equals(r.kernel());
         Integer pad = local.plan().source().pad();
-        Dataset rows = padded(job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows()), pad);
-        Dataset cols = padded(job.rows().rows(Split.TRAIN, r.colStart(), r.cols()), pad);
+        LabelledSet rows = padded(job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows()), pad);
+        LabelledSet cols = padded(job.rows().rows(Split.TRAIN, r.colStart(), r.cols()), pad);
         synchronized (ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
                     ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
@@ -159,7 +159,7 @@ final class ShardTask {
     }
 
     /** The samples zero-padded as the plan says ({@code ntk4j kernel --pad}), as the single-machine job pads them. */
-    static Dataset padded(Dataset d, Integer pad) {
+    static LabelledSet padded(LabelledSet d, Integer pad) {
         return pad == null ? d : Preprocess.pad(d, pad);
     }
 

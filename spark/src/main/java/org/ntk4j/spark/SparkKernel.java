@@ -24,7 +24,7 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.util.CollectionAccumulator;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.shard.ShardComputer;
 import org.ntk4j.shard.ShardData;
@@ -532,10 +532,10 @@ public final class SparkKernel {
                 TileRange.TRAIN, 0, Math.min(plan.n(), t), two ? t : 0, two ? Math.min(plan.n(), 2 * t) : plan.n());
         // the dataset's first images, cycled when a dry run plans more than it holds (timing depends on shapes)
         int have = Math.min(job.rows().size(Split.TRAIN), range.colEnd());
-        Dataset first = ShardTask.padded(
+        LabelledSet first = ShardTask.padded(
                 job.rows().rows(Split.TRAIN, 0, have), plan.source().pad());
-        Dataset rows = first.subset(cycle(range.rowStart(), range.rows(), have));
-        Dataset cols = first.subset(cycle(range.colStart(), range.cols(), have));
+        LabelledSet rows = first.subset(cycle(range.rowStart(), range.rows(), have));
+        LabelledSet cols = first.subset(cycle(range.colStart(), range.cols(), have));
         Device device = ShardTask.device();
         Path w = ShardTask.localWeightsOf(job, plan);
         double[] out = new double[4];

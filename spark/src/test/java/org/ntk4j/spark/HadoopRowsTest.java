@@ -13,7 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.Split;
 
@@ -22,7 +22,7 @@ class HadoopRowsTest {
     @TempDir
     Path dir;
 
-    private static void assertRows(Dataset whole, int from, int count, Dataset rows) {
+    private static void assertRows(LabelledSet whole, int from, int count, LabelledSet rows) {
         int d = whole.featureDim();
         assertEquals(count, rows.size());
         assertArrayEquals(whole.sampleShape(), rows.sampleShape());
@@ -38,7 +38,7 @@ class HadoopRowsTest {
         assertEquals(40, rows.size(Split.TRAIN));
         assertEquals(12, rows.size(Split.TEST));
         for (Split s : Split.values()) {
-            Dataset whole = Datasets.load("mnist", s, dir);
+            LabelledSet whole = Datasets.load("mnist", s, dir);
             assertRows(whole, 0, whole.size(), rows.rows(s, 0, whole.size()));
             assertRows(whole, 3, 7, rows.rows(s, 3, 7));
         }
@@ -68,7 +68,7 @@ class HadoopRowsTest {
         }
         Files.write(c.resolve("test_batch.bin"), new byte[2 * 3073]);
         HadoopRows rows = new HadoopRows(dir.toUri().toString(), "cifar10", new Configuration());
-        Dataset whole = Datasets.load("cifar10", Split.TRAIN, dir);
+        LabelledSet whole = Datasets.load("cifar10", Split.TRAIN, dir);
         assertEquals(17, rows.size(Split.TRAIN));
         assertRows(whole, 2, 9, rows.rows(Split.TRAIN, 2, 9)); // spans files 1..3
         assertRows(whole, 0, 17, rows.rows(Split.TRAIN, 0, 17));

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.IdxWriter;
 import org.ntk4j.data.Split;
@@ -19,8 +19,8 @@ final class SparkFixtures {
     static void mnistDir(Path dir, int train, int test) throws IOException {
         Path m = dir.resolve("mnist");
         Files.createDirectories(m);
-        Dataset tr = Datasets.loadSubset(Split.TRAIN).head(train);
-        Dataset te = Datasets.loadSubset(Split.TEST).head(test);
+        LabelledSet tr = Datasets.loadSubset(Split.TRAIN).head(train);
+        LabelledSet te = Datasets.loadSubset(Split.TEST).head(test);
         IdxWriter.writeImages(tr, m.resolve("train-images-idx3-ubyte.gz"));
         IdxWriter.writeLabels(tr.labels(), m.resolve("train-labels-idx1-ubyte.gz"));
         IdxWriter.writeImages(te, m.resolve("t10k-images-idx3-ubyte"));

@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
@@ -36,7 +36,7 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Figs 1, 5, 7 and 8 of Lou, Mingard and Hayou, "The Equilibrium Hypothesis: Rethinking implicit
@@ -198,8 +198,8 @@ public final class AlignmentHierarchy {
         for (String ds : set.datasets()) {
             EquilibriumSetup.Data d =
                     EquilibriumSetup.data(ds, set.unitSphere(), set.trainPerClass(), set.perClass(), set.seed());
-            Dataset train = d.train();
-            Dataset tracedSet = Preprocess.balancedSample(d.test(), set.perClass(), set.seed());
+            LabelledSet train = d.train();
+            LabelledSet tracedSet = Preprocess.balancedSample(d.test(), set.perClass(), set.seed());
             int stepsPerEpoch = d.stepsPerEpoch(set.batch());
             int early = Math.max(1, stepsPerEpoch / set.probesPerEpochEarly());
             for (double lr : set.lrs()) {
@@ -239,7 +239,7 @@ public final class AlignmentHierarchy {
                                     return rec;
                                 }),
                         n -> tracedCentred(n, tracedSet));
-                Trainer.Result res = trained.result();
+                TrainLoop.Result res = trained.result();
                 double[] traced = trained.after();
                 double[] s = steps.stream().mapToDouble(Double::doubleValue).toArray();
                 double[] init = cka.get(0);
@@ -276,7 +276,7 @@ public final class AlignmentHierarchy {
     }
 
     /** The traced-centred alignment per layer (traced kernel, centred n×n, test images). */
-    static double[] tracedCentred(Network net, Dataset data) {
+    static double[] tracedCentred(Network net, LabelledSet data) {
         float[] y = Preprocess.oneHot(data.labels(), data.numClasses());
         try (NDScope scope = new NDScope();
                 NDManager m = net.manager().newSubManager()) {

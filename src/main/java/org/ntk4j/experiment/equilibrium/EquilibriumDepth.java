@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
@@ -33,7 +33,7 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.EquilibriumHypothesis;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Fig. 2 and Tables 1–3 of Lou, Mingard and Hayou, "The Equilibrium Hypothesis: Rethinking implicit
@@ -298,7 +298,7 @@ public final class EquilibriumDepth {
                     EquilibriumSetup.data(sw.dataset(), true, set.trainPerClass(), set.perClass(), set.seed());
             double[][] table = TABLES.get(sw.dataset());
             List<Point> sp = new ArrayList<>();
-            Dataset test = set.testCap() > 0 && d.test().size() > set.testCap()
+            LabelledSet test = set.testCap() > 0 && d.test().size() > set.testCap()
                     ? d.test().head(set.testCap())
                     : d.test();
             for (int j = 0; j < sw.depths().length; j++) {
@@ -344,7 +344,7 @@ public final class EquilibriumDepth {
     }
 
     /** A trained network's last training result, the epochs it took and Eq. 5 per layer at the end. */
-    record Trained(Trainer.Result result, int epochs, double[] cka) {}
+    record Trained(TrainLoop.Result result, int epochs, double[] cka) {}
 
     /** One network's learning rate, epoch budget and seed. */
     record Schedule(double lr, int maxEpochs, long seed) {}
@@ -360,7 +360,7 @@ public final class EquilibriumDepth {
             Settings set,
             Schedule schedule,
             EquilibriumSetup.Data d,
-            Dataset test,
+            LabelledSet test,
             Path dir) {
         double lr = schedule.lr();
         int maxEpochs = schedule.maxEpochs();
@@ -368,7 +368,7 @@ public final class EquilibriumDepth {
         int chunk = set.target() > 0 ? Math.max(1, set.chunk()) : maxEpochs;
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, seed, m, DataType.FLOAT32)) {
-            Trainer.Result res = null;
+            TrainLoop.Result res = null;
             int done = 0;
             int part = 0;
             while (done < maxEpochs && (res == null || res.trainAccuracy() < set.target())) {

@@ -8,7 +8,7 @@ import ai.djl.ndarray.types.Shape;
 import java.util.Map;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.experiment.support.Stats;
@@ -30,7 +30,7 @@ import org.ntk4j.spec.InitializerKind;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Shared settings of the studies of Lou, Mingard and Hayou, "The Equilibrium Hypothesis: Rethinking
@@ -85,7 +85,7 @@ final class EquilibriumSetup {
      * One dataset as the studies use it: the (capped) training set, the test set, and a class-balanced probe
      * sample of the training set on which Eq. 5 or w_t is measured.
      */
-    record Data(String name, Dataset train, Dataset test, Dataset probe) {
+    record Data(String name, LabelledSet train, LabelledSet test, LabelledSet probe) {
         int stepsPerEpoch(int batch) {
             return (train.size() + batch - 1) / batch;
         }
@@ -93,8 +93,8 @@ final class EquilibriumSetup {
 
     /** Loads {@code ds}: training set capped to {@code trainPerClass} per class, test set, {@code probePerClass} probe sample. */
     static Data data(String ds, boolean unitSphere, int trainPerClass, int probePerClass, long seed) {
-        Dataset train = StudyData.cap(StudyData.load(ds, Split.TRAIN, unitSphere), trainPerClass, seed);
-        Dataset test = StudyData.load(ds, Split.TEST, unitSphere);
+        LabelledSet train = StudyData.cap(StudyData.load(ds, Split.TRAIN, unitSphere), trainPerClass, seed);
+        LabelledSet test = StudyData.load(ds, Split.TEST, unitSphere);
         return new Data(ds, train, test, Preprocess.balancedSample(train, probePerClass, seed));
     }
 
@@ -125,7 +125,7 @@ final class EquilibriumSetup {
     }
 
     /** A training run's result and what {@code after} measured on the trained network. */
-    record Trained<T>(Trainer.Result result, T after) {}
+    record Trained<T>(TrainLoop.Result result, T after) {}
 
     /**
      * Builds {@code spec} (seed {@code seed}, float32), trains it with {@code t} on {@code d} in a fresh
@@ -156,14 +156,15 @@ final class EquilibriumSetup {
             java.util.function.Consumer<Network> before,
             Function<Network, T> after) {
         RunFolder run = new RunFolder(StudyData.fresh(dir));
-        Trainer.Result res;
+        TrainLoop.Result res;
         T a = null;
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, t.seed(), m, DataType.FLOAT32)) {
             if (before != null) {
                 before.accept(net);
             }
-            Trainer trainer = TrainRun.trainer(net, t, d.train(), d.test(), run).quiet(true);
+            TrainLoop trainer =
+                    TrainRun.trainer(net, t, d.train(), d.test(), run).quiet(true);
             if (probe != null) {
                 trainer.addListener(new ProbeListener(run).add(probe));
             }
@@ -177,7 +178,7 @@ final class EquilibriumSetup {
     }
 
     /** Eq. 5 per layer on a labelled set ({@link LayerCka}): Ntk FULL per layer, float64 accumulation. */
-    static double[] layerCka(Network net, Dataset data) {
+    static double[] layerCka(Network net, LabelledSet data) {
         try (NDScope scope = new NDScope();
                 NDManager m = net.manager().newSubManager()) {
             NDArray x =
@@ -205,7 +206,7 @@ final class EquilibriumSetup {
     }
 
     /** The network's outputs on a set, n × O row-major, in float64. */
-    static double[] outputs(Network net, Dataset data) {
+    static double[] outputs(Network net, LabelledSet data) {
         int n = data.size();
         try (NDScope scope = new NDScope();
                 NDManager m = net.manager().newSubManager()) {

@@ -12,7 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Stats;
@@ -228,7 +228,7 @@ public final class HessianEnergy {
     }
 
     /** The Hessian measurements on a float64 copy of the network at its current θ. */
-    static Snapshot snapshot(Network trained, ModelSpec spec, Dataset probe, Settings set, double epoch) {
+    static Snapshot snapshot(Network trained, ModelSpec spec, LabelledSet probe, Settings set, double epoch) {
         double[] theta = OutputHessian.parameters(trained);
         int n = probe.size();
         int k = probe.numClasses();

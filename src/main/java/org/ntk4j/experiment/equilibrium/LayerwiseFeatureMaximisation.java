@@ -16,7 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
@@ -37,7 +37,7 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Optimizer;
+import org.ntk4j.train.UpdateRule;
 
 /**
  * App. E (Algorithm 1, Figs 10–11) of Lou, Mingard and Hayou, "The Equilibrium Hypothesis: Rethinking
@@ -257,7 +257,7 @@ public final class LayerwiseFeatureMaximisation {
      * rescale to mean ‖h_l‖²/N_l = 1. Writes each layer's validation loss before LFM into {@code init} and its best
      * into {@code val}.
      */
-    static void layerwise(Network net, Dataset train, Settings set, double[] init, double[] val) {
+    static void layerwise(Network net, LabelledSet train, Settings set, double[] init, double[] val) {
         List<Module> layers = net.parameterLayers();
         int n = train.size();
         int[] perm = new java.util.Random(set.seed())
@@ -295,7 +295,7 @@ public final class LayerwiseFeatureMaximisation {
                         .epochs(set.lfmEpochs())
                         .seed(set.seed())
                         .validate("lfm");
-                Optimizer opt = new Optimizer(adam, List.of(layer.weight()), m);
+                UpdateRule opt = new UpdateRule(adam, List.of(layer.weight()), m);
                 double best = loss(layer, h, eq, valIdx, set.lfmBatch(), m, null, 0);
                 init[l] = best;
                 NDArray bestW = layer.weight().value().duplicate();
@@ -335,7 +335,7 @@ public final class LayerwiseFeatureMaximisation {
      * is given.
      */
     private static double loss(
-            Dense layer, NDArray h, NDArray eq, int[] idx, int batch, NDManager m, Optimizer opt, double lr) {
+            Dense layer, NDArray h, NDArray eq, int[] idx, int batch, NDManager m, UpdateRule opt, double lr) {
         double sum = 0;
         int count = 0;
         for (int from = 0; from < idx.length; from += batch) {

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
@@ -21,7 +21,7 @@ import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Figs 3 and 6 and Approximation 1 of Lou, Mingard and Hayou, "The Equilibrium Hypothesis: Rethinking
@@ -157,8 +157,8 @@ public final class TargetCorrelation {
         Map<String, double[]> xs = new LinkedHashMap<>();
         for (String ds : set.datasets()) {
             EquilibriumSetup.Data d = EquilibriumSetup.data(ds, true, set.trainPerClass(), set.perClass(), set.seed());
-            Dataset train = d.train();
-            Dataset probeSet = d.probe();
+            LabelledSet train = d.train();
+            LabelledSet probeSet = d.probe();
             int stepsPerEpoch = d.stepsPerEpoch(set.batch());
             for (String init : List.of("he", "last×" + set.lastLayerScale())) {
                 ModelSpec spec =
@@ -169,7 +169,7 @@ public final class TargetCorrelation {
                 TrainSpec t = EquilibriumSetup.sgd(set.lr(), set.batch(), set.epochs(), set.seed());
                 String tag = ds + "-" + (init.equals("he") ? "he" : "last-scaled");
                 List<double[]> trace = new ArrayList<>(); // epochs, −corr
-                Trainer.Result res = EquilibriumSetup.train(
+                TrainLoop.Result res = EquilibriumSetup.train(
                                 manager,
                                 spec,
                                 t,

@@ -8,8 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.experiment.support.Paper;
@@ -229,7 +229,7 @@ public final class CentredNfcDynamics {
             if (!present.contains(name)) {
                 continue;
             }
-            Dataset train = StudyData.cap(StudyData.load(name, Split.TRAIN, false), set.perClass(), set.seed());
+            LabelledSet train = StudyData.cap(StudyData.load(name, Split.TRAIN, false), set.perClass(), set.seed());
             mlp.add(fig2(set, name, train, train.numClasses(), out, manager));
         }
         if (set.synthetic()) {
@@ -257,9 +257,9 @@ public final class CentredNfcDynamics {
             Map<String, double[]> ptk = new LinkedHashMap<>();
             double[] steps = null;
             for (double s : set.scales()) {
-                Dataset all = NfaSetup.spectralChain("gauss-p" + p, 2 * set.n(), set.d(), 5, p, set.seed() + 7);
-                Dataset train = all.head(set.n());
-                Dataset test = all.subset(
+                LabelledSet all = NfaSetup.spectralChain("gauss-p" + p, 2 * set.n(), set.d(), 5, p, set.seed() + 7);
+                LabelledSet train = all.head(set.n());
+                LabelledSet test = all.subset(
                         java.util.stream.IntStream.range(set.n(), 2 * set.n()).toArray());
                 ModelSpec spec =
                         NfaSetup.mlp("relu2", set.d(), new int[] {set.width(), set.width()}, 1, new double[] {s, 1, 1});
@@ -331,7 +331,8 @@ public final class CentredNfcDynamics {
         return new double[] {f.applyAsDouble(0), f.applyAsDouble(1)};
     }
 
-    private static DataRun fig2(Settings set, String name, Dataset train, int outputs, Path out, NDManager manager) {
+    private static DataRun fig2(
+            Settings set, String name, LabelledSet train, int outputs, Path out, NDManager manager) {
         int[] widths = new int[set.mlpDepth()];
         java.util.Arrays.fill(widths, set.mlpWidth());
         ModelSpec spec = NfaSetup.mlp(
@@ -350,7 +351,7 @@ public final class CentredNfcDynamics {
 
     private static DataRun vgg(Settings set, Path out, NDManager manager) {
         String name = StudyData.mnistIfPresent();
-        Dataset train = Preprocess.pad(Datasets.load(name, Split.TRAIN), 2).head(set.vggTrain());
+        LabelledSet train = Preprocess.pad(Datasets.load(name, Split.TRAIN), 2).head(set.vggTrain());
         ModelSpec spec = ModelSpec.parse(
                 "{\"name\": \"vgg11-nobn\", \"arch\": \"vgg\", \"depth\": 11, \"input\":"
                         + " [1, 32, 32], \"outputs\": 10, \"batchNorm\": false, \"bias\": false, \"activation\": \"relu\","

@@ -17,7 +17,7 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.ejml.interfaces.decomposition.QRDecomposition;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
 import org.ntk4j.experiment.support.Paper;
@@ -42,7 +42,7 @@ import org.ntk4j.report.RunReport;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Fig. 1 of "Feature learning as alignment: a structural property of gradient descent in non-linear
@@ -173,9 +173,10 @@ public final class NfaChainMonomial {
         RegressionData all = Synthetic.chainMonomial(set.n() + set.testPoints(), set.d(), set.r(), set.seed());
         RegressionData tr = all.rows(0, set.n());
         RegressionData te = all.rows(set.n(), set.n() + set.testPoints());
-        Dataset train = Dataset.regression("chain-monomial-r" + set.r(), tr.x(), new int[] {set.d()}, tr.y(), 1);
-        Dataset test =
-                Dataset.regression("chain-monomial-r" + set.r() + "-test", te.x(), new int[] {set.d()}, te.y(), 1);
+        LabelledSet train =
+                LabelledSet.regression("chain-monomial-r" + set.r(), tr.x(), new int[] {set.d()}, tr.y(), 1);
+        LabelledSet test =
+                LabelledSet.regression("chain-monomial-r" + set.r() + "-test", te.x(), new int[] {set.d()}, te.y(), 1);
         ModelSpec spec = ModelSpec.parse(
                 String.format(
                         Locale.ROOT,
@@ -205,12 +206,12 @@ public final class NfaChainMonomial {
         double corruptedMean;
         double corruptedSd;
         double eigRatio;
-        Trainer.Result res;
+        TrainLoop.Result res;
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, set.seed(), m, DataType.FLOAT64)) {
             Map<String, DMatrixRMaj> w0 = FeatureAnsatz.weights(net);
             NDArray x = m.create(Series.toDouble(tr.x()), new Shape(set.n(), set.d()));
-            Trainer trainer = TrainRun.trainer(net, t, train, test, run).quiet(true);
+            TrainLoop trainer = TrainRun.trainer(net, t, train, test, run).quiet(true);
             trainer.addListener(new ProbeListener(run).add(new Probe() {
                 @Override
                 public String name() {

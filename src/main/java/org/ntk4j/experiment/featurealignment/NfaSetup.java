@@ -7,7 +7,7 @@ import ai.djl.ndarray.types.Shape;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Synthetic;
 import org.ntk4j.metrics.CentredNfc;
 import org.ntk4j.metrics.FeatureAnsatz;
@@ -15,8 +15,8 @@ import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
 
 /**
  * Set-up shared by the studies of "Feature learning as alignment" (anonymous): bias-free ReLU MLPs
@@ -67,7 +67,7 @@ final class NfaSetup {
      * paper's App. G spectra: p = 0 gives λ = ½·I, then 1/(1+k), 1/(1+k²)), labelled by the chain monomial
      * Σ_{i<r} x_i x_{(i+1) mod r} scaled to std 1 (App. I).
      */
-    static Dataset spectralChain(String name, int n, int d, int r, double p, long seed) {
+    static LabelledSet spectralChain(String name, int n, int d, int r, double p, long seed) {
         double[] lambda = new double[d];
         for (int k = 0; k < d; k++) {
             lambda[k] = 1 / (1 + Math.pow(k + 1, p));
@@ -91,11 +91,11 @@ final class NfaSetup {
         for (int i = 0; i < n; i++) {
             yf[i] = (float) ((y[i] - mean) / Math.sqrt(var));
         }
-        return Dataset.regression(name, x, new int[] {d}, yf, 1);
+        return LabelledSet.regression(name, x, new int[] {d}, yf, 1);
     }
 
     /** The first {@code n} samples of a dataset as a (n, sample shape...) float64 array owned by {@code m}. */
-    static NDArray inputs(Dataset data, int n, NDManager m) {
+    static NDArray inputs(LabelledSet data, int n, NDManager m) {
         int count = Math.min(n, data.size());
         int dim = data.featureDim();
         double[] v = new double[count * dim];
@@ -121,7 +121,7 @@ final class NfaSetup {
     record Run(
             List<String> layers,
             List<Point> points,
-            Trainer.Result result,
+            TrainLoop.Result result,
             double seconds,
             java.util.Map<String, org.ejml.data.DMatrixRMaj> weights) {
         /** The series of one quantity of layer {@code l} over the measurements after initialisation. */
@@ -164,8 +164,8 @@ final class NfaSetup {
     static Run train(
             ModelSpec spec,
             TrainSpec t,
-            Dataset train,
-            Dataset test,
+            LabelledSet train,
+            LabelledSet test,
             int measure,
             int every,
             boolean doubleCentred,
@@ -175,21 +175,21 @@ final class NfaSetup {
     }
 
     /**
-     * As {@link #train(ModelSpec, TrainSpec, Dataset, Dataset, int, int, boolean, long, NDManager)}, with
+     * As {@link #train(ModelSpec, TrainSpec, LabelledSet, LabelledSet, int, int, boolean, long, NDManager)}, with
      * {@code setup} (may be null) given the trainer and the tracker before training (e.g. adaptive SLO's UC-NFC
      * source).
      */
     static Run train(
             ModelSpec spec,
             TrainSpec t,
-            Dataset train,
-            Dataset test,
+            LabelledSet train,
+            LabelledSet test,
             int measure,
             int every,
             boolean doubleCentred,
             long seed,
             NDManager manager,
-            java.util.function.BiConsumer<Trainer, CentredNfc.Tracker> setup) {
+            java.util.function.BiConsumer<TrainLoop, CentredNfc.Tracker> setup) {
         long t0 = System.nanoTime();
         try (NDManager m = manager.newSubManager();
                 Network net = Network.build(spec, seed, m, DataType.FLOAT64)) {
@@ -197,7 +197,7 @@ final class NfaSetup {
             CentredNfc.Tracker tracker = new CentredNfc.Tracker(net, x, doubleCentred);
             List<Point> points = new ArrayList<>();
             points.add(new Point(0, tracker.measure(net)));
-            Trainer trainer = new Trainer(net, t, train, test);
+            TrainLoop trainer = new TrainLoop(net, t, train, test);
             if (setup != null) {
                 setup.accept(trainer, tracker);
             }
@@ -209,7 +209,7 @@ final class NfaSetup {
                     }
                 }
             });
-            Trainer.Result res = trainer.fit(false);
+            TrainLoop.Result res = trainer.fit(false);
             if (points.get(points.size() - 1).step() != res.steps()) {
                 points.add(new Point(res.steps(), tracker.measure(net)));
             }

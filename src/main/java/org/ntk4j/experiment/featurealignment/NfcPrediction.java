@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.RegressionData;
 import org.ntk4j.data.Synthetic;
 import org.ntk4j.experiment.support.Paper;
@@ -30,7 +30,7 @@ import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.NfcPredictor;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Fig. 3 of "Feature learning as alignment: a structural property of gradient descent in non-linear neural
@@ -191,7 +191,7 @@ public final class NfcPrediction {
                 DMatrixRMaj[] abp = NfcPredictor.dataMatrices(x, y);
                 double predicted = NfcPredictor.predict(abp[0], abp[1], m, true);
                 double printed = NfcPredictor.predict(abp[0], abp[1], m, false);
-                Dataset train = Dataset.regression("alignment-reversing", data.x(), new int[] {n}, data.y(), 1);
+                LabelledSet train = LabelledSet.regression("alignment-reversing", data.x(), new int[] {n}, data.y(), 1);
                 TrainSpec t = TrainSpec.builder()
                         .loss("mse")
                         .batchSize(0)
@@ -206,7 +206,7 @@ public final class NfcPrediction {
                     double own = NfcPredictor.predict(abp[0], abp[1], NfcPredictor.moments(fa), true);
                     NDArray xs = NfaSetup.inputs(train, n, sm);
                     CentredNfc.Tracker tracker = new CentredNfc.Tracker(net, xs, false);
-                    new Trainer(net, t, train, null).fit(false);
+                    new TrainLoop(net, t, train, null).fit(false);
                     CentredNfc.Layer first = tracker.measure(net).get(0);
                     tracker.close();
                     rows.add(new Row(

@@ -11,8 +11,8 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.experiment.support.StudyData;
@@ -41,7 +41,7 @@ final class CollapseSetup {
     private CollapseSetup() {}
 
     /** A dataset name, or the bundled MNIST subset when it is not on this machine (then {@code substituted}). */
-    record Data(String asked, String used, Dataset train, Dataset test) {
+    record Data(String asked, String used, LabelledSet train, LabelledSet test) {
         boolean substituted() {
             return !asked.equals(used);
         }
@@ -57,8 +57,8 @@ final class CollapseSetup {
      */
     static Data load(String name, boolean flatten, int perClass, int testPerClass, long seed) {
         String used = present(name) ? name : Datasets.MNIST_SUBSET;
-        Dataset train = Datasets.load(used, Split.TRAIN);
-        Dataset test = Datasets.load(used, Split.TEST);
+        LabelledSet train = Datasets.load(used, Split.TRAIN);
+        LabelledSet test = Datasets.load(used, Split.TEST);
         if (flatten) {
             train = Preprocess.flatten(train);
             test = Preprocess.flatten(test);
@@ -69,7 +69,7 @@ final class CollapseSetup {
     }
 
     /** The samples sorted by class (stable), so that heatmaps show C consecutive m×m blocks. */
-    static Dataset classOrdered(Dataset d) {
+    static LabelledSet classOrdered(LabelledSet d) {
         int[] labels = d.labels();
         int[] idx = IntStream.range(0, d.size())
                 .boxed()
@@ -80,7 +80,7 @@ final class CollapseSetup {
     }
 
     /** m per class from {@code d}, class-ordered. */
-    static Dataset kernelSet(Dataset d, int m, long seed) {
+    static LabelledSet kernelSet(LabelledSet d, int m, long seed) {
         return classOrdered(Preprocess.balancedSample(d, m, seed));
     }
 
@@ -90,7 +90,7 @@ final class CollapseSetup {
      * its input set to the dataset's sample shape and C outputs; {@code resnetNN-wK} is the zoo's ResNet-NN with stage
      * widths K, 2K, 4K (a narrower variant for CPU runs).
      */
-    static ModelSpec model(String name, Dataset d, int depth, int width) {
+    static ModelSpec model(String name, LabelledSet d, int depth, int width) {
         if ("mlp".equals(name)) {
             StringBuilder w = new StringBuilder();
             for (int l = 1; l < depth; l++) {
@@ -161,7 +161,7 @@ final class CollapseSetup {
             double[][] featuresTraced) {}
 
     /** FULL Θ and Θ^h (eval mode, float64) of the class-ordered kernel set. */
-    static Kernels kernels(Network net, Dataset set) {
+    static Kernels kernels(Network net, LabelledSet set) {
         KernelMatrix theta = full(net, set);
         KernelMatrix feat = full(net.features(), set);
         double[][] traced = theta.traced();
@@ -179,7 +179,7 @@ final class CollapseSetup {
                 ft);
     }
 
-    private static KernelMatrix full(Network net, Dataset set) {
+    private static KernelMatrix full(Network net, LabelledSet set) {
         try (NDScope scope = new NDScope();
                 NDManager m = net.manager().newSubManager()) {
             NDArray x = Arrays2.inputs(m, net, set, 0, set.size());

@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
@@ -25,8 +25,8 @@ import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
 
 /**
  * The class-block structure of the NTK during training: Seleznova &amp; Kutyniok, "NTK Beyond the Infinite-Width
@@ -172,12 +172,12 @@ public final class NtkBlockStructure {
             int epochs = p.epochsOr(set.epochs());
             double lr = p.lrsOr(new double[] {set.lr()})[0];
             CollapseSetup.Data data = CollapseSetup.load(p.dataset(), mlp, perClass, perClass, set.seed());
-            Dataset kset = CollapseSetup.kernelSet(data.train(), set.kernelPerClass(), set.seed());
+            LabelledSet kset = CollapseSetup.kernelSet(data.train(), set.kernelPerClass(), set.seed());
             ModelSpec spec = CollapseSetup.model(p.model(), data.train(), set.mlpDepth(), set.mlpWidth());
             String tag = p.model() + "-" + p.dataset();
             List<double[]> rows = new ArrayList<>(); // epoch, c/d, n/d, γ, κ, A, A^h, dominance
             List<CollapseSetup.Kernels> ends = new ArrayList<>();
-            Trainer.Result res;
+            TrainLoop.Result res;
             try (NDManager m = manager.newSubManager();
                     Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
                 TrainListener probe = new TrainListener() {
@@ -209,7 +209,7 @@ public final class NtkBlockStructure {
                     }
 
                     @Override
-                    public void onEpoch(TrainProgress tp, Trainer.EpochRecord e) {
+                    public void onEpoch(TrainProgress tp, TrainLoop.EpochRecord e) {
                         // the grid's probe epochs up to this pair's training length, and its last epoch
                         if (e.epoch() == epochs
                                 || Arrays.stream(set.probeEpochs()).anyMatch(x -> x == e.epoch() && x > 0)) {
@@ -217,7 +217,7 @@ public final class NtkBlockStructure {
                         }
                     }
                 };
-                Trainer trainer = new Trainer(
+                TrainLoop trainer = new TrainLoop(
                                 net, CollapseSetup.sgd(lr, set.batch(), epochs, set.seed()), data.train(), data.test())
                         .quiet(true);
                 trainer.addListener(probe);

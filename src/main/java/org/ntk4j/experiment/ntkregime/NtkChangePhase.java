@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
@@ -44,8 +44,8 @@ import org.ntk4j.theory.MonteCarloNtk;
 import org.ntk4j.theory.SignalPropagation;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.train.TrainListener;
+import org.ntk4j.train.TrainLoop;
 import org.ntk4j.train.TrainProgress;
-import org.ntk4j.train.Trainer;
 
 /**
  * Seleznova &amp; Kutyniok, "Analyzing Finite Neural Networks: Can We Trust NTK Theory?" (Seleznova, NTK thesis §3.1),
@@ -261,8 +261,8 @@ public final class NtkChangePhase {
 
     /** {@code n} MNIST images (a seeded random subset of the bundled 2000-image set), flattened, scaled to ‖x‖² = d (q⁰ = 1, the
      * normalisation of the mean-field recursions, eq. (5), App. E). */
-    static Dataset mnistUnitNorm(int n, long seed) {
-        Dataset d = StudyData.load(Datasets.MNIST_SUBSET, Split.TRAIN, true); // ‖x‖² = d
+    static LabelledSet mnistUnitNorm(int n, long seed) {
+        LabelledSet d = StudyData.load(Datasets.MNIST_SUBSET, Split.TRAIN, true); // ‖x‖² = d
         int[] perm = new int[d.size()];
         for (int i = 0; i < perm.length; i++) {
             perm[i] = i;
@@ -277,7 +277,7 @@ public final class NtkChangePhase {
         return d.subset(Arrays.copyOf(perm, n));
     }
 
-    static double[][] tracedNtk(Network net, Dataset data) {
+    static double[][] tracedNtk(Network net, LabelledSet data) {
         try (NDScope scope = new NDScope();
                 NDManager m = net.manager().newSubManager()) {
             NDArray x =
@@ -292,7 +292,7 @@ public final class NtkChangePhase {
         } catch (java.io.IOException e) {
             throw new org.ntk4j.UserException(out + ": cannot create the output folder (" + e.getMessage() + ")");
         }
-        Dataset train = mnistUnitNorm(set.samples(), set.seed());
+        LabelledSet train = mnistUnitNorm(set.samples(), set.seed());
         int n = train.size();
         int classes = train.numClasses();
         // pass 1: the initial kernels, for the one learning rate that is stable for every net
@@ -329,13 +329,13 @@ public final class NtkChangePhase {
                             .epochs(set.steps())
                             .seed(set.seed())
                             .validate("ntk-change-phase");
-                    Trainer.Result res;
+                    TrainLoop.Result res;
                     try (NDManager m = manager.newSubManager();
                             Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
-                        Trainer trainer = new Trainer(net, t, train, null).quiet(true);
+                        TrainLoop trainer = new TrainLoop(net, t, train, null).quiet(true);
                         trainer.addListener(new TrainListener() {
                             @Override
-                            public void onEpoch(TrainProgress p, Trainer.EpochRecord e) {
+                            public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
                                 minLoss[0] = Math.min(minLoss[0], e.trainLoss());
                                 for (int c = 0; c < set.checkpoints().length; c++) {
                                     if (set.checkpoints()[c] == p.step()) {

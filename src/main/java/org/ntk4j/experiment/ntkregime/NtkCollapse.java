@@ -14,7 +14,7 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.MatrixFeatures_DDRM;
 import org.ejml.dense.row.NormOps_DDRM;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
@@ -34,7 +34,7 @@ import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.BlockNtk;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Seleznova, Weitzner, Giryes, Kutyniok &amp; Chou, "Neural (Tangent Kernel) Collapse" (Seleznova, NTK thesis §3.3),
@@ -168,7 +168,7 @@ public final class NtkCollapse {
             .build();
 
     /** The measured invariant: {‖E‖_F, ‖E‖_F/‖WᵀW/m‖_F, alignment, κ_d, κ_c, κ_n, A(Θ^h, YYᵀ)}. */
-    static double[] invariant(Network net, Dataset batch, Dataset kset) {
+    static double[] invariant(Network net, LabelledSet batch, LabelledSet kset) {
         int classes = batch.numClasses();
         int m = batch.size() / classes;
         CollapseSetup.Kernels k = CollapseSetup.kernels(net, kset);
@@ -203,7 +203,7 @@ public final class NtkCollapse {
         };
     }
 
-    static NeuralCollapse collapse(Network net, Dataset batch) {
+    static NeuralCollapse collapse(Network net, LabelledSet batch) {
         double[][] h = NeuralCollapseProbe.features(net.features(), batch);
         TangentLayer cl = NeuralCollapseProbe.classifier(net);
         double[][] w = NeuralCollapseProbe.matrix(cl.weight().value(), cl.weightScale());
@@ -224,17 +224,17 @@ public final class NtkCollapse {
             int epochs = p.epochsOr(set.epochs());
             CollapseSetup.Data data = CollapseSetup.load(
                     p.dataset(), mlp, p.trainPerClassOr(set.trainPerClass()), set.testPerClass(), set.seed());
-            Dataset batch = CollapseSetup.kernelSet(data.train(), set.batchPerClass(), set.seed() + 3);
-            Dataset kset = CollapseSetup.kernelSet(data.train(), set.kernelPerClass(), set.seed() + 4);
+            LabelledSet batch = CollapseSetup.kernelSet(data.train(), set.batchPerClass(), set.seed() + 3);
+            LabelledSet kset = CollapseSetup.kernelSet(data.train(), set.kernelPerClass(), set.seed() + 4);
             ModelSpec spec = CollapseSetup.model(p.model(), data.train(), set.mlpDepth(), set.mlpWidth());
             for (double lr : p.lrsOr(set.lrs())) {
                 try (NDManager m = manager.newSubManager();
                         Network net = Network.build(spec, set.seed(), m, DataType.FLOAT32)) {
                     NeuralCollapse nc0 = collapse(net, batch);
                     double[] inv0 = invariant(net, batch, kset);
-                    Trainer.Result res;
+                    TrainLoop.Result res;
                     try {
-                        res = new Trainer(
+                        res = new TrainLoop(
                                         net,
                                         CollapseSetup.sgd(lr, set.batch(), epochs, set.seed()),
                                         data.train(),

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
@@ -187,7 +187,7 @@ public final class DepthSweep {
     }
 
     public static Result run(Settings set, Path out, NDManager manager) {
-        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
+        LabelledSet train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
         double[] beta = LinearTeacherSetup.teacher(train, set.s());
         double[] logSigma =
                 java.util.Arrays.stream(set.odeSigmas()).map(Math::log10).toArray();
@@ -282,7 +282,7 @@ public final class DepthSweep {
      */
     private static double[] train(
             Settings set,
-            Dataset train,
+            LabelledSet train,
             double[] beta,
             int depth,
             double sigma,

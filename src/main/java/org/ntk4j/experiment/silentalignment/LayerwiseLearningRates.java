@@ -9,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
@@ -32,7 +32,7 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.theory.LinearNetworks;
 import org.ntk4j.train.Arrays2;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Atanasov, Bordelon &amp; Pehlevan, Silent Alignment, Fig. D.1b (eqs. 10, 35–37): the final NTK of a two-layer linear
@@ -170,7 +170,7 @@ public final class LayerwiseLearningRates {
     }
 
     public static List<Row> run(Settings set, Path out, NDManager manager) {
-        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
+        LabelledSet train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> spectra = new LinkedHashMap<>();
         int shown = set.d() + 3; // the D nonzero eigenvalues and the start of the null space
@@ -184,7 +184,7 @@ public final class LayerwiseLearningRates {
             RunFolder run = new RunFolder(out.resolve(tag));
             double[] ev;
             double[] wev;
-            Trainer.Result result;
+            TrainLoop.Result result;
             try (Network net = Network.build(spec, set.seed(), manager);
                     NDManager m = manager.newSubManager()) {
                 result = TrainRun.trainer(net, t, train, null, run).quiet(true).fit(false);

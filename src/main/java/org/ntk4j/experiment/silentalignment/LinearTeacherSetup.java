@@ -1,7 +1,7 @@
 package org.ntk4j.experiment.silentalignment;
 
 import java.util.Locale;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.data.SyntheticDatasets;
 import org.ntk4j.spec.DatasetKind;
@@ -18,7 +18,7 @@ final class LinearTeacherSetup {
     private LinearTeacherSetup() {}
 
     /** P points in D dimensions, XᵀX/P = I, y = s·βᵀx with ‖β‖ = 1. */
-    static Dataset whitenedTeacher(int d, int points, double s, long seed) {
+    static LabelledSet whitenedTeacher(int d, int points, double s, long seed) {
         String name = "whitened-linear-d" + d;
         DatasetSpec.Builder data = DatasetSpec.builder()
                 .name(name)
@@ -66,7 +66,7 @@ final class LinearTeacherSetup {
     }
 
     /** β = Xᵀy/(sP): exact for whitened inputs (XᵀX/P = I) and y = s·Xβ. */
-    static double[] teacher(Dataset train, double s) {
+    static double[] teacher(LabelledSet train, double s) {
         int p = train.size();
         int d = train.featureDim();
         double[] beta = new double[d];

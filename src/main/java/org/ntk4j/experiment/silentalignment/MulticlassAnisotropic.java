@@ -11,8 +11,8 @@ import java.util.Locale;
 import java.util.Map;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Synthetic;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
@@ -258,14 +258,14 @@ public final class MulticlassAnisotropic {
         Map<String, double[]> alignCurves = new LinkedHashMap<>();
         Map<String, double[]> times = new LinkedHashMap<>();
         for (Case c : set.cases()) {
-            Dataset train;
+            LabelledSet train;
             DMatrixRMaj m; // final traced NTK matrix, K_∞ = X M Xᵀ on the rows of X
             int outputs;
             if (c.data() == Data.MULTI_OUTPUT_WHITENED) {
                 Synthetic.Teacher teacher =
                         Synthetic.multiOutputTeacher(set.points(), set.d(), c.singularValues(), set.seed());
                 outputs = teacher.outputs();
-                train = Dataset.regression(
+                train = LabelledSet.regression(
                         "multi-output-teacher",
                         teacher.data().x(),
                         new int[] {set.d()},
@@ -378,13 +378,14 @@ public final class MulticlassAnisotropic {
     }
 
     /** {@link TwoClassData} on the bundled MNIST subset, flattened to D = 784 inputs for the linear nets. */
-    static Dataset mnist01(int points, double gamma) {
-        Dataset two = TwoClassData.of(Datasets.MNIST_SUBSET, points, 0, gamma).train();
+    static LabelledSet mnist01(int points, double gamma) {
+        LabelledSet two =
+                TwoClassData.of(Datasets.MNIST_SUBSET, points, 0, gamma).train();
         return two.withFeatures(two.features(), new int[] {two.featureDim()});
     }
 
     /** w* = Xᵀ(XXᵀ)⁺y, the minimum-norm interpolant of the targets (rows of X are the points). */
-    static double[] minimumNorm(Dataset train) {
+    static double[] minimumNorm(LabelledSet train) {
         int n = train.size();
         int d = train.featureDim();
         DMatrixRMaj x = new DMatrixRMaj(n, d);
@@ -407,7 +408,7 @@ public final class MulticlassAnisotropic {
     }
 
     /** The P × P Gram X M Xᵀ of the training rows. */
-    static double[][] gram(Dataset train, DMatrixRMaj m) {
+    static double[][] gram(LabelledSet train, DMatrixRMaj m) {
         int n = train.size();
         int d = train.featureDim();
         DMatrixRMaj x = new DMatrixRMaj(n, d);

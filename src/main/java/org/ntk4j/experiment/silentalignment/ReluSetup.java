@@ -3,8 +3,8 @@ package org.ntk4j.experiment.silentalignment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.data.Standardizer;
@@ -68,9 +68,9 @@ final class ReluSetup {
 
     /** The first {@code train}/{@code test} images of classes 0 and 1, ±1 targets, at whitening exponent γ. */
     static Data images(String dataset, int train, int test, double gamma) {
-        Dataset tr = Preprocess.flatten(Preprocess.classSubset(Datasets.load(dataset, Split.TRAIN), 0, 1))
+        LabelledSet tr = Preprocess.flatten(Preprocess.classSubset(Datasets.load(dataset, Split.TRAIN), 0, 1))
                 .head(train);
-        Dataset te = Preprocess.flatten(Preprocess.classSubset(Datasets.load(dataset, Split.TEST), 0, 1))
+        LabelledSet te = Preprocess.flatten(Preprocess.classSubset(Datasets.load(dataset, Split.TEST), 0, 1))
                 .head(test);
         return whiten(
                 dataset + " 0/1, " + tr.size() + "/" + te.size() + (gamma == 0 ? "" : ", gamma " + gamma),

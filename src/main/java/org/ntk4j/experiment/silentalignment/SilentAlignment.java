@@ -9,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Series;
@@ -149,7 +149,7 @@ public final class SilentAlignment {
 
     /** Runs every σ into {@code out}/sigma-…/, writes the comparison plots, results.json and report.html. */
     public static List<Row> run(Settings set, Path out, NDManager manager) {
-        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
+        LabelledSet train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), set.s(), set.seed());
         double[] beta = LinearTeacherSetup.teacher(train, set.s());
         List<Row> rows = new ArrayList<>();
         Map<String, double[]> lossT = new LinkedHashMap<>();

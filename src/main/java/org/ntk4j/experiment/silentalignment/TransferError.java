@@ -13,7 +13,7 @@ import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.factory.LinearSolverFactory_DDRM;
 import org.ejml.interfaces.linsol.LinearSolverDense;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.experiment.support.Paper;
 import org.ntk4j.experiment.support.Scale;
 import org.ntk4j.experiment.support.Study;
@@ -308,7 +308,7 @@ public final class TransferError {
 
     /** A two-layer linear net trained with η₁/η₂ = ρ; its final M, the measured A and the transfer errors with it. */
     static Net trainedNet(Settings set, double rho, Path out, NDManager manager) {
-        Dataset train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), 1, set.seed());
+        LabelledSet train = LinearTeacherSetup.whitenedTeacher(set.d(), set.points(), 1, set.seed());
         double[] beta = LinearTeacherSetup.teacher(train, 1);
         String tag = String.format(Locale.ROOT, "net-ratio-%g", rho);
         ModelSpec spec = LinearTeacherSetup.linearNet("linear2-" + tag, set.d(), new int[] {set.hidden()}, set.sigma());

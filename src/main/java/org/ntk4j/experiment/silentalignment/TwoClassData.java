@@ -1,8 +1,8 @@
 package org.ntk4j.experiment.silentalignment;
 
 import java.util.Locale;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.data.Standardizer;
 import org.ntk4j.data.Whitening;
@@ -16,30 +16,30 @@ import org.ntk4j.data.Whitening;
  */
 final class TwoClassData {
     /** Training and test sets. */
-    record Split2(Dataset train, Dataset test) {}
+    record Split2(LabelledSet train, LabelledSet test) {}
 
     private TwoClassData() {}
 
     /** {@code points} training and {@code testPoints} test images of classes 0 and 1 of {@code dataset}. */
     static Split2 of(String dataset, int points, int testPoints, double gamma) {
-        Dataset train = pick(Datasets.load(dataset, Split.TRAIN), points);
+        LabelledSet train = pick(Datasets.load(dataset, Split.TRAIN), points);
         Standardizer centre = Standardizer.fit(train, Standardizer.Mode.CENTRE);
-        Dataset ct = centre.apply(train);
+        LabelledSet ct = centre.apply(train);
         int d = ct.featureDim();
         Whitening w = Whitening.fit(
                 ct.features(), ct.size(), d, gamma, Whitening.DEFAULT_RCOND, Whitening.Rescale.UNIT_MEAN_EIGENVALUE);
         String name = String.format(Locale.ROOT, "%s-01-gamma-%g", dataset, gamma);
-        Dataset tr = regression(name, w.fittedTrain(), train);
-        Dataset te = null;
+        LabelledSet tr = regression(name, w.fittedTrain(), train);
+        LabelledSet te = null;
         if (testPoints > 0) {
-            Dataset test = pick(Datasets.load(dataset, Split.TEST), testPoints);
+            LabelledSet test = pick(Datasets.load(dataset, Split.TEST), testPoints);
             te = regression(name + "-test", w.apply(centre.apply(test).features()), test);
         }
         return new Split2(tr, te);
     }
 
     /** The first n/2 images of class 0 and n − n/2 of class 1, in dataset order. */
-    private static Dataset pick(Dataset all, int n) {
+    private static LabelledSet pick(LabelledSet all, int n) {
         int[] idx = new int[n];
         int zeros = 0;
         int ones = 0;
@@ -57,11 +57,11 @@ final class TwoClassData {
         return all.subset(java.util.Arrays.copyOf(idx, k));
     }
 
-    private static Dataset regression(String name, float[] x, Dataset labelled) {
+    private static LabelledSet regression(String name, float[] x, LabelledSet labelled) {
         float[] y = new float[labelled.size()];
         for (int i = 0; i < y.length; i++) {
             y[i] = labelled.labels()[i] == 1 ? 1f : -1f;
         }
-        return Dataset.regression(name, x, labelled.sampleShape(), y, 1);
+        return LabelledSet.regression(name, x, labelled.sampleShape(), y, 1);
     }
 }

@@ -8,8 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.experiment.support.Paper;
@@ -27,7 +27,7 @@ import org.ntk4j.report.Plots;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.spec.TrainSpec;
-import org.ntk4j.train.Trainer;
+import org.ntk4j.train.TrainLoop;
 
 /**
  * Xu &amp; Ziyin, "When Does Feature Learning Happen? Perspective from an Analytically Solvable Model", Fig. 2 (§2.4,
@@ -129,30 +129,30 @@ public final class InitScale {
             .build();
 
     /** CIFAR-10 (first images, per-pixel standardised by the loader's scale) or the substitute, as image datasets. */
-    static Dataset[] data(Settings set) {
+    static LabelledSet[] data(Settings set) {
         if (set.side() == 32 && StudyData.availableDatasets().contains(Datasets.CIFAR10)) {
-            return new Dataset[] {
+            return new LabelledSet[] {
                 Datasets.load(Datasets.CIFAR10, Split.TRAIN).head(set.train()),
                 Datasets.load(Datasets.CIFAR10, Split.TEST).head(set.test())
             };
         }
         if (set.side() == 32) { // real images as the stand-in: MNIST (fetched, else the bundled subset) 3×32×32
             String name = StudyData.fetched(Datasets.MNIST) ? Datasets.MNIST : Datasets.MNIST_SUBSET;
-            return new Dataset[] {
+            return new LabelledSet[] {
                 rgb(Preprocess.pad(Datasets.load(name, Split.TRAIN).head(set.train()), 2)),
                 rgb(Preprocess.pad(Datasets.load(name, Split.TEST).head(set.test()), 2))
             };
         }
         SolvableSetup.Data d = SolvableSetup.data(set.side(), set.train(), set.test(), false, set.seed());
         double scale = Math.sqrt(d.d0()); // unit-norm rows → unit-variance pixels
-        return new Dataset[] {
+        return new LabelledSet[] {
             image("substitute-train", d.xTrain(), d.yTrain(), set.side(), scale),
             image("substitute-test", d.xTest(), d.yTest(), set.side(), scale)
         };
     }
 
     /** A 1×H×W image set repeated over 3 channels (3×H×W, the CIFAR shape). */
-    private static Dataset rgb(Dataset g) {
+    private static LabelledSet rgb(LabelledSet g) {
         int hw = g.featureDim();
         float[] f = g.features();
         float[] o = new float[f.length * 3];
@@ -162,10 +162,11 @@ public final class InitScale {
             }
         }
         int[] sh = g.sampleShape();
-        return new Dataset(g.name() + "-3ch", o, new int[] {3, sh[sh.length - 2], sh[sh.length - 1]}, g.labels(), 10);
+        return new LabelledSet(
+                g.name() + "-3ch", o, new int[] {3, sh[sh.length - 2], sh[sh.length - 1]}, g.labels(), 10);
     }
 
-    private static Dataset image(String name, double[] x, double[] y, int side, double scale) {
+    private static LabelledSet image(String name, double[] x, double[] y, int side, double scale) {
         float[] f = new float[x.length];
         for (int i = 0; i < f.length; i++) {
             f[i] = (float) (x[i] * scale);
@@ -174,7 +175,7 @@ public final class InitScale {
         for (int i = 0; i < labels.length; i++) {
             labels[i] = (int) y[i];
         }
-        return new Dataset(name, f, new int[] {3, side, side}, labels, 10);
+        return new LabelledSet(name, f, new int[] {3, side, side}, labels, 10);
     }
 
     static ModelSpec model(Settings set) {
@@ -196,7 +197,7 @@ public final class InitScale {
     }
 
     public static List<Row> run(Settings set, Path out, NDManager manager) {
-        Dataset[] data = data(set);
+        LabelledSet[] data = data(set);
         ModelSpec spec = model(set);
         List<Row> rows = new ArrayList<>();
         for (double alpha : set.alphas()) {
@@ -220,8 +221,8 @@ public final class InitScale {
                     }
                 }
                 double n0 = normSum(net);
-                Trainer.Result r =
-                        new Trainer(net, t, data[0], data[1]).quiet(true).fit(false);
+                TrainLoop.Result r =
+                        new TrainLoop(net, t, data[0], data[1]).quiet(true).fit(false);
                 rows.add(new Row(
                         alpha,
                         n0,
@@ -280,7 +281,7 @@ public final class InitScale {
         return v;
     }
 
-    private static void write(Settings set, Dataset[] data, ModelSpec spec, Path out, List<Row> rows) {
+    private static void write(Settings set, LabelledSet[] data, ModelSpec spec, Path out, List<Row> rows) {
         double[] a = rows.stream().mapToDouble(Row::alpha).toArray();
         Map<String, double[]> norm = new LinkedHashMap<>();
         norm.put("Σ‖θ_l‖ at init", rows.stream().mapToDouble(Row::initialNorm).toArray());

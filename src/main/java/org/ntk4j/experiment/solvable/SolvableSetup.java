@@ -1,8 +1,8 @@
 package org.ntk4j.experiment.solvable;
 
 import java.util.SplittableRandom;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 import org.ntk4j.experiment.support.Series;
 import org.ntk4j.experiment.support.StudyData;
@@ -21,8 +21,8 @@ final class SolvableSetup {
     static Data data(int side, int train, int test, boolean cifarIfPresent, long seed) {
         int d0 = 3 * side * side;
         if (cifarIfPresent && StudyData.availableDatasets().contains(Datasets.CIFAR10)) {
-            Dataset tr = StudyData.load(Datasets.CIFAR10, Split.TRAIN).head(train);
-            Dataset te = StudyData.load(Datasets.CIFAR10, Split.TEST).head(test);
+            LabelledSet tr = StudyData.load(Datasets.CIFAR10, Split.TRAIN).head(train);
+            LabelledSet te = StudyData.load(Datasets.CIFAR10, Split.TEST).head(test);
             return new Data(
                     "cifar10 (first " + train + "/" + test + ")",
                     unit(tr.features(), tr.featureDim()),
@@ -110,7 +110,7 @@ final class SolvableSetup {
         return x;
     }
 
-    private static double[] labels(Dataset d) {
+    private static double[] labels(LabelledSet d) {
         double[] y = new double[d.size()];
         for (int i = 0; i < y.length; i++) {
             y[i] = d.labels()[i];

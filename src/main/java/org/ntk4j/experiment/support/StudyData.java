@@ -4,8 +4,8 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.data.DataPaths;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 
@@ -33,13 +33,13 @@ public final class StudyData {
     }
 
     /** A split flattened to d features and scaled per sample to ‖x‖² = d. */
-    public static Dataset load(String name, Split split) {
+    public static LabelledSet load(String name, Split split) {
         return load(name, split, true);
     }
 
     /** A split flattened to d features: pixels in [0, 1] as read, or scaled per sample to ‖x‖² = d (Assumption 1). */
-    public static Dataset load(String name, Split split, boolean unitSphere) {
-        Dataset d = Preprocess.flatten(Datasets.load(name, split));
+    public static LabelledSet load(String name, Split split, boolean unitSphere) {
+        LabelledSet d = Preprocess.flatten(Datasets.load(name, split));
         if (!unitSphere) {
             return d;
         }
@@ -62,7 +62,7 @@ public final class StudyData {
      * The CPU-scale training set: a class-balanced {@code perClass} sample when every class has more than that
      * (the fetched 60 000-image sets), else the whole set (the bundled 2000-image MNIST subset).
      */
-    public static Dataset cap(Dataset train, int perClass, long seed) {
+    public static LabelledSet cap(LabelledSet train, int perClass, long seed) {
         int min = java.util.Arrays.stream(train.classCounts()).min().orElse(0);
         return perClass > 0 && min > perClass ? Preprocess.balancedSample(train, perClass, seed) : train;
     }

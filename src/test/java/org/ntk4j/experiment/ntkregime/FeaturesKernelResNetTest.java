@@ -6,8 +6,8 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 
@@ -22,7 +22,7 @@ class FeaturesKernelResNetTest {
     void featuresKernelOfAResNetIsFinite() {
         CollapseSetup.Data d = CollapseSetup.load(Datasets.MNIST_SUBSET, false, 10, 2, 1);
         // 2 per class, 10 classes: the structured factors gave 70-210 of the 640 (sample, feature) rows NaN here
-        Dataset set = CollapseSetup.kernelSet(d.train(), 2, 3);
+        LabelledSet set = CollapseSetup.kernelSet(d.train(), 2, 3);
         ModelSpec spec = CollapseSetup.model("resnet20-w8", d.train(), 0, 0);
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(spec, 0, m, DataType.FLOAT32)) {

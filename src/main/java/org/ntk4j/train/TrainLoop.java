@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.model.Forward;
 import org.ntk4j.model.Network;
@@ -22,32 +22,32 @@ import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.util.NativeWork;
 
 /**
- * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link Dataset} held in the engine, one NDScope
+ * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link LabelledSet} held in the engine, one NDScope
  * per step (native memory stays flat). Everything else is a {@link TrainListener}: console output, per-epoch
  * metrics, probes on their schedule (org.ntk4j.probe), and {@link Checkpoints} from which a killed run resumes
  * with exactly the weights and metrics of an uninterrupted one (the batch order is a function of (seed, epoch),
  * so resuming mid-epoch replays the same batches). The listeners that write a run folder are in org.ntk4j.job
  * ({@code TrainRun.trainer}).
  */
-public final class Trainer {
+public final class TrainLoop {
     private final Network net;
     private final TrainSpec spec;
-    private final Dataset train;
-    private final Dataset test;
+    private final LabelledSet train;
+    private final LabelledSet test;
     private final List<TrainListener> listeners = new ArrayList<>();
-    private final Loss loss;
+    private final LossFunction loss;
     private Checkpoints checkpoints;
     private TrainListener console;
     private AdaptiveSpeeds.Source ucSource;
     private StepPhases phases;
 
     /** A bare training loop: no output at all until listeners are added. */
-    public Trainer(Network net, TrainSpec spec, Dataset train, Dataset test) {
+    public TrainLoop(Network net, TrainSpec spec, LabelledSet train, LabelledSet test) {
         this.net = net;
         this.spec = spec;
         this.train = train;
         this.test = test;
-        this.loss = Loss.parse(spec.loss().json());
+        this.loss = LossFunction.parse(spec.loss().json());
         if (train.isRegression() && spec.loss() != LossKind.MSE) {
             throw new UserException(train.name() + " is a regression set (real-valued targets): it needs loss mse (got "
                     + spec.loss() + ")");
@@ -68,7 +68,7 @@ public final class Trainer {
     }
 
     /** Adds a listener; it runs after those added before it (and before the checkpoints). */
-    public Trainer addListener(TrainListener l) {
+    public TrainLoop addListener(TrainListener l) {
         listeners.add(l);
         return this;
     }
@@ -77,13 +77,13 @@ public final class Trainer {
      * The per-layer UC-NFC that adaptive SLO (TrainSpec.sloAdaptive > 0) reads before every step; see
      * {@link AdaptiveSpeeds}.
      */
-    public Trainer adaptiveSpeeds(AdaptiveSpeeds.Source source) {
+    public TrainLoop adaptiveSpeeds(AdaptiveSpeeds.Source source) {
         this.ucSource = source;
         return this;
     }
 
     /** Marks each step's phases for a profiler (null: none, the default). */
-    public Trainer phases(StepPhases p) {
+    public TrainLoop phases(StepPhases p) {
         this.phases = p;
         return this;
     }
@@ -95,13 +95,13 @@ public final class Trainer {
     }
 
     /** Where checkpoints are written and resumed from (null: none); runs after every other listener. */
-    public Trainer checkpoints(Checkpoints c) {
+    public TrainLoop checkpoints(Checkpoints c) {
         this.checkpoints = c;
         return this;
     }
 
     /** The listener that writes to the console (e.g. progress bars); it runs first, and {@link #quiet} drops it. */
-    public Trainer console(TrainListener c) {
+    public TrainLoop console(TrainListener c) {
         listeners.remove(console);
         this.console = c;
         listeners.add(0, c);
@@ -109,7 +109,7 @@ public final class Trainer {
     }
 
     /** Without console output (removes the {@link #console} listener; false puts it back). */
-    public Trainer quiet(boolean q) {
+    public TrainLoop quiet(boolean q) {
         if (q) {
             listeners.remove(console);
         } else if (console != null && !listeners.contains(console)) {
@@ -126,7 +126,7 @@ public final class Trainer {
     }
 
     /** Targets as float rows (N, O): a regression set's own targets, else encoded from the labels. */
-    static float[] targets(TrainSpec spec, Dataset data) {
+    static float[] targets(TrainSpec spec, LabelledSet data) {
         return data.isRegression() ? data.targets() : targets(spec, data.labels(), data.numClasses());
     }
 
@@ -184,8 +184,8 @@ public final class Trainer {
             NDArray y = Arrays2.fromFloats(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
             int stepsPerEpoch = (n + batch - 1) / batch;
-            Optimizer opt = new Optimizer(spec, net.trainableParams(), m)
-                    .fuse(Optimizer.fuseByDefault(net.trainableParams())); // the net's own parameters
+            UpdateRule opt = new UpdateRule(spec, net.trainableParams(), m)
+                    .fuse(UpdateRule.fuseByDefault(net.trainableParams())); // the net's own parameters
             applyLayerLearningRates(opt);
             if (spec.sloAdaptive() > 0 && ucSource == null) {
                 throw new UserException("sloAdaptive = " + spec.sloAdaptive() + " needs the layers' UC-NFC at every"
@@ -332,7 +332,7 @@ public final class Trainer {
      * Per-layer learning rates: multiplier η_l/η for every parameter of layer l (TrainSpec.layerLr; SLO's speeds
      * C_l), and the per-layer parameter groups whose gradient norm SLO fixes.
      */
-    private void applyLayerLearningRates(Optimizer opt) {
+    private void applyLayerLearningRates(UpdateRule opt) {
         java.util.Set<String> layers = new java.util.LinkedHashSet<>();
         net.parameterLayers().forEach(l -> layers.add(l.name()));
         for (String name : spec.layerLr().keySet()) {
@@ -364,7 +364,7 @@ public final class Trainer {
     }
 
     /** Adaptive SLO: every parameter of layer l gets the speed C_l of {@link AdaptiveSpeeds#speeds}. */
-    private void applyAdaptiveSpeeds(Optimizer opt) {
+    private void applyAdaptiveSpeeds(UpdateRule opt) {
         List<String> names = new ArrayList<>();
         net.parameterLayers().forEach(l -> names.add(l.name()));
         java.util.Map<String, Double> c = AdaptiveSpeeds.speeds(names, ucSource.ucNfc(net), spec.sloAdaptive());
@@ -486,7 +486,7 @@ public final class Trainer {
             NDArray l = type == DataType.FLOAT64 ? lv : lv.toType(DataType.FLOAT64, false);
             lossSum.addi(l.mul(count));
             if (classify) {
-                correct.addi(Trainer.correct(f, y));
+                correct.addi(TrainLoop.correct(f, y));
             }
         }
 
@@ -516,7 +516,7 @@ public final class Trainer {
      * least 64; 256 for full-batch runs): a scope holds a whole forward pass, and wide nets such as
      * DenseNet keep every concatenated feature map alive until it closes.
      */
-    public double[] evaluate(Dataset data) {
+    public double[] evaluate(LabelledSet data) {
         double lossSum = 0;
         long correct = 0;
         int n = data.size();

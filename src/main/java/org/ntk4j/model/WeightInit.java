@@ -7,7 +7,7 @@ package org.ntk4j.model;
  * TORCH_DEFAULT: U(−1/√n_in, 1/√n_in) for weight and bias (PyTorch nn.Linear / nn.Conv2d).
  * In NTK parameterisation the trained weights are always N(0, 1) and these do not apply.
  */
-public enum Initializer {
+public enum WeightInit {
     GAUSSIAN,
     HE,
     LECUN,

@@ -10,10 +10,10 @@ import java.util.Objects;
  * seeds 001 and 004) also carries real-valued targets, n × {@link #targetOutputs()} row-major, which
  * training and the probes use instead of labels; its labels are all 0 (one class).
  *
- * <p>Immutable by convention: methods that transform return a new Dataset; the arrays returned
+ * <p>Immutable by convention: methods that transform return a new LabelledSet; the arrays returned
  * by the accessors are the backing arrays and must not be modified.
  */
-public final class Dataset {
+public final class LabelledSet {
     private final String name;
     private final float[] features;
     private final int[] sampleShape;
@@ -22,11 +22,11 @@ public final class Dataset {
     private final float[] targets;
     private final int targetOutputs;
 
-    public Dataset(String name, float[] features, int[] sampleShape, int[] labels, int numClasses) {
+    public LabelledSet(String name, float[] features, int[] sampleShape, int[] labels, int numClasses) {
         this(name, features, sampleShape, labels, numClasses, null, 0);
     }
 
-    private Dataset(
+    private LabelledSet(
             String name,
             float[] features,
             int[] sampleShape,
@@ -95,9 +95,9 @@ public final class Dataset {
     }
 
     /** A regression set: these samples with real-valued targets y (n × outputs, row-major), labels all 0. */
-    public static Dataset regression(String name, float[] features, int[] sampleShape, float[] y, int outputs) {
+    public static LabelledSet regression(String name, float[] features, int[] sampleShape, float[] y, int outputs) {
         int n = outputs <= 0 ? 0 : y.length / outputs;
-        return new Dataset(name, features, sampleShape, new int[n], 1, y, outputs);
+        return new LabelledSet(name, features, sampleShape, new int[n], 1, y, outputs);
     }
 
     /** Whether the set carries real-valued targets (a regression task) rather than class labels only. */
@@ -116,7 +116,7 @@ public final class Dataset {
     }
 
     /** Samples at the given indices, in that order. */
-    public Dataset subset(int[] indices) {
+    public LabelledSet subset(int[] indices) {
         int d = featureDim();
         float[] f = new float[indices.length * d];
         int[] l = new int[indices.length];
@@ -132,24 +132,24 @@ public final class Dataset {
                 System.arraycopy(targets, i * targetOutputs, t, k * targetOutputs, targetOutputs);
             }
         }
-        return new Dataset(name, f, sampleShape, l, numClasses, t, targetOutputs);
+        return new LabelledSet(name, f, sampleShape, l, numClasses, t, targetOutputs);
     }
 
     /** The first n samples. */
-    public Dataset head(int n) {
+    public LabelledSet head(int n) {
         int[] idx = new int[Math.min(n, size())];
         Arrays.setAll(idx, i -> i);
         return subset(idx);
     }
 
     /** Same samples, new features (e.g. after preprocessing); shape may change (flatten). */
-    public Dataset withFeatures(float[] newFeatures, int[] newSampleShape) {
-        return new Dataset(name, newFeatures, newSampleShape, labels, numClasses, targets, targetOutputs);
+    public LabelledSet withFeatures(float[] newFeatures, int[] newSampleShape) {
+        return new LabelledSet(name, newFeatures, newSampleShape, labels, numClasses, targets, targetOutputs);
     }
 
     /** Same samples and features, new labels (e.g. after label corruption). */
-    public Dataset withLabels(int[] newLabels) {
-        return new Dataset(name, features, sampleShape, newLabels, numClasses, targets, targetOutputs);
+    public LabelledSet withLabels(int[] newLabels) {
+        return new LabelledSet(name, features, sampleShape, newLabels, numClasses, targets, targetOutputs);
     }
 
     /** Samples per class. */

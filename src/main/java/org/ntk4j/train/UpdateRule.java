@@ -35,7 +35,7 @@ import org.ntk4j.spec.TrainSpec;
  * one engine call for the whole network instead of one per parameter. Every term is element-wise, so the weights
  * are bit-identical to the per-parameter update's.
  */
-public final class Optimizer {
+public final class UpdateRule {
     private final TrainSpec spec;
     private final List<Param> params;
     private final List<NDArray> state1 = new ArrayList<>();
@@ -53,7 +53,7 @@ public final class Optimizer {
     private NDArray flat2;
     private NDArray[] views;
 
-    public Optimizer(TrainSpec spec, List<Param> params, NDManager m) {
+    public UpdateRule(TrainSpec spec, List<Param> params, NDManager m) {
         this.spec = spec;
         this.manager = m;
         this.params = params;
@@ -104,7 +104,7 @@ public final class Optimizer {
      * the buffer at the next update). For a trainer that owns its parameters; the weights are bit-identical to the
      * per-parameter update's.
      */
-    public Optimizer fuse(boolean on) {
+    public UpdateRule fuse(boolean on) {
         this.fuse = on;
         return this;
     }
@@ -357,7 +357,7 @@ public final class Optimizer {
         return steps;
     }
 
-    /** Optimizer state (momentum / Adam moments) for checkpoints, named opt.k.m1 / opt.k.m2. */
+    /** UpdateRule state (momentum / Adam moments) for checkpoints, named opt.k.m1 / opt.k.m2. */
     public NDList state() {
         NDList l = new NDList();
         for (int k = 0; k < state1.size(); k++) {

@@ -8,13 +8,13 @@ import org.ntk4j.model.Forward;
  * wraps the number in a Java direct buffer that the autograd node keeps but the garbage collector may free before
  * backward, silently corrupting gradients; DJL's {@code Loss.l2Loss()} is avoided for that reason).
  */
-public enum Loss {
+public enum LossFunction {
     /** L = (1/N) Σ_i ½‖f(x_i) − y_i‖², the squared loss of the NTK papers (targets y as float rows). */
     MSE,
     /** L = −(1/N) Σ_i log softmax(f(x_i))_{y_i} (targets as one-hot rows). */
     CE;
 
-    public static Loss parse(String s) {
+    public static LossFunction parse(String s) {
         return "mse".equals(s) ? MSE : CE;
     }
 

@@ -12,8 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
-import org.ntk4j.data.Dataset;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Preprocess;
 import org.ntk4j.data.Split;
 import org.ntk4j.job.TrainRun;
@@ -23,11 +23,11 @@ import org.ntk4j.report.RunFolder;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 
-class TrainerTest {
+class TrainLoopTest {
     static final String MLP =
             "{\"arch\":\"mlp\",\"input\":[1,28,28],\"widths\":[32],\"outputs\":10,\"initializer\":\"he\"}";
 
-    static Dataset small(Split split, int perClass) {
+    static LabelledSet small(Split split, int perClass) {
         return Preprocess.balancedSample(Datasets.load("mnist-subset", split), perClass, 1);
     }
 
@@ -44,7 +44,7 @@ class TrainerTest {
 
     @Test
     void lossFallsForEveryOptimizerAndLoss(@TempDir Path dir) {
-        Dataset train = small(Split.TRAIN, 20);
+        LabelledSet train = small(Split.TRAIN, 20);
         for (String[] c : new String[][] {{"sgd", "ce", "32"}, {"adam", "ce", "32"}, {"sgd", "mse", "0"}}) {
             TrainSpec.Builder b = spec(c[0], 4, Integer.parseInt(c[2])).toBuilder();
             b.loss = c[1];
@@ -56,9 +56,9 @@ class TrainerTest {
             try (NDManager m = NDManager.newBaseManager();
                     Network net = Network.build(ModelSpec.parse(MLP, "test"), 1, m)) {
                 RunFolder run = new RunFolder(dir.resolve(String.join("-", c)));
-                Trainer tr = TrainRun.trainer(net, t, train, null, run).quiet(true);
+                TrainLoop tr = TrainRun.trainer(net, t, train, null, run).quiet(true);
                 double before = tr.evaluate(train)[0];
-                Trainer.Result r = tr.fit(false);
+                TrainLoop.Result r = tr.fit(false);
                 double after = tr.evaluate(train)[0];
                 assertTrue(after < 0.7 * before, String.join("/", c) + ": loss " + before + " -> " + after);
                 assertEquals(4, run.records("epoch").size());
@@ -74,8 +74,8 @@ class TrainerTest {
     /** A crash after step 7 (checkpoints every 3 steps) then --resume ends with the same weights and metrics. */
     @Test
     void resumeAfterACrashMidEpochMatchesAnUninterruptedRun(@TempDir Path dir) {
-        Dataset train = small(Split.TRAIN, 10);
-        Dataset test = small(Split.TEST, 5);
+        LabelledSet train = small(Split.TRAIN, 10);
+        LabelledSet test = small(Split.TEST, 5);
         TrainSpec t = spec("sgd", 2, 16).toBuilder().checkpointEvery(3).build();
         ModelSpec ms = ModelSpec.parse(MLP, "test");
         float[][] reference;
@@ -90,7 +90,7 @@ class TrainerTest {
         RunFolder run = new RunFolder(dir.resolve("b"));
         try (NDManager m = NDManager.newBaseManager();
                 Network net = Network.build(ms, 5, m)) {
-            Trainer crashing = TrainRun.trainer(net, t, train, test, run)
+            TrainLoop crashing = TrainRun.trainer(net, t, train, test, run)
                     .quiet(true)
                     .addListener(new TrainListener() {
                         @Override
@@ -134,7 +134,7 @@ class TrainerTest {
 
     @Test
     void mismatchedOutputsOrInputsAreUserErrors(@TempDir Path dir) {
-        Dataset train = small(Split.TRAIN, 2);
+        LabelledSet train = small(Split.TRAIN, 2);
         try (NDManager m = NDManager.newBaseManager()) {
             Network wrongOut =
                     Network.build(ModelSpec.parse(MLP.replace("\"outputs\":10", "\"outputs\":3"), "t"), 1, m);
@@ -152,7 +152,7 @@ class TrainerTest {
 
     @Test
     void perLayerLearningRatesScaleEachLayersUpdate(@TempDir Path dir) {
-        Dataset train = small(Split.TRAIN, 5);
+        LabelledSet train = small(Split.TRAIN, 5);
         TrainSpec t = spec("sgd", 1, 25).toBuilder().momentum(0).build();
         t.layerLr().put("dense1", 0.0);
         t.validate("test");
