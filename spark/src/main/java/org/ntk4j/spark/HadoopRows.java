@@ -14,9 +14,9 @@ import org.apache.hadoop.fs.Path;
 import org.ntk4j.UserException;
 import org.ntk4j.data.CifarBinaryReader;
 import org.ntk4j.data.CifarPngReader;
-import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.IdxReader;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 
 /**

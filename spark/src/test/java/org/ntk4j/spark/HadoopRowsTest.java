@@ -13,8 +13,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
-import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Datasets;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 
 /** Rows read through Hadoop's FileSystem API equal the core's whole-file loads of the same data directory. */

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Datasets;
 import org.ntk4j.data.IdxWriter;
+import org.ntk4j.data.LabelledSet;
 import org.ntk4j.data.Split;
 
 /** Test data: a small MNIST-layout data directory cut from the bundled subset, and message checks. */
