@@ -200,11 +200,11 @@ public final class TangentSketch {
                 NDArray a = r.inputs();
                 long n = d.getShape().get(0);
                 NDArray dr = d.reshape(n, d.getShape().get(1) * d.getShape().get(2));
-                NDArray aw = a.mul(scalar(a, t.weightScale()));
+                NDArray aw = a.mul(EngineOps.scalar(a, t.weightScale()));
                 if (t.bias() != null) {
                     NDArray cb = a.getManager()
                             .ones(new Shape(n, 1), a.getDataType(), a.getDevice())
-                            .muli(scalar(a, t.biasScale()));
+                            .muli(EngineOps.scalar(a, t.biasScale()));
                     aw = aw.concat(cb, 1);
                 }
                 return projection(
@@ -284,10 +284,5 @@ public final class TangentSketch {
             w = w.concat(b, 3);
         }
         return w.reshape(n, outputs * out, w.getShape().get(3));
-    }
-
-    /** A 0-d scalar of {@code like}'s type, exact in float64 ({@link EngineOps#scalar}). */
-    private static NDArray scalar(NDArray like, double v) {
-        return EngineOps.scalar(like, v);
     }
 }
