@@ -7,6 +7,7 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import java.util.Random;
+import org.ntk4j.natives.OneDnn;
 import org.ntk4j.spec.Parameterization;
 
 /**
@@ -62,6 +63,9 @@ public final class Conv2d extends Module implements TangentLayer {
         this.sigmaB = sigmaB;
         this.weight = param("weight", Param.Role.WEIGHT);
         this.bias = bias ? param("bias", Param.Role.BIAS) : null;
+        if (OneDnn.unsafe(kernel, kernel, outChannels)) {
+            OneDnn.avoidFor(name + " (" + kernel + "x" + kernel + ", " + outChannels + " channels)");
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package org.ntk4j.model;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.convolutional.Conv2d;
 import ai.djl.training.ParameterStore;
+import org.ntk4j.natives.OneDnn;
 
 /**
  * A DJL {@link Conv2d} as a tappable module. The conv rule covers square kernels with equal strides
@@ -14,6 +15,10 @@ public final class DjlConv2d extends DjlLayer {
     DjlConv2d(String name, Conv2d block, ParameterStore store) {
         super(name, block, store, "weight", Param.Role.WEIGHT, "bias", Param.Role.BIAS);
         this.conv = block;
+        Shape k = block.getKernelShape();
+        if (k.dimension() == 2 && OneDnn.unsafe(k.get(0), k.get(1), block.getFilters())) {
+            OneDnn.avoidFor(name + " (" + k.get(0) + "x" + k.get(1) + ", " + block.getFilters() + " channels)");
+        }
     }
 
     /** Null when the geometry is one the conv rule handles, else what is not. */

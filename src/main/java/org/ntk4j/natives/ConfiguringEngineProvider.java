@@ -9,6 +9,7 @@ import ai.djl.pytorch.engine.PtEngineProvider;
  * initialises, before any libtorch is loaded: a Java program that only opens an NDManager uses the
  * recorded build without calling anything. The engine itself is DJL's (the providers share one
  * engine instance), whichever of the two registrations DJL keeps. NTK4J_NATIVE=off disables it.
+ * Handing out the engine, it also applies the oneDNN setting ({@link OneDnn}).
  */
 public final class ConfiguringEngineProvider extends PtEngineProvider {
     /** Applies the record while DJL's service loader instantiates the engine providers. */
@@ -19,6 +20,8 @@ public final class ConfiguringEngineProvider extends PtEngineProvider {
     @Override
     public Engine getEngine() {
         Natives.configure();
-        return super.getEngine();
+        Engine engine = super.getEngine();
+        OneDnn.applyToLoaded();
+        return engine;
     }
 }

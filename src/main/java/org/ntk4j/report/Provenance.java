@@ -32,6 +32,7 @@ public final class Provenance {
         r.addProperty("djl", Engine.getDjlVersion());
         Engine e = Engine.getInstance();
         r.addProperty("engine", e.getEngineName() + " " + e.getVersion());
+        r.addProperty("onednn", org.ntk4j.natives.OneDnn.apply());
         r.addProperty("java", System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")");
         r.addProperty(
                 "os",
@@ -51,6 +52,7 @@ public final class Provenance {
             {"started", "started (UTC)"},
             {"device", "device"},
             {"engine", "engine (PyTorch)"},
+            {"onednn", "oneDNN convolutions"},
             {"djl", "DJL"},
             {"ntk4j", "ntk4j"},
             {"java", "Java"},

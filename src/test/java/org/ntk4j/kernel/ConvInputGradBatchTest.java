@@ -11,21 +11,22 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.ntk4j.natives.OneDnn;
 
 /**
  * The input gradient of a 3×3, stride-1, padding-1 float32 convolution on a batch of 4 equals the per-sample input
- * gradients and the float64 one. Fails with libtorch 2.7.1 (DJL 0.35, CPU) for 8 channels at 28×28 in about two runs
- * of three (max error 1.5-2.6 on gradients of size 3.3; 16 ch 14×14 and 32 ch 7×7 agree to 2e-6): the cause of the
- * wrong, run-dependent and sometimes NaN structured kernels of the half-width ResNet-20 on MNIST, whose probe pass
- * backpropagates through such convolutions on a tile of samples while the Jacobian path runs one sample at a time.
+ * gradients and the float64 one, at channel counts that are and are not multiples of oneDNN's vector block. With
+ * oneDNN on, libtorch 2.7.1 (DJL 0.35, CPU) fails this at 3, 4, 6, 8 and 12 channels on an AVX-512 machine (errors
+ * 1.4-2.6 on gradients of size 2.2-4.3, or NaN, run-dependent); {@link OneDnn#avoidFor} turns oneDNN off, as a
+ * network with such a layer does, and this checks that it did and that every gradient is then right. It was the cause of the wrong, sometimes NaN structured kernels of the
+ * half-width ResNet-20, whose probe pass backpropagates through 8-channel convolutions on a tile of samples.
  */
-@Disabled("libtorch 2.7.1 CPU: the batched float32 conv input gradient (8 ch, 28x28) is wrong; see the class comment")
 class ConvInputGradBatchTest {
     @Test
     void batchedInputGradientMatchesPerSample() {
-        for (long[] cfg : new long[][] {{8, 28}, {16, 14}, {32, 7}}) {
+        assertTrue(OneDnn.avoidFor("this test").startsWith("off"), "the oneDNN switch was not reached");
+        for (long[] cfg : new long[][] {{8, 28}, {4, 28}, {12, 20}, {3, 32}, {6, 16}, {16, 14}, {32, 7}, {24, 8}}) {
             try (NDManager m = NDManager.newBaseManager()) {
                 long c = cfg[0];
                 long h = cfg[1];
@@ -62,13 +63,10 @@ class ConvInputGradBatchTest {
                 float scale = ref.abs().max().getFloat();
                 float err64 = gBatch.sub(g64).abs().max().getFloat();
                 // float32 rounding of a 72-term sum of O(1) products: 1e-4 of the gradients' scale is ample
-                assertTrue(
-                        err64 <= 1e-4f * scale,
-                        "c=" + c + " h=" + h + ": batched vs float64 input gradient differ by " + err64);
-                System.out.println("CONVGRAD c=" + c + " h=" + h + " max|batch-perSample|=" + diff + " scale=" + scale
-                        + " nan=" + gBatch.isNaN().sum().getLong() + " |batch-f64|="
-                        + gBatch.sub(g64).abs().max().getFloat()
-                        + " |perSample-f64|=" + ref.sub(g64).abs().max().getFloat());
+                // float32 rounding of a 9c-term sum of O(1) products: 1e-5 of the gradients' scale is ample (measured
+                // 1e-6 at c = 32; the wrong gradients were off by 0.4-1.0 of the scale)
+                assertTrue(diff <= 1e-5f * scale, "c=" + c + " h=" + h + ": batched vs per-sample differ by " + diff);
+                assertTrue(err64 <= 1e-5f * scale, "c=" + c + " h=" + h + ": batched vs float64 differ by " + err64);
             }
         }
     }

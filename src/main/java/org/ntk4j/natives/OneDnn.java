@@ -1,0 +1,155 @@
+package org.ntk4j.natives;
+
+import ai.djl.engine.Engine;
+import com.sun.jna.Function;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Platform;
+import com.sun.jna.Pointer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Optional;
+import org.ntk4j.UserException;
+
+/**
+ * Whether libtorch runs CPU convolutions through oneDNN (MKL-DNN), and the layers for which it must not.
+ *
+ * <p>In libtorch 2.7.1 (DJL 0.35, CPU) oneDNN's float32 backward pass returns wrong, run-dependent and sometimes NaN
+ * <em>input</em> gradients for a convolution with a kernel larger than 1×1 whose output channel count is not a
+ * multiple of its vector block (16 with AVX-512, 8 with AVX2), on a batch of more than one sample; its weight gradients
+ * and 1×1 convolutions are right. Measured on this project's AMD EPYC machine, batch 4, relative to the per-sample
+ * gradient: 3×3 convolutions 8→8 NaN, 16→8 0.36, 4→4, 6→6, 12→12 and 3→3 O(1); 8→16, 3→16, 24→48, 48→32 and 1×1
+ * 12→12 right to 4e-7 ({@code ConvInputGradBatchTest}). libtorch sends a convolution to oneDNN when its batch has more
+ * than one sample, so the structured kernel's probe pass on a tile and every training step through such a layer (the
+ * half-width ResNet-20's 8-channel stage, a DenseNet's growth of 12) were wrong, while one sample at a time
+ * (libtorch's own kernel) and float64 (never oneDNN) were right.
+ *
+ * <p>With oneDNN off, libtorch's own im2col-and-GEMM kernels compute every convolution, right but several times slower
+ * (ResNet-20 training on the CPU about 8×), so it is turned off only when needed: {@code auto} (the default) leaves it
+ * on until a network with such a layer is built ({@link #avoidFor}), then turns it off for the rest of the process.
+ * {@code -Dntk4j.onednn=off} (or {@code NTK4J_ONEDNN=off}) turns it off from the start, {@code on} never (with a
+ * warning when such a layer is built). The switch is libtorch's {@code at::Context::setUserEnabledMkldnn}, reached
+ * through JNA in the loaded {@code libtorch_cpu} (DJL 0.35 binds no call for it); it affects CPU tensors only (CUDA
+ * convolutions use cuDNN).
+ */
+public final class OneDnn {
+    /** System property: {@code auto} (default), {@code on} or {@code off}. */
+    public static final String PROPERTY = "ntk4j.onednn";
+    /** The channel multiple at which oneDNN's input gradients were right on every instruction set measured. */
+    public static final int SAFE_MULTIPLE = 16;
+
+    private static volatile String state;
+
+    private OneDnn() {}
+
+    /**
+     * Whether oneDNN's batched input gradient of a convolution with this kernel and output channel count is suspect:
+     * a kernel larger than 1×1 and output channels not a multiple of {@value #SAFE_MULTIPLE}.
+     */
+    public static boolean unsafe(long kernelHeight, long kernelWidth, long outChannels) {
+        return kernelHeight * kernelWidth > 1 && outChannels % SAFE_MULTIPLE != 0;
+    }
+
+    /**
+     * Applies the setting once (loading the engine if needed) and returns what is in effect: {@code on}, {@code off},
+     * {@code off (...)} naming the layer that turned it off, or {@code on (unreachable: ...)}.
+     */
+    public static String apply() {
+        String s = state;
+        if (s != null) {
+            return s;
+        }
+        Engine.getInstance(); // libtorch must be loaded to reach its context
+        return applyToLoaded();
+    }
+
+    /** {@link #apply()} once libtorch is loaded (the engine provider calls it as it hands out the engine). */
+    static String applyToLoaded() {
+        String s = state;
+        if (s != null) {
+            return s;
+        }
+        synchronized (OneDnn.class) {
+            if (state == null) {
+                state = wanted().equals("off") ? set(false, "off") : "on";
+            }
+            return state;
+        }
+    }
+
+    /**
+     * Called as a network with a convolution {@link #unsafe} for oneDNN is built: turns oneDNN off for the rest of the
+     * process unless the user asked for {@code on} (then warns once). Returns the state in effect.
+     */
+    public static String avoidFor(String layer) {
+        String s = apply();
+        if (s.startsWith("off") || s.startsWith("on (unreachable")) {
+            return s;
+        }
+        synchronized (OneDnn.class) {
+            if (!state.equals("on")) {
+                return state;
+            }
+            if (wanted().equals("on")) {
+                System.err.println("ntk4j: warning: layer " + layer + ": libtorch's oneDNN computes the batched input"
+                        + " gradients of such a convolution wrongly; -D" + PROPERTY + "=on keeps oneDNN, so kernels"
+                        + " and training through it may be wrong");
+                state = "on (kept by the user despite " + layer + ")";
+                return state;
+            }
+            state = set(false, "off (" + layer + ")");
+            return state;
+        }
+    }
+
+    /** What is in effect, or null when nothing has applied the setting yet. */
+    public static String inEffect() {
+        return state;
+    }
+
+    static String wanted() {
+        String v = System.getProperty(PROPERTY, System.getenv("NTK4J_ONEDNN"));
+        String m = v == null ? "auto" : v.trim().toLowerCase(Locale.ROOT);
+        if (!m.equals("auto") && !m.equals("on") && !m.equals("off")) {
+            throw new UserException("-D" + PROPERTY + " (NTK4J_ONEDNN) must be auto, on or off (got " + v + ")");
+        }
+        return m;
+    }
+
+    private static String set(boolean enabled, String label) {
+        if (!Platform.isLinux()) {
+            return "on (unreachable: the switch is only reached on Linux)";
+        }
+        Optional<Path> lib = loaded("libtorch_cpu");
+        if (lib.isEmpty()) {
+            return "on (unreachable: libtorch_cpu is not mapped in this process)";
+        }
+        try {
+            NativeLibrary torch = NativeLibrary.getInstance(lib.get().toString());
+            Pointer context = torch.getFunction("_ZN2at13globalContextEv").invokePointer(new Object[0]);
+            Function get = torch.getFunction("_ZNK2at7Context17userEnabledMkldnnEv");
+            Function put = torch.getFunction("_ZN2at7Context20setUserEnabledMkldnnEb");
+            put.invokeVoid(new Object[] {context, enabled});
+            boolean now = (get.invokeInt(new Object[] {context}) & 0xff) != 0;
+            return now == enabled ? label : "on (unreachable: libtorch kept oneDNN on)";
+        } catch (UnsatisfiedLinkError | RuntimeException e) {
+            return "on (unreachable: " + e.getMessage() + ")";
+        }
+    }
+
+    /** The file of a shared library mapped in this process whose name starts with {@code stem} (Linux). */
+    static Optional<Path> loaded(String stem) {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/maps")).stream()
+                    .map(l -> l.indexOf('/') < 0 ? "" : l.substring(l.indexOf('/')))
+                    .filter(p -> !p.isEmpty())
+                    .map(Path::of)
+                    .filter(p -> p.getFileName().toString().startsWith(stem + ".so")
+                            || p.getFileName().toString().startsWith(stem + "-"))
+                    .findFirst();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+}
