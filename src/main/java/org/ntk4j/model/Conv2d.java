@@ -4,10 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.pytorch.engine.PtNDArray;
-import ai.djl.pytorch.jni.JniUtils;
 import java.util.Random;
-import org.ntk4j.natives.OneDnn;
 import org.ntk4j.spec.Parameterization;
 
 /**
@@ -35,6 +32,7 @@ public final class Conv2d extends Module implements TangentLayer {
     private final double sigmaB;
     private final Param weight;
     private final Param bias;
+    private final int padChannels;
     private long fanIn;
     private long positions;
 
@@ -63,9 +61,7 @@ public final class Conv2d extends Module implements TangentLayer {
         this.sigmaB = sigmaB;
         this.weight = param("weight", Param.Role.WEIGHT);
         this.bias = bias ? param("bias", Param.Role.BIAS) : null;
-        if (OneDnn.unsafe(kernel, kernel, outChannels)) {
-            OneDnn.avoidFor(name + " (" + kernel + "x" + kernel + ", " + outChannels + " channels)");
-        }
+        this.padChannels = PaddedConv.padChannels(kernel, kernel, outChannels);
     }
 
     @Override
@@ -126,14 +122,7 @@ public final class Conv2d extends Module implements TangentLayer {
     public NDArray forward(NDArray x, Forward ctx) {
         boolean ntk = parameterization == Parameterization.NTK;
         NDArray b = bias == null ? null : bias.value();
-        NDArray y = JniUtils.convolution(
-                (PtNDArray) x,
-                (PtNDArray) weight.value(),
-                ntk ? null : (PtNDArray) b,
-                new Shape(stride, stride),
-                new Shape(padding, padding),
-                new Shape(1, 1),
-                1);
+        NDArray y = PaddedConv.convolve(x, weight.value(), ntk ? null : b, stride, padding, padChannels, ctx);
         if (ntk) {
             y = y.mul(ctx.scalar(weightScale(), y));
             if (b != null) {

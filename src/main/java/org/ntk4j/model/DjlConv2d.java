@@ -1,5 +1,6 @@
 package org.ntk4j.model;
 
+import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.nn.convolutional.Conv2d;
 import ai.djl.training.ParameterStore;
@@ -11,14 +12,31 @@ import org.ntk4j.natives.OneDnn;
  */
 public final class DjlConv2d extends DjlLayer {
     private final Conv2d conv;
+    private final int padChannels;
 
     DjlConv2d(String name, Conv2d block, ParameterStore store) {
         super(name, block, store, "weight", Param.Role.WEIGHT, "bias", Param.Role.BIAS);
         this.conv = block;
         Shape k = block.getKernelShape();
-        if (k.dimension() == 2 && OneDnn.unsafe(k.get(0), k.get(1), block.getFilters())) {
-            OneDnn.avoidFor(name + " (" + k.get(0) + "x" + k.get(1) + ", " + block.getFilters() + " channels)");
+        this.padChannels = k.dimension() == 2 ? PaddedConv.padChannels(k.get(0), k.get(1), block.getFilters()) : 0;
+        if (padChannels > 0) {
+            OneDnn.warnFor(name + " (" + k.get(0) + "x" + k.get(1) + ", " + block.getFilters() + " channels)");
         }
+    }
+
+    /**
+     * DJL's convolution, or for a layer oneDNN gets wrong ({@link OneDnn#unsafe}) the same convolution with zero-padded
+     * filters ({@link PaddedConv}); geometries the conv rule does not cover take the per-sample Jacobian path,
+     * which oneDNN never sees.
+     */
+    @Override
+    public NDArray forward(NDArray x, Forward ctx) {
+        if (padChannels == 0 || unsupported() != null || !OneDnn.pads(x)) {
+            return super.forward(x, ctx);
+        }
+        NDArray y = PaddedConv.convolve(
+                x, weight().value(), bias() == null ? null : bias().value(), stride(), padding(), padChannels, ctx);
+        return ctx.probe() == null ? y : ctx.probe().tap(this, probeInput(x), y);
     }
 
     /** Null when the geometry is one the conv rule handles, else what is not. */

@@ -16,9 +16,9 @@ import org.ntk4j.spec.ModelSpec;
 /**
  * The structured kernel of a half-width ResNet-20 (stage widths 8, 16, 32: convolutions narrower than oneDNN's
  * 16-wide vector block) equals the per-sample Jacobian path, in float64 and in float32, on tiles of several samples.
- * Building the net turns libtorch's oneDNN off ({@link OneDnn#avoidFor}); with it on, the float32 structured kernel
- * of this net was wrong by O(1) or NaN, run to run, because its probe pass backpropagates a tile through the 8-channel
- * convolutions at once (relative errors 0.02 and NaN in two runs of this test).
+ * Its narrow convolutions run with zero-padded filters ({@link OneDnn}); without them (-Dntk4j.onednn=on), the float32
+ * structured kernel of this net was wrong by O(1) or NaN, run to run, because its probe pass backpropagates a tile
+ * through the 8-channel convolutions at once (relative errors 0.02 and NaN in two runs of this test).
  *
  * <p>Tolerances: float64, the same sums in another order, 1e-10 as in {@code NtkCorrectnessTest}. float32: both paths
  * round ~10⁴-term sums of products in float32 (relative 1e-7 per operation, growing as √terms in the accumulation),
@@ -36,7 +36,7 @@ class ResNetCorrectnessTest {
         for (DataType type : new DataType[] {DataType.FLOAT64, DataType.FLOAT32}) {
             try (NDManager m = NDManager.newBaseManager();
                     Network net = Network.build(spec, 7, m, type)) {
-                assertTrue(OneDnn.inEffect().startsWith("off"), "oneDNN is " + OneDnn.inEffect());
+                assertTrue(!OneDnn.apply().equals("on"), "oneDNN is on with nothing padded: " + OneDnn.apply());
                 Random r = new Random(5);
                 float[] v = new float[6 * 144];
                 for (int i = 0; i < v.length; i++) {
