@@ -161,7 +161,8 @@ class LauncherTest {
                 off.stdout().contains("-XX:SharedArchiveFile") || off.stdout().contains("ArchiveClassesAtExit"),
                 off.stdout());
         Out help = launch(checkout, bin, home, Map.of(), "models", "--help");
-        assertFalse(help.stdout().contains("-XX:SharedArchiveFile") || help.stdout().contains("ArchiveClasses"),
+        assertFalse(
+                help.stdout().contains("-XX:SharedArchiveFile") || help.stdout().contains("ArchiveClasses"),
                 "a help request does not dump the command's archive: " + help.stdout());
         Out version = launch(checkout, bin, home, Map.of(), "--version");
         assertFalse(
