@@ -1,6 +1,7 @@
 package org.ntk4j.cli;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
@@ -16,8 +17,10 @@ import picocli.CommandLine.Spec;
         name = "ntk4j",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).",
-        subcommands = {
+        description = "Train vision networks and measure their neural tangent kernels (DJL + PyTorch).")
+public final class Main implements Callable<Integer> {
+    /** The sub-commands, in the order the usage lists them. */
+    static final List<Class<?>> COMMANDS = List.of(
             CommandLine.HelpCommand.class,
             QuickstartCommand.class,
             TrainCommand.class,
@@ -30,9 +33,8 @@ import picocli.CommandLine.Spec;
             ExportCommand.class,
             ModelsCommand.class,
             DatasetsCommand.class,
-            NativeCommand.class
-        })
-public final class Main implements Callable<Integer> {
+            NativeCommand.class);
+
     @Spec
     CommandSpec spec;
 
@@ -52,13 +54,42 @@ public final class Main implements Callable<Integer> {
     }
 
     /**
-     * Builds the command line, after applying the recorded native build; user mistakes become one-line
-     * errors with exit status 2.
+     * Builds the command line with every sub-command, after applying the recorded native build; user mistakes become
+     * one-line errors with exit status 2.
      */
     public static CommandLine commandLine() {
+        return commandLine(null);
+    }
+
+    /**
+     * As {@link #commandLine()}, but when {@code args} starts with a sub-command's exact name only that sub-command is
+     * built: picocli builds each command's model by reflection, and the whole tree costs a fresh JVM about a second
+     * (benchmarks/RESULTS.md, "The fixed cost of every command"). Parsing, help and error messages of the named
+     * command are those of the whole tree; anything else (no command, {@code help}, a mistyped name, {@code
+     * --version}) gets the whole tree.
+     */
+    static CommandLine commandLine(String[] args) {
         // the recorded native build, also when the launcher did not export it (java -cp ... Main)
         org.ntk4j.natives.Natives.configure();
-        return configure(new CommandLine(new Main()));
+        CommandLine cl = new CommandLine(new Main());
+        Class<?> only = args == null || args.length == 0 ? null : command(args[0]);
+        for (Class<?> c : COMMANDS) {
+            if (only == null || c == only) {
+                cl.addSubcommand(c);
+            }
+        }
+        return configure(cl);
+    }
+
+    /** The sub-command named {@code name} exactly, other than {@code help} (which needs them all), or null. */
+    private static Class<?> command(String name) {
+        for (Class<?> c : COMMANDS) {
+            if (c != CommandLine.HelpCommand.class
+                    && c.getAnnotation(Command.class).name().equals(name)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /**
@@ -73,6 +104,7 @@ public final class Main implements Callable<Integer> {
         }
         cl.setExecutionStrategy(parsed -> {
             BuildInfo.command(parsed.originalArgs());
+            org.ntk4j.util.Phases.mark("arguments parsed");
             return new CommandLine.RunLast().execute(parsed);
         });
         cl.setParameterExceptionHandler((ex, args) -> {
@@ -161,6 +193,20 @@ public final class Main implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        org.ntk4j.util.Phases.mark("jvm started (main)");
+        CommandLine cl = commandLine(args);
+        org.ntk4j.util.Phases.mark("command line built");
+        int status = cl.execute(args);
+        org.ntk4j.util.Phases.mark("command done");
+        String dump = System.getProperty("ntk4j.cdsDump");
+        if (status == 0 && dump != null) {
+            // the launcher's class-data archive, dumped as this JVM exits, holds a successful run's classes
+            try {
+                java.nio.file.Files.write(java.nio.file.Path.of(dump + ".ok"), new byte[0]);
+            } catch (IOException | RuntimeException e) {
+                // no marker: the launcher deletes the dump and the next run dumps again
+            }
+        }
+        System.exit(status);
     }
 }

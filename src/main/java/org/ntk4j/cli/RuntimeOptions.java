@@ -73,7 +73,9 @@ public final class RuntimeOptions {
         Devices.threads(threads);
         Devices.tf32(tf32);
         Device d = Devices.select(device);
-        return NDManager.newBaseManager(d);
+        NDManager m = NDManager.newBaseManager(d);
+        org.ntk4j.util.Phases.mark("engine loaded");
+        return m;
     }
 
     /** The thread count {@link #manager} will apply. */

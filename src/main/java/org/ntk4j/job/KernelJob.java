@@ -28,6 +28,7 @@ import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.util.Machine;
 import org.ntk4j.util.MachineBudget;
+import org.ntk4j.util.Phases;
 
 /**
  * The kernel job, callable from Java: resolves the model spec, weights and dataset of a
@@ -76,8 +77,10 @@ public final class KernelJob {
         int test = r.samples().test();
         DataType dt = r.dtype();
         Path out = c.out();
+        Phases.mark("data read");
         long t0 = System.nanoTime();
         try (Network net = r.network(m)) {
+            Phases.mark("network built");
             checkShape(net, train);
             NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
             Network target = r.features() ? net.features() : net;
@@ -119,6 +122,7 @@ public final class KernelJob {
             ProgressBar bar = new ProgressBar("ntk " + n + "x" + n, 1000);
             KernelResult k =
                     ntk.onProgress(f -> bar.update(Math.round(f * 1000))).compute(x1);
+            Phases.mark("kernel computed");
             KernelResult kt = null;
             NDArray x2 = null;
             if (testSet != null) {
@@ -156,6 +160,7 @@ public final class KernelJob {
                     ? Map.of("skipped", metricsSkipped)
                     : KernelMetrics.of(m, k, train, n, metricsOptions, tileBudgets[1]);
             double metricsSeconds = (System.nanoTime() - metricsStart) / 1e9;
+            Phases.mark("metrics");
             // what was applied: mean normalisation divides by O in trace mode only (as neural-tangents does)
             KernelSidecar side = new KernelSidecar(
                     KernelFiles.FORMAT,
@@ -207,11 +212,13 @@ public final class KernelJob {
                 } else {
                     Path npzTmp = files.npzTemp();
                     String sha = npz.writeHashed(npzTmp).values().iterator().next();
+                    Phases.mark("npz written");
                     written[0] = side.withNpz(out.getFileName().toString(), sha);
                     Path jsonTmp = files.sidecarTemp();
                     Files2.writeString(jsonTmp, Specs.toJson(written[0]) + "\n");
                     files.publish(npzTmp, jsonTmp);
                 }
+                Phases.mark("sidecar and publish");
             } finally {
                 release(k);
                 release(kt);

@@ -126,6 +126,7 @@ public final class TrainJob {
             TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
         args = validate(args);
         Data data = data(args, dataDir);
+        org.ntk4j.util.Phases.mark("data read");
         LabelledSet train = data.train();
         LabelledSet test = data.test();
         try (Network net = Network.build(args.model(), args.train().seed(), m)) {
@@ -138,6 +139,7 @@ public final class TrainJob {
                     test == null ? 0 : test.size(),
                     args.train().optimizer(),
                     m.getDevice());
+            org.ntk4j.util.Phases.mark("network built");
             TrainLoop trainer =
                     TrainRun.trainer(net, args.train(), train, test, run).quiet(quiet);
             ProbeListener probes = new ProbeListener(run);
@@ -152,6 +154,7 @@ public final class TrainJob {
                 return null; // a finished run resumed: nothing trained, its report stands
             }
             RunReport.write(run, args.model().name() + " on " + args.dataset(), reportOrder(probes));
+            org.ntk4j.util.Phases.mark("report written");
             return new Outcome(r, Collections.unmodifiableList(records));
         }
     }

@@ -20,6 +20,7 @@ import org.ntk4j.spec.LossKind;
 import org.ntk4j.spec.TargetEncoding;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.util.NativeWork;
+import org.ntk4j.util.Phases;
 
 /**
  * The training loop: mini-batch SGD / Adam or full-batch GD on a {@link LabelledSet} held in the engine, one NDScope
@@ -211,6 +212,7 @@ public final class TrainLoop {
             p.secondsBefore = secondsTotal;
             p.epoch = st.epoch;
             p.stepInEpoch = st.stepInEpoch;
+            Phases.mark("training set in engine");
             each(l -> l.onStart(p));
             NDArray[] lossScale = new NDArray[2]; // -1/B or 1/(2B) for a full batch and for the last, shorter one
             for (int epoch = st.epoch; epoch < spec.epochs(); epoch++) {
@@ -280,7 +282,9 @@ public final class TrainLoop {
                 }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 secondsTotal += secs;
+                Phases.mark("epoch " + (epoch + 1));
                 double[] te = test == null ? new double[] {Double.NaN, Double.NaN} : evaluate(test);
+                Phases.mark("test evaluation");
                 EpochRecord rec = new EpochRecord(
                         epoch + 1,
                         st.step,
@@ -311,9 +315,11 @@ public final class TrainLoop {
                 p.epochStartNanos = 0;
                 p.secondsBefore = secondsTotal;
                 each(l -> l.onEpoch(p, rec));
+                Phases.mark("epoch listeners");
             }
             Result last = p.result;
             each(l -> l.onEnd(p, last));
+            Phases.mark("end listeners");
             return last;
         }
     }

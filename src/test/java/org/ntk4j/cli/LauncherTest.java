@@ -94,4 +94,90 @@ class LauncherTest {
         Out changed = launch(checkout, bin, home, Map.of(), "--version");
         assertTrue(changed.stderr().contains("sources changed"), changed.stderr());
     }
+
+    /**
+     * The class-data archive: the first run of a command dumps into a temporary named after its process, a successful
+     * one marks it (DUMP.ok), the next run has the JVM check it (-Xshare:on) and renames it into place, later runs map
+     * it; an unmarked dump (a failed run) or one the JVM refuses is deleted and dumped again; NTK4J_CDS=off and
+     * option-only command lines pass nothing.
+     */
+    @Test
+    void classDataArchiveIsDumpedCheckedAndUsed(@TempDir Path dir) throws Exception {
+        Path checkout = Files.createDirectories(dir.resolve("checkout"));
+        Files.copy(Path.of(System.getProperty("ntk4j.root", ".")).resolve("ntk4j"), checkout.resolve("ntk4j"));
+        Files.writeString(checkout.resolve("pom.xml"), "<project/>");
+        Files.createDirectories(checkout.resolve("src/main"));
+        Files.createDirectories(checkout.resolve("target"));
+        Files.writeString(checkout.resolve("target/ntk4j.jar"), "x");
+        Files.writeString(checkout.resolve("target/classpath.txt"), "/dep.jar");
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        script(bin.resolve("mvn"), "echo 'no build expected' >&2; exit 1\n");
+        Path validations = dir.resolve("validations");
+        // the fake JVM: a -version call is the launcher's check (it fails while REFUSE exists); a command prints its
+        // arguments, "dumps" where -XX:ArchiveClassesAtExit says and marks success as Main does when FAIL is absent
+        script(
+                bin.resolve("java"),
+                "for a in \"$@\"; do case \"$a\" in -version) echo x >> '" + validations + "';"
+                        + " [ -f '" + dir.resolve("REFUSE") + "' ] && exit 1; exit 0;; esac; done\n"
+                        + "printf '%s\\n' \"$@\"\n"
+                        + "for a in \"$@\"; do case \"$a\" in -XX:ArchiveClassesAtExit=*) f=\"${a#*=}\"; echo archive > \"$f\";"
+                        + " [ -f '" + dir.resolve("FAIL") + "' ] || : > \"$f.ok\";; esac; done\n");
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Path cds = checkout.resolve("target/cds");
+
+        Out first = launch(checkout, bin, home, Map.of(), "kernel", "--n", "10");
+        assertEquals(0, first.code(), first.stderr());
+        assertTrue(first.stdout().contains("-XX:ArchiveClassesAtExit=" + cds), first.stdout());
+        assertTrue(first.stdout().contains("-Xlog:cds*=off"), "no CDS warnings in the output: " + first.stdout());
+        assertFalse(first.stdout().contains("-XX:SharedArchiveFile"), first.stdout());
+
+        Out second = launch(checkout, bin, home, Map.of(), "kernel", "--n", "10");
+        assertTrue(second.stdout().contains("-XX:SharedArchiveFile=" + cds), second.stdout());
+        assertEquals(1, Files.readAllLines(validations).size(), "checked once, before its first use");
+        try (var files = Files.list(cds)) {
+            assertEquals(1, files.filter(f -> f.toString().endsWith(".jsa")).count(), "renamed into place");
+        }
+        Out third = launch(checkout, bin, home, Map.of(), "kernel", "--n", "10");
+        assertTrue(third.stdout().contains("-XX:SharedArchiveFile=" + cds), third.stdout());
+        assertEquals(1, Files.readAllLines(validations).size(), "no check once in place");
+
+        // another command has its own archive; a failed first run leaves no mark: deleted, dumped again
+        Files.writeString(dir.resolve("FAIL"), "");
+        Out failed = launch(checkout, bin, home, Map.of(), "train", "--epochs", "1");
+        assertTrue(failed.stdout().contains("-XX:ArchiveClassesAtExit=" + cds.resolve("train-")), failed.stdout());
+        Files.delete(dir.resolve("FAIL"));
+        Out redump = launch(checkout, bin, home, Map.of(), "train", "--epochs", "1");
+        assertTrue(redump.stdout().contains("-XX:ArchiveClassesAtExit="), "unmarked dump not used: " + redump.stdout());
+        assertEquals(1, Files.readAllLines(validations).size(), "an unmarked dump is not even checked");
+        // a marked dump the JVM refuses (e.g. cut short) is deleted, never passed to a command
+        Files.writeString(dir.resolve("REFUSE"), "");
+        Out refused = launch(checkout, bin, home, Map.of(), "train", "--epochs", "1");
+        assertFalse(refused.stdout().contains("-XX:SharedArchiveFile"), refused.stdout());
+        assertTrue(refused.stdout().contains("-XX:ArchiveClassesAtExit="), refused.stdout());
+        assertEquals(2, Files.readAllLines(validations).size());
+
+        Out off = launch(checkout, bin, home, Map.of("NTK4J_CDS", "off"), "kernel", "--n", "10");
+        assertFalse(
+                off.stdout().contains("-XX:SharedArchiveFile") || off.stdout().contains("ArchiveClassesAtExit"),
+                off.stdout());
+        Out help = launch(checkout, bin, home, Map.of(), "models", "--help");
+        assertFalse(
+                help.stdout().contains("-XX:SharedArchiveFile") || help.stdout().contains("ArchiveClasses"),
+                "a help request does not dump the command's archive: " + help.stdout());
+        Out version = launch(checkout, bin, home, Map.of(), "--version");
+        assertFalse(
+                version.stdout().contains("-XX:SharedArchiveFile")
+                        || version.stdout().contains("ArchiveClasses"),
+                version.stdout());
+
+        // a rebuilt jar retires the archive: the next run dumps afresh
+        Files.setLastModifiedTime(
+                checkout.resolve("target/ntk4j.jar"),
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        Files.setLastModifiedTime(
+                checkout.resolve("target/classpath.txt"),
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+        Out rebuilt = launch(checkout, bin, home, Map.of(), "kernel", "--n", "10");
+        assertTrue(rebuilt.stdout().contains("-XX:ArchiveClassesAtExit="), rebuilt.stdout());
+    }
 }
