@@ -81,6 +81,18 @@ final class EquilibriumSetup {
                 .validate("equilibrium-hypothesis");
     }
 
+    /** Adam (PyTorch's defaults β = (0.9, 0.999), ε = 1e-8), no weight decay, CE on one-hot targets. */
+    static TrainSpec adam(double lr, int batch, int epochs, long seed) {
+        return TrainSpec.builder()
+                .loss("ce")
+                .optimizer("adam")
+                .lr(lr)
+                .batchSize(batch)
+                .epochs(epochs)
+                .seed(seed)
+                .validate("equilibrium-hypothesis");
+    }
+
     /**
      * One dataset as the studies use it: the (capped) training set, the test set, and a class-balanced probe
      * sample of the training set on which Eq. 5 or w_t is measured.
