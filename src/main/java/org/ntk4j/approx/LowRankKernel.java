@@ -11,6 +11,7 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.ntk4j.UserException;
+import org.ntk4j.theory.KernelSolve;
 
 /**
  * A traced kernel held as features, never as the N×N matrix: train features F (N×r) and test features G (M×r) with
@@ -26,9 +27,11 @@ import org.ntk4j.UserException;
  * <pre>
  *   f(X*) = G (FᵀF + λI)⁺ Fᵀ Y,     f(X) = F (FᵀF + λI)⁺ Fᵀ Y
  * </pre>
- * and the nonzero eigenvalues of F Fᵀ are those of the r×r matrix FᵀF (one symmetric eigendecomposition, EJML, shared
- * by both). The products FᵀF, FᵀY and F·B run on the engine in float64 over row slabs, so the host holds the float32
- * features once and the engine at most one slab of them.
+ * solved by the engine's LU inverse of the r×r matrix FᵀF + λI ({@link KernelSolve}; its residual checked, the
+ * eigendecomposition's pseudo-inverse taken when it fails), and the nonzero eigenvalues of F Fᵀ are those of FᵀF (one
+ * symmetric eigendecomposition, EJML, computed only for the spectrum or that fallback). FᵀF and FᵀY come from one pass
+ * over F, F·B from a second, on the engine in float64 over row slabs, so the host holds the float32 features once and
+ * the engine at most one slab of them.
  *
  * <p>The features are float32, row-major: row i of F is {@code train[i*r .. i*r + r)}. A producer (a sketch, Nyström)
  * hands over its arrays; this class does not copy them.
@@ -172,26 +175,38 @@ public final class LowRankKernel {
         if (!(ridge >= 0) || !Double.isFinite(ridge)) {
             throw new UserException("the ridge must be a finite number >= 0 (got " + ridge + ")");
         }
+        DMatrixRMaj[] gy = gramAndTransposeTimes(y);
+        DMatrixRMaj b = KernelSolve.coefficients(gy[0], ridge, gy[1]);
+        if (b == null) {
+            b = spectralCoefficients(gy[1], ridge);
+        }
+        return new Predictions(times(train, n, b), test == null ? null : times(test, m, b));
+    }
+
+    /**
+     * B = (FᵀF + λI)⁺ FᵀY from the eigendecomposition of FᵀF, eigenvalues of FᵀF + λI at most {@link #RCOND} of the
+     * largest dropped: the path for a Gram matrix the LU solve cannot solve to its tolerance.
+     */
+    private DMatrixRMaj spectralCoefficients(DMatrixRMaj fty, double ridge) {
         decompose();
-        DMatrixRMaj fty = transposeTimes(y);
         double max = 0;
         for (double s : gramValues) {
             max = Math.max(max, Math.abs(s + ridge));
         }
         double cut = RCOND * max;
         // B = V diag(1 / (s + λ)) Vᵀ Fᵀ Y
-        DMatrixRMaj proj = new DMatrixRMaj(r, y.numCols);
+        DMatrixRMaj proj = new DMatrixRMaj(r, fty.numCols);
         CommonOps_DDRM.multTransA(gramVectors, fty, proj);
         for (int i = 0; i < r; i++) {
             double s = gramValues[i] + ridge;
             double g = Math.abs(s) <= cut ? 0 : 1 / s;
-            for (int c = 0; c < y.numCols; c++) {
+            for (int c = 0; c < fty.numCols; c++) {
                 proj.set(i, c, proj.get(i, c) * g);
             }
         }
-        DMatrixRMaj b = new DMatrixRMaj(r, y.numCols);
+        DMatrixRMaj b = new DMatrixRMaj(r, fty.numCols);
         CommonOps_DDRM.mult(gramVectors, proj, b);
-        return new Predictions(times(train, n, b), test == null ? null : times(test, m, b));
+        return b;
     }
 
     /** Train and test predictions of {@link #regress}. */
@@ -237,21 +252,25 @@ public final class LowRankKernel {
         }
     }
 
-    /** Fᵀ Y (r×O, float64). */
-    private DMatrixRMaj transposeTimes(DMatrixRMaj y) {
+    /** FᵀF (r×r) and Fᵀ Y (r×O) in float64, from one pass over F's row slabs (each converted to float64 once). */
+    private DMatrixRMaj[] gramAndTransposeTimes(DMatrixRMaj y) {
         int o = y.numCols;
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
+            NDArray gram = mg.zeros(new Shape(r, r), DataType.FLOAT64);
             NDArray acc = mg.zeros(new Shape(r, o), DataType.FLOAT64);
             for (int s = 0; s < n; s += SLAB) {
                 int rows = Math.min(SLAB, n - s);
                 try (NDManager sm = mg.newSubManager()) {
                     NDArray f = slab(sm, train, s, rows);
+                    NDArray ft = f.transpose();
+                    gram.addi(ft.matMul(f));
                     double[] ys = Arrays.copyOfRange(y.data, s * o, (s + rows) * o);
-                    NDArray yy = native64(sm, ys, new Shape(rows, o));
-                    acc.addi(f.transpose().matMul(yy));
+                    acc.addi(ft.matMul(native64(sm, ys, new Shape(rows, o))));
                 }
             }
-            return new DMatrixRMaj(r, o, true, acc.toDoubleArray());
+            return new DMatrixRMaj[] {
+                new DMatrixRMaj(r, r, true, gram.toDoubleArray()), new DMatrixRMaj(r, o, true, acc.toDoubleArray())
+            };
         }
     }
 
