@@ -39,6 +39,12 @@ import org.ntk4j.theory.KernelSolve;
 public final class LowRankKernel {
     /** Rows per engine slab of the products over F and G. */
     static final int SLAB = 8192;
+    /**
+     * Bytes of one float64 slab at most: 16 MiB stays below the launcher's glibc mmap threshold (32 MiB), so each
+     * slab reuses freed heap blocks instead of mapping and zero-filling fresh pages (at N = 20,000, r = 2000 the
+     * conversions of 131 MB slabs took as long as the products).
+     */
+    static final long SLAB_BYTES = 16L << 20;
     /** Eigenvalues of FᵀF + λI at most this fraction of the largest are dropped (as in the exact regression). */
     public static final double RCOND = 1e-12;
 
@@ -241,8 +247,9 @@ public final class LowRankKernel {
     DMatrixRMaj gram() {
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
             NDArray acc = mg.zeros(new Shape(r, r), DataType.FLOAT64);
-            for (int s = 0; s < n; s += SLAB) {
-                int rows = Math.min(SLAB, n - s);
+            int step = slabRows(r);
+            for (int s = 0; s < n; s += step) {
+                int rows = Math.min(step, n - s);
                 try (NDManager sm = mg.newSubManager()) {
                     NDArray f = slab(sm, train, s, rows);
                     acc.addi(f.transpose().matMul(f));
@@ -258,8 +265,9 @@ public final class LowRankKernel {
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
             NDArray gram = mg.zeros(new Shape(r, r), DataType.FLOAT64);
             NDArray acc = mg.zeros(new Shape(r, o), DataType.FLOAT64);
-            for (int s = 0; s < n; s += SLAB) {
-                int rows = Math.min(SLAB, n - s);
+            int step = slabRows(r);
+            for (int s = 0; s < n; s += step) {
+                int rows = Math.min(step, n - s);
                 try (NDManager sm = mg.newSubManager()) {
                     NDArray f = slab(sm, train, s, rows);
                     NDArray ft = f.transpose();
@@ -288,8 +296,9 @@ public final class LowRankKernel {
         double[] out = new double[Math.multiplyExact(rows, o)];
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
             NDArray bb = native64(mg, b.data, new Shape(cols, o));
-            for (int s = 0; s < rows; s += SLAB) {
-                int k = Math.min(SLAB, rows - s);
+            int step = slabRows(cols);
+            for (int s = 0; s < rows; s += step) {
+                int k = Math.min(step, rows - s);
                 try (NDManager sm = mg.newSubManager()) {
                     double[] part = slab(sm, a, cols, s, k).matMul(bb).toDoubleArray();
                     System.arraycopy(part, 0, out, s * o, part.length);
@@ -297,6 +306,11 @@ public final class LowRankKernel {
             }
         }
         return out;
+    }
+
+    /** Rows of a slab of {@code cols} float64 columns: at most {@link #SLAB} and {@link #SLAB_BYTES}, at least one. */
+    static int slabRows(int cols) {
+        return (int) Math.max(1, Math.min(SLAB, SLAB_BYTES / (8L * Math.max(1, cols))));
     }
 
     /** A float64 engine array copied natively from Java values (no Java buffer stays aliased). */
