@@ -11,6 +11,7 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.ntk4j.UserException;
+import org.ntk4j.theory.KernelSolve;
 
 /**
  * A traced kernel held as features, never as the N×N matrix: train features F (N×r) and test features G (M×r) with
@@ -26,9 +27,11 @@ import org.ntk4j.UserException;
  * <pre>
  *   f(X*) = G (FᵀF + λI)⁺ Fᵀ Y,     f(X) = F (FᵀF + λI)⁺ Fᵀ Y
  * </pre>
- * and the nonzero eigenvalues of F Fᵀ are those of the r×r matrix FᵀF (one symmetric eigendecomposition, EJML, shared
- * by both). The products FᵀF, FᵀY and F·B run on the engine in float64 over row slabs, so the host holds the float32
- * features once and the engine at most one slab of them.
+ * solved by the engine's LU inverse of the r×r matrix FᵀF + λI ({@link KernelSolve}; its residual checked, the
+ * eigendecomposition's pseudo-inverse taken when it fails), and the nonzero eigenvalues of F Fᵀ are those of FᵀF (one
+ * symmetric eigendecomposition, EJML, computed only for the spectrum or that fallback). FᵀF and FᵀY come from one pass
+ * over F, F·B from a second, on the engine in float64 over row slabs, so the host holds the float32 features once and
+ * the engine at most one slab of them.
  *
  * <p>The features are float32, row-major: row i of F is {@code train[i*r .. i*r + r)}. A producer (a sketch, Nyström)
  * hands over its arrays; this class does not copy them.
@@ -36,6 +39,12 @@ import org.ntk4j.UserException;
 public final class LowRankKernel {
     /** Rows per engine slab of the products over F and G. */
     static final int SLAB = 8192;
+    /**
+     * Bytes of one float64 slab at most: 16 MiB stays below the launcher's glibc mmap threshold (32 MiB), so each
+     * slab reuses freed heap blocks instead of mapping and zero-filling fresh pages (at N = 20,000, r = 2000 the
+     * conversions of 131 MB slabs took as long as the products).
+     */
+    static final long SLAB_BYTES = 16L << 20;
     /** Eigenvalues of FᵀF + λI at most this fraction of the largest are dropped (as in the exact regression). */
     public static final double RCOND = 1e-12;
 
@@ -172,26 +181,38 @@ public final class LowRankKernel {
         if (!(ridge >= 0) || !Double.isFinite(ridge)) {
             throw new UserException("the ridge must be a finite number >= 0 (got " + ridge + ")");
         }
+        DMatrixRMaj[] gy = gramAndTransposeTimes(y);
+        DMatrixRMaj b = KernelSolve.coefficients(gy[0], ridge, gy[1]);
+        if (b == null) {
+            b = spectralCoefficients(gy[1], ridge);
+        }
+        return new Predictions(times(train, n, b), test == null ? null : times(test, m, b));
+    }
+
+    /**
+     * B = (FᵀF + λI)⁺ FᵀY from the eigendecomposition of FᵀF, eigenvalues of FᵀF + λI at most {@link #RCOND} of the
+     * largest dropped: the path for a Gram matrix the LU solve cannot solve to its tolerance.
+     */
+    private DMatrixRMaj spectralCoefficients(DMatrixRMaj fty, double ridge) {
         decompose();
-        DMatrixRMaj fty = transposeTimes(y);
         double max = 0;
         for (double s : gramValues) {
             max = Math.max(max, Math.abs(s + ridge));
         }
         double cut = RCOND * max;
         // B = V diag(1 / (s + λ)) Vᵀ Fᵀ Y
-        DMatrixRMaj proj = new DMatrixRMaj(r, y.numCols);
+        DMatrixRMaj proj = new DMatrixRMaj(r, fty.numCols);
         CommonOps_DDRM.multTransA(gramVectors, fty, proj);
         for (int i = 0; i < r; i++) {
             double s = gramValues[i] + ridge;
             double g = Math.abs(s) <= cut ? 0 : 1 / s;
-            for (int c = 0; c < y.numCols; c++) {
+            for (int c = 0; c < fty.numCols; c++) {
                 proj.set(i, c, proj.get(i, c) * g);
             }
         }
-        DMatrixRMaj b = new DMatrixRMaj(r, y.numCols);
+        DMatrixRMaj b = new DMatrixRMaj(r, fty.numCols);
         CommonOps_DDRM.mult(gramVectors, proj, b);
-        return new Predictions(times(train, n, b), test == null ? null : times(test, m, b));
+        return b;
     }
 
     /** Train and test predictions of {@link #regress}. */
@@ -226,8 +247,9 @@ public final class LowRankKernel {
     DMatrixRMaj gram() {
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
             NDArray acc = mg.zeros(new Shape(r, r), DataType.FLOAT64);
-            for (int s = 0; s < n; s += SLAB) {
-                int rows = Math.min(SLAB, n - s);
+            int step = slabRows(r);
+            for (int s = 0; s < n; s += step) {
+                int rows = Math.min(step, n - s);
                 try (NDManager sm = mg.newSubManager()) {
                     NDArray f = slab(sm, train, s, rows);
                     acc.addi(f.transpose().matMul(f));
@@ -237,21 +259,26 @@ public final class LowRankKernel {
         }
     }
 
-    /** Fᵀ Y (r×O, float64). */
-    private DMatrixRMaj transposeTimes(DMatrixRMaj y) {
+    /** FᵀF (r×r) and Fᵀ Y (r×O) in float64, from one pass over F's row slabs (each converted to float64 once). */
+    private DMatrixRMaj[] gramAndTransposeTimes(DMatrixRMaj y) {
         int o = y.numCols;
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
+            NDArray gram = mg.zeros(new Shape(r, r), DataType.FLOAT64);
             NDArray acc = mg.zeros(new Shape(r, o), DataType.FLOAT64);
-            for (int s = 0; s < n; s += SLAB) {
-                int rows = Math.min(SLAB, n - s);
+            int step = slabRows(r);
+            for (int s = 0; s < n; s += step) {
+                int rows = Math.min(step, n - s);
                 try (NDManager sm = mg.newSubManager()) {
                     NDArray f = slab(sm, train, s, rows);
+                    NDArray ft = f.transpose();
+                    gram.addi(ft.matMul(f));
                     double[] ys = Arrays.copyOfRange(y.data, s * o, (s + rows) * o);
-                    NDArray yy = native64(sm, ys, new Shape(rows, o));
-                    acc.addi(f.transpose().matMul(yy));
+                    acc.addi(ft.matMul(native64(sm, ys, new Shape(rows, o))));
                 }
             }
-            return new DMatrixRMaj(r, o, true, acc.toDoubleArray());
+            return new DMatrixRMaj[] {
+                new DMatrixRMaj(r, r, true, gram.toDoubleArray()), new DMatrixRMaj(r, o, true, acc.toDoubleArray())
+            };
         }
     }
 
@@ -269,8 +296,9 @@ public final class LowRankKernel {
         double[] out = new double[Math.multiplyExact(rows, o)];
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
             NDArray bb = native64(mg, b.data, new Shape(cols, o));
-            for (int s = 0; s < rows; s += SLAB) {
-                int k = Math.min(SLAB, rows - s);
+            int step = slabRows(cols);
+            for (int s = 0; s < rows; s += step) {
+                int k = Math.min(step, rows - s);
                 try (NDManager sm = mg.newSubManager()) {
                     double[] part = slab(sm, a, cols, s, k).matMul(bb).toDoubleArray();
                     System.arraycopy(part, 0, out, s * o, part.length);
@@ -278,6 +306,11 @@ public final class LowRankKernel {
             }
         }
         return out;
+    }
+
+    /** Rows of a slab of {@code cols} float64 columns: at most {@link #SLAB} and {@link #SLAB_BYTES}, at least one. */
+    static int slabRows(int cols) {
+        return (int) Math.max(1, Math.min(SLAB, SLAB_BYTES / (8L * Math.max(1, cols))));
     }
 
     /** A float64 engine array copied natively from Java values (no Java buffer stays aliased). */

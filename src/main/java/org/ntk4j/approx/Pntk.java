@@ -9,14 +9,16 @@ import org.ntk4j.model.Network;
 
 /**
  * The pseudo-NTK of Mohamadi, Bae &amp; Sutherland ("A Fast, Well-Founded Approximation to the Empirical Neural
- * Tangent Kernel", ICML 2023, eq. 2), the kernel of the summed logits:
+ * Tangent Kernel", ICML 2023, arXiv 2206.12543), the kernel of the summed logits ("sum of logits"):
  * <pre>
  *   pNTK(x, x') = (1/O) J_Σ(x) J_Σ(x')ᵀ = (1/O) Σ_{o,p} Θ[(x,o),(x',p)],   J_Σ = ∂(Σ_o f_o)/∂θ
  * </pre>
  * computed by the exact engine on the one-output network g = (1/√O) Σ_o f_o ({@link Network#summedOutputs()}): one
- * backward pass per tile instead of O, and an N×N kernel. At initialisation, with a wide linear readout of width n,
- * each O×O block of the full eNTK approaches pNTK(x, x')·I_O with relative Frobenius error O(n^{-1/2}) (their §3,
- * Theorem 3.1), so O·pNTK approximates the traced kernel Σ_o Θ_oo.
+ * backward pass per tile instead of O, and an N×N kernel. The paper proves that this approximation converges to the
+ * full eNTK at initialisation for networks with a wide final readout layer (its abstract): each O×O block of the eNTK
+ * approaches pNTK(x, x')·I_O, so O·pNTK approximates the traced kernel Σ_o Θ_oo. The 1/O scaling makes pNTK
+ * approximate one output's Θ_oo. The rate n^{-1/2} in the readout width n that the tests measure is derived in
+ * {@code PntkTest}; the paper's theorem and equation numbers were not available to check.
  */
 public final class Pntk {
     private Pntk() {}

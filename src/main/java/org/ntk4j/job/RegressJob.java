@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.ejml.data.DMatrixRMaj;
 import org.ntk4j.OptionException;
 import org.ntk4j.OptionKey;
@@ -18,12 +19,14 @@ import org.ntk4j.report.NpzReader;
 import org.ntk4j.request.KernelOption;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.theory.KernelRegression;
+import org.ntk4j.theory.KernelSolve;
 
 /**
  * Kernel regression with a kernel file written by {@link KernelJob} ({@code ntk4j kernel}): with the traced train
  * kernel Θ = ntk (N×N), the test×train kernel Θ* = ntk_test (M×N), targets Y from y1 (labels → one-hot, or regression
  * targets) and f₀ = 0, the predictor of Seleznova, NTK thesis, eqs. (2.59)–(2.61) (Atanasov, Bordelon &amp; Pehlevan,
- * Silent Alignment, eq. (1)), via {@link KernelRegression}:
+ * Silent Alignment, eq. (1)), via {@link KernelRegression} (at t = ∞ via {@link KernelSolve} when its LU inverse solves
+ * the system):
  * <pre>
  *   f_t(x*) = Θ(x*, X) Θ⁻¹(I − e^{−ηΘt}) Y,     t = ∞:  f(x*) = Θ(x*, X) (Θ + λI)⁺ Y
  * </pre>
@@ -172,6 +175,22 @@ public final class RegressJob {
         }
     }
 
+    /**
+     * The predictions Θ(rows, X) · coefficients for any kernel rows (the train kernel itself, or the test×train one):
+     * at t = ∞ from α = (Θ + λI)⁻¹ Y by the engine's LU inverse ({@link KernelSolve}, when it solves the system to its
+     * tolerance), otherwise from the eigendecomposition of Θ + λI ({@link KernelRegression}).
+     */
+    private static UnaryOperator<DMatrixRMaj> predictor(DMatrixRMaj k, DMatrixRMaj y, Config c) {
+        if (Double.isInfinite(c.time())) {
+            DMatrixRMaj alpha = KernelSolve.coefficients(k, c.ridge(), y);
+            if (alpha != null) {
+                return rows -> KernelSolve.times(rows, alpha);
+            }
+        }
+        KernelRegression reg = regression(k, c.ridge());
+        return rows -> reg.testPrediction(rows, y, null, null, c.lr(), c.time());
+    }
+
     /** The regression with Θ + λI; a matrix it cannot decompose is named with the ridge. */
     private static KernelRegression regression(DMatrixRMaj k, double ridge) {
         DMatrixRMaj kr = k.copy();
@@ -206,8 +225,8 @@ public final class RegressJob {
         NpzReader.Array y2 = r.has("y2") ? finite(r.read("y2"), "y2", c.kernel()) : null;
         double[] classes = labels ? classes(y1, y2, c.kernel()) : new double[0];
         DMatrixRMaj y = targets(y1, classes);
-        KernelRegression reg = regression(k, c.ridge());
-        DMatrixRMaj fTrain = reg.testPrediction(k, y, null, null, c.lr(), c.time());
+        UnaryOperator<DMatrixRMaj> reg = predictor(k, y, c);
+        DMatrixRMaj fTrain = reg.apply(k);
         Double trainAccuracy = labels ? accuracy(fTrain, y) : null;
         DMatrixRMaj fTest = null;
         int test = 0;
@@ -220,7 +239,7 @@ public final class RegressJob {
                 throw new UserException(c.kernel() + ": ntk_test has " + kt.numCols
                         + " columns but the train kernel is " + n + "x" + n);
             }
-            fTest = reg.testPrediction(kt, y, null, null, c.lr(), c.time());
+            fTest = reg.apply(kt);
             test = kt.numRows;
             if (y2 != null && y2.rows() != kt.numRows) {
                 throw new UserException(c.kernel() + ": y2 has " + y2.rows() + " rows but ntk_test has " + kt.numRows);

@@ -9,7 +9,7 @@ import java.util.Random;
 /**
  * The normalised sum of a vector's entries, (N, O) → (N, 1): g = (1/√O) Σ_o f_o. Its NTK is the pseudo-NTK
  * (1/O) J_Σ J_Σᵀ of Mohamadi, Bae &amp; Sutherland ("A Fast, Well-Founded Approximation to the Empirical Neural
- * Tangent Kernel", ICML 2023, eq. 2); no parameters.
+ * Tangent Kernel", ICML 2023, arXiv 2206.12543); no parameters.
  */
 public final class SummedOutputs extends Module {
     private final int outputs;

@@ -73,6 +73,36 @@ class LowRankKernelTest {
         assertNull(new LowRankKernel("t", f, n, null, 0, r).regress(y, 0).test());
     }
 
+    /**
+     * Two equal feature columns make FᵀF singular (ridge 0): the predictions still equal the N×N pseudo-inverse's,
+     * whichever of the LU solve and the spectral fallback answers (the null direction of FᵀF is also F's, so it cannot
+     * change F·B).
+     */
+    @Test
+    void singularGramGivesThePseudoInversePredictions() {
+        int n = 30;
+        int r = 6;
+        float[] f = random(n, r, 5);
+        for (int i = 0; i < n; i++) {
+            f[i * r + 5] = f[i * r + 4];
+        }
+        DMatrixRMaj y = new DMatrixRMaj(n, 2);
+        Random rng = new Random(6);
+        for (int i = 0; i < y.data.length; i++) {
+            y.data[i] = rng.nextGaussian();
+        }
+        DMatrixRMaj ff = dense(f, n, r);
+        DMatrixRMaj kk = new DMatrixRMaj(n, n);
+        CommonOps_DDRM.multTransB(ff, ff, kk);
+        DMatrixRMaj want =
+                new KernelRegression(kk, 1e-10).testPrediction(kk, y, null, null, 1, Double.POSITIVE_INFINITY);
+        DMatrixRMaj got = new LowRankKernel("t", f, n, null, 0, r).regress(y, 0).train();
+        double scale = CommonOps_DDRM.elementMaxAbs(want);
+        for (int i = 0; i < want.getNumElements(); i++) {
+            assertEquals(want.get(i), got.get(i), 1e-8 * scale, "train " + i);
+        }
+    }
+
     @Test
     void spectrumEqualsTheFullKernelsLeadingEigenvalues() {
         int n = 25;

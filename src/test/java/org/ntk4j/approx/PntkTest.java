@@ -19,9 +19,20 @@ import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 
 /**
- * The pseudo-NTK against the full eNTK of the Jacobian path in float64, and the convergence that Mohamadi, Bae &amp;
- * Sutherland (ICML 2023, §3, Theorem 3.1) prove: at initialisation each O×O block of the full kernel tends to
- * pNTK·I_O, with relative Frobenius error O(n^{-1/2}) in the readout width n.
+ * The pseudo-NTK against the full eNTK of the Jacobian path in float64, and its convergence at initialisation, which
+ * Mohamadi, Bae &amp; Sutherland prove ("A Fast, Well-Founded Approximation to the Empirical Neural Tangent Kernel",
+ * ICML 2023, arXiv 2206.12543; its abstract: the sum-of-logits approximation converges to the true eNTK at
+ * initialisation for any network with a wide final readout layer). Only the abstract could be read when this test was
+ * written, so the rate it asks for is derived here, for the NTK-parameterised readout of width n,
+ * f_o(x) = (σ_w/√n) W_o·h(x) + σ_b b_o with W_ok ~ N(0, 1) independent of h:
+ * <pre>
+ *   Θ_op(x, x') = δ_op [σ_w² h(x)·h(x')/n + σ_b²] + (σ_w²/n) W_o A W_pᵀ,   A_kl = ⟨∂h_k(x)/∂θ', ∂h_l(x')/∂θ'⟩
+ * </pre>
+ * (θ' the parameters below the readout). Given A, W_o A W_pᵀ has mean δ_op tr A and standard deviation of order
+ * ‖A‖_F; tr A/n tends to a constant and ‖A‖_F² = O(n) (n diagonal entries of order one, n² off-diagonal ones of
+ * order n^{-1/2}), so each block is a common multiple of I_O plus fluctuations of relative size O(n^{-1/2}). pNTK is
+ * the mean of the block's entries times O, i.e. that multiple plus fluctuations of the same order, hence
+ * ‖Θ − pNTK ⊗ I_O‖_F / ‖Θ‖_F = O(n^{-1/2}).
  */
 class PntkTest {
     private static NDManager manager;
@@ -133,7 +144,7 @@ class PntkTest {
     }
 
     /**
-     * The theorem's rate, measured: from readout width 32 to 512 (16×) an O(n^{-1/2}) error falls 4×. The test asks
+     * The rate of the class comment, measured: from readout width 32 to 512 (16×) an O(n^{-1/2}) error falls 4×. The test asks
      * for at least 2× (a rate of n^{-1/4} or better) and for the wide error to be small (below 0.2), so a pNTK that did
      * not converge to the full kernel's blocks fails, while sampling noise over three seeds does not.
      */
