@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.ntk4j.UserException;
 import org.ntk4j.kernel.KernelMatrix;
-import org.ntk4j.util.NativeHeap;
 
 /**
  * The traced kernel T(x_i, x_j) = Σ_o Θ(x_i, x_j)_oo of a square kernel Θ(X, X) (N × N traced, N × N × O diagonal
@@ -33,14 +32,21 @@ import org.ntk4j.util.NativeHeap;
  * ({@link KernelMatrix}, {@code double[][]}) is copied into engine slabs once, or, with {@link #streamed}, copied slab
  * by slab at every pass so that it needs one slab of extra memory.
  *
- * <p>While a kernel is traced into held slabs, each slab's float64 temporaries (up to three slabs' worth) are handed
- * back to the system after it ({@link NativeHeap#trim()}): glibc would keep them cached, and the next slab's
- * temporaries, placed elsewhere around the slab just kept, would touch fresh pages, so that tracing a full kernel grew
- * the process by some 250 MiB beyond its working set. The later passes keep nothing and reuse the same blocks.
+ * <p>A diagonal or full kernel is traced into one float64 N × N array made before the first slab, the held slabs its
+ * row views, and its float64 temporaries are made and freed in blocks of {@link #TRACE_ENTRIES}, not a slab at a
+ * time: glibc kept each slab's 32 MiB temporaries (just under the launcher's mmap threshold) cached without reusing
+ * them for the next slab's, so that tracing a full kernel grew the process by some 150–250 MiB beyond its working set;
+ * 4 MiB blocks are reused, with nothing to hand back to the system. The later passes keep nothing.
  */
 public final class TracedKernel implements AutoCloseable {
     /** Entries of one row slab of the kernel (32 MiB as float64): the working set of one reduction step. */
     static final long SLAB_ENTRIES = 1L << 22;
+
+    /**
+     * Entries of a diagonal or full kernel traced at once (4 MiB as float64): the block of its float64 temporaries,
+     * small enough that glibc reuses them block after block (a slab's 32 MiB it did not).
+     */
+    static final long TRACE_ENTRIES = 1L << 19;
 
     private final NDManager manager;
     private final int n;
@@ -121,24 +127,24 @@ public final class TracedKernel implements AutoCloseable {
                 rank == 2 && type == DataType.FLOAT32,
                 new Held(held, start));
         try {
+            if (rank == 2) {
+                for (int i = 0; i < start.length - 1; i++) {
+                    held.add(t.rowsOf(kernel, new NDIndex("{}:{}", start[i], start[i + 1])));
+                }
+                return t;
+            }
+            NDArray all = t.tracedMatrix();
+            for (int i = 0; i < start.length - 1; i++) {
+                held.add(t.rowsOf(all, new NDIndex("{}:{}", start[i], start[i + 1])));
+            }
             double off = 0;
             for (int i = 0; i < start.length - 1; i++) {
-                NDArray raw = kernel.get(t.manager, new NDIndex("{}:{}", start[i], start[i + 1]));
-                NDScope.unregister(raw);
-                if (rank == 2) {
-                    held.add(raw);
-                    continue;
-                }
-                long entries = raw.size();
                 try (NDScope scope = new NDScope()) {
-                    NDArray traced = t.trace(raw);
+                    NDIndex slab = new NDIndex("{}:{}", start[i], start[i + 1]);
+                    NDArray raw = kernel.get(t.manager, slab);
+                    all.set(slab, t.trace(raw));
                     off += rank == 4 ? t.offDiagonal(raw) : 0;
-                    NDScope.unregister(traced);
-                    held.add(traced);
-                } finally {
-                    raw.close();
                 }
-                trimAfter(entries);
             }
             t.offDiagonalAbs = rank == 4 ? off : Double.NaN;
             return t;
@@ -549,38 +555,78 @@ public final class TracedKernel implements AutoCloseable {
 
     /** Rows per slab so that a slab of {@code inner} entries per pair holds at most {@link #SLAB_ENTRIES}. */
     static int rowsPerSlab(int n, long inner) {
-        return (int) Math.max(1, Math.min(n, SLAB_ENTRIES / Math.max(1, (long) n * inner)));
+        return rowsPer(SLAB_ENTRIES, n, inner);
     }
 
-    /**
-     * Hands a traced slab's freed float64 temporaries back to the system when they are large enough to matter (8 MiB
-     * and more), so that a small kernel does not pay for loading the C library's binding.
-     */
-    private static void trimAfter(long slabEntries) {
-        if (slabEntries * 8 >= 8L << 20) {
-            NativeHeap.trim();
-        }
+    /** Rows (at least one) of N pairs of {@code inner} entries each that hold at most {@code entries}. */
+    private static int rowsPer(long entries, int n, long inner) {
+        return (int) Math.max(1, Math.min(n, entries / Math.max(1, (long) n * inner)));
+    }
+
+    /** An N × N float64 array in this kernel's manager, kept beyond any open scope: the traced slabs are its rows. */
+    private NDArray tracedMatrix() {
+        NDArray all = manager.create(new Shape(n, n), DataType.FLOAT64);
+        NDScope.unregister(all);
+        return all;
+    }
+
+    /** Rows {@code rows} of {@code a} as a view owned by this kernel's manager, kept beyond any open scope. */
+    private NDArray rowsOf(NDArray a, NDIndex rows) {
+        NDArray view = a.get(manager, rows);
+        NDScope.unregister(view);
+        return view;
     }
 
     /** The traced s × N slab of a raw slab (s, N[, O[, O]]): itself when traced, else Σ_o Θ_oo in float64. */
     private NDArray trace(NDArray raw) {
-        return switch (rank) {
-            case 2 -> raw;
-            case 3 -> raw.toType(DataType.FLOAT64, false).sum(new int[] {2});
-            default -> raw.diagonal(0, 2, 3).toType(DataType.FLOAT64, false).sum(new int[] {2});
-        };
+        if (rank == 2) {
+            return raw;
+        }
+        long rows = raw.getShape().get(0);
+        int block = rowsPer(TRACE_ENTRIES, n, rank == 3 ? outputs : (long) outputs * outputs);
+        if (rows <= block) {
+            return traceBlock(raw);
+        }
+        NDArray traced = raw.getManager().create(new Shape(rows, n), DataType.FLOAT64);
+        for (long r0 = 0; r0 < rows; r0 += block) {
+            try (NDScope scope = new NDScope()) {
+                NDIndex part = new NDIndex("{}:{}", r0, Math.min(rows, r0 + block));
+                traced.set(part, traceBlock(raw.get(part)));
+            }
+        }
+        return traced;
     }
 
-    /** Σ |Θ_ks|, k ≠ s, over a full raw slab (s, N, O, O), in float64 (masked, so exact zeros stay zero). */
+    /** Σ_o Θ_oo of a diagonal or full raw block, in float64. */
+    private NDArray traceBlock(NDArray raw) {
+        return rank == 3
+                ? raw.toType(DataType.FLOAT64, false).sum(new int[] {2})
+                : raw.diagonal(0, 2, 3).toType(DataType.FLOAT64, false).sum(new int[] {2});
+    }
+
+    /**
+     * Σ |Θ_ks|, k ≠ s, over a full raw slab (s, N, O, O), in float64 (masked, so exact zeros stay zero), block by
+     * block of {@link #TRACE_ENTRIES}.
+     */
     private double offDiagonal(NDArray raw) {
         if (outputs == 1) {
             return 0;
         }
+        long rows = raw.getShape().get(0);
+        int block = rowsPer(TRACE_ENTRIES, n, (long) outputs * outputs);
+        double sum = 0;
         try (NDScope scope = new NDScope()) {
             NDArray mask = manager.ones(new Shape(outputs, outputs), DataType.FLOAT64)
                     .sub(manager.eye(outputs, outputs, 0, DataType.FLOAT64));
-            return scalar(raw.toType(DataType.FLOAT64, false).abs().mul(mask).sum());
+            for (long r0 = 0; r0 < rows; r0 += block) {
+                try (NDScope inner = new NDScope()) {
+                    NDArray part = raw.get(new NDIndex("{}:{}", r0, Math.min(rows, r0 + block)));
+                    sum += scalar(
+                            part.toType(DataType.FLOAT64, false).abs().mul(mask).sum());
+                }
+            }
         }
+        return sum;
     }
 
     private static int checkSquare(double[][] kernel) {
@@ -638,8 +684,9 @@ public final class TracedKernel implements AutoCloseable {
         }
 
         /**
-         * One pass whose traced slabs the visitor keeps: each slab gets a buffer of its own (on the CPU the engine
-         * array maps it, so the host entries are copied once), owned by the kernel's manager.
+         * One pass whose traced slabs the visitor keeps, owned by the kernel's manager: a traced kernel's slabs each
+         * get a buffer of their own (on the CPU the engine array maps it, so the host entries are copied once); a
+         * diagonal or full kernel's are row views of one N × N float64 array that the slabs are traced into.
          */
         void forEachKept(SlabVisitor v) {
             stream(v, true);
@@ -653,6 +700,7 @@ public final class TracedKernel implements AutoCloseable {
             ByteBuffer[] buf = {ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN)};
             DataType type = kernel.isFloat64() ? DataType.FLOAT64 : DataType.FLOAT32;
             boolean sumOff = rank == 4 && Double.isNaN(offDiagonalAbs);
+            NDArray all = keep && rank != 2 ? tracedMatrix() : null;
             double[] off = {0};
             int[] row = {0};
             Runnable flush = () -> {
@@ -670,18 +718,17 @@ public final class TracedKernel implements AutoCloseable {
                     hostBytes += buf[0].limit();
                     off[0] += sumOff ? offDiagonal(raw) : 0;
                     NDArray traced = trace(raw);
-                    if (keep) {
+                    if (all != null) {
+                        NDIndex slab = new NDIndex("{}:{}", row[0], row[0] + r);
+                        all.set(slab, traced);
+                        traced = rowsOf(all, slab);
+                    } else if (keep) {
                         NDScope.unregister(traced);
                         traced.attach(manager);
-                        if (rank == 2) {
-                            // the array maps this buffer: the next slab gets a new one
-                            buf[0] = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
-                        }
+                        // the array maps this buffer: the next slab gets a new one
+                        buf[0] = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
                     }
                     v.visit(row[0], traced);
-                }
-                if (keep) {
-                    trimAfter((long) r * n * kernel.inner()); // the slab just kept sits above its freed temporaries
                 }
                 row[0] += r;
                 buf[0].clear();

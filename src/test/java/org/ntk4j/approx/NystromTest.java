@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import java.util.Arrays;
-import java.util.Random;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
@@ -20,7 +17,7 @@ import org.ntk4j.kernel.KernelResult;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
-import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.testing.TinyMlp;
 
 /**
  * Nyström features against the exact traced kernel of a tiny MLP in float64.
@@ -44,20 +41,11 @@ class NystromTest {
     }
 
     static Network net() {
-        ModelSpec s = ModelSpec.parse(
-                "{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[16,16],\"outputs\":3,\"activation\":\"tanh\","
-                        + "\"parameterization\":\"ntk\",\"sigmaW\":1.3,\"sigmaB\":0.5,\"bias\":true}",
-                "test");
-        return Network.build(s, 42, manager, DataType.FLOAT64);
+        return TinyMlp.TANH_16.build(manager, 42);
     }
 
     static NDArray inputs(int n, long seed) {
-        Random r = new Random(seed);
-        double[] v = new double[n * 6];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = r.nextGaussian();
-        }
-        return manager.create(v, new Shape(n, 2, 3)).duplicate();
+        return TinyMlp.inputs(manager, n, seed);
     }
 
     static double[] exact(Ntk ntk, NDArray x1, NDArray x2) {

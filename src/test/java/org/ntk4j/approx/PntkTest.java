@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,7 +13,7 @@ import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.Ntk;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
-import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.testing.TinyMlp;
 
 /**
  * The pseudo-NTK against the full eNTK of the Jacobian path in float64, and its convergence at initialisation, which
@@ -48,21 +45,11 @@ class PntkTest {
     }
 
     static Network net(int width, int outputs, long seed) {
-        ModelSpec s = ModelSpec.parse(
-                "{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[" + width + "," + width + "],\"outputs\":" + outputs
-                        + ",\"activation\":\"relu\",\"parameterization\":\"ntk\",\"sigmaW\":1.4,\"sigmaB\":0.1,"
-                        + "\"bias\":true}",
-                "test");
-        return Network.build(s, seed, manager, DataType.FLOAT64);
+        return new TinyMlp(width, width, outputs, "relu", "ntk", 1.4, 0.1, true).build(manager, seed);
     }
 
     static NDArray inputs(int n, long seed) {
-        Random r = new Random(seed);
-        double[] v = new double[n * 6];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = r.nextGaussian();
-        }
-        return manager.create(v, new Shape(n, 2, 3)).duplicate();
+        return TinyMlp.inputs(manager, n, seed);
     }
 
     static double[] full(Network net, NDArray x1, NDArray x2) {

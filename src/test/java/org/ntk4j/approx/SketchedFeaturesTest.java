@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,7 +15,7 @@ import org.ntk4j.kernel.NtkOptions;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.kernel.sketch.SketchKind;
 import org.ntk4j.model.Network;
-import org.ntk4j.spec.ModelSpec;
+import org.ntk4j.testing.TinyMlp;
 
 /** Sketched tangent features as a {@link LowRankKernel}, against the exact traced kernel of a tiny MLP (float64). */
 class SketchedFeaturesTest {
@@ -35,20 +32,11 @@ class SketchedFeaturesTest {
     }
 
     private static Network net() {
-        ModelSpec s = ModelSpec.parse(
-                "{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[16,16],\"outputs\":3,\"activation\":\"tanh\","
-                        + "\"parameterization\":\"ntk\",\"sigmaW\":1.3,\"sigmaB\":0.5,\"bias\":true}",
-                "test");
-        return Network.build(s, 42, manager, DataType.FLOAT64);
+        return TinyMlp.TANH_16.build(manager, 42);
     }
 
     private static NDArray inputs(int n, long seed) {
-        Random r = new Random(seed);
-        double[] v = new double[n * 6];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = r.nextGaussian();
-        }
-        return manager.create(v, new Shape(n, 2, 3)).duplicate();
+        return TinyMlp.inputs(manager, n, seed);
     }
 
     @Test

@@ -78,8 +78,9 @@ class KernelRssTest {
     /**
      * A full kernel held in the engine on the CPU. Its metrics trace it slab by slab, each slab's float64 temporaries
      * (three slabs' worth) freed before the next; glibc kept them cached and the next slab touched fresh pages, so
-     * that the peak measured 496–641 MiB over a 219–229 MiB baseline at --memory 256 MiB (2026-11-26) until each slab's
-     * temporaries were handed back to the system (TracedKernel, NativeHeap): 425–487 MiB since.
+     * that the peak measured 496–641 MiB over a 219–229 MiB baseline at --memory 256 MiB (2026-11-26); 425–487 MiB
+     * with each slab's temporaries handed back to the system (malloc_trim), 381–420 MiB since they are made in 4 MiB
+     * blocks that glibc reuses (TracedKernel).
      */
     @Test
     void fullKernelPeakRssStaysWithinBudgetPlusJvmOverhead(@TempDir Path dir) throws Exception {

@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
-import ai.djl.ndarray.types.Shape;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,8 +13,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
-import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.testing.FiniteDifferences;
+import org.ntk4j.testing.TinyMlp;
 
 /**
  * The kernel paths against each other in float64: the generic Jacobian path against central finite
@@ -44,21 +41,11 @@ class NtkCorrectnessTest {
     }
 
     static Network net(String activation, String param, boolean bias, double sigmaB) {
-        ModelSpec s = ModelSpec.parse(
-                "{\"arch\":\"mlp\",\"input\":[2,3],\"widths\":[7,5],\"outputs\":3,"
-                        + "\"activation\":\"" + activation + "\",\"parameterization\":\"" + param + "\",\"sigmaW\":1.3,"
-                        + "\"sigmaB\":" + sigmaB + ",\"bias\":" + bias + "}",
-                "test");
-        return Network.build(s, 42, manager, DataType.FLOAT64);
+        return new TinyMlp(7, 5, 3, activation, param, 1.3, sigmaB, bias).build(manager, 42);
     }
 
     static NDArray inputs(int n, long seed) {
-        Random r = new Random(seed);
-        double[] v = new double[n * 6];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = r.nextGaussian();
-        }
-        return manager.create(v, new Shape(n, 2, 3)).duplicate();
+        return TinyMlp.inputs(manager, n, seed);
     }
 
     @Test

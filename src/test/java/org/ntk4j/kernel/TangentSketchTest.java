@@ -42,6 +42,19 @@ class TangentSketchTest {
         return s.matMul(s.transpose()).toDoubleArray();
     }
 
+    /** S Sᵀ of the sketch with {@code k} columns for each of the seeds {@code seed0 .. seed0 + seeds − 1}. */
+    private static double[][] sketchGrams(Network net, NDArray x, int k, SketchKind kind, long seed0, int seeds) {
+        double[][] grams = new double[seeds][];
+        for (int s = 0; s < seeds; s++) {
+            try (NDManager m = manager.newSubManager()) {
+                NDArray xs = x.duplicate();
+                xs.attach(m);
+                grams[s] = gram(TangentSketch.of(net).features(xs, k, kind, seed0 + s));
+            }
+        }
+        return grams;
+    }
+
     /**
      * The rank-one path (dense layers' inputs and output gradients, no per-sample gradient formed) against the
      * per-sample Jacobian path with the same projection: the same sums in another order in float64, so ~1e-15
@@ -86,15 +99,10 @@ class TangentSketchTest {
             int seeds = 300;
             double[] mean = new double[n * n];
             double[] sq = new double[n * n];
-            for (int s = 0; s < seeds; s++) {
-                try (NDManager m = manager.newSubManager()) {
-                    NDArray xs = x.duplicate();
-                    xs.attach(m);
-                    double[] e = gram(TangentSketch.of(net).features(xs, 8, kind, s));
-                    for (int i = 0; i < e.length; i++) {
-                        mean[i] += e[i] / seeds;
-                        sq[i] += e[i] * e[i] / seeds;
-                    }
+            for (double[] e : sketchGrams(net, x, 8, kind, 0, seeds)) {
+                for (int i = 0; i < e.length; i++) {
+                    mean[i] += e[i] / seeds;
+                    sq[i] += e[i] * e[i] / seeds;
                 }
             }
             for (int i = 0; i < n * n; i++) {
@@ -146,8 +154,7 @@ class TangentSketchTest {
             double[] mse = new double[2];
             int seeds = 40;
             for (int d = 0; d < 2; d++) {
-                for (int s = 0; s < seeds; s++) {
-                    double[] e = gram(TangentSketch.of(net).features(x, dims[d], kind, 1000L * d + s));
+                for (double[] e : sketchGrams(net, x, dims[d], kind, 1000L * d, seeds)) {
                     double err = 0;
                     for (int i = 0; i < e.length; i++) {
                         err += (e[i] - k[i]) * (e[i] - k[i]);

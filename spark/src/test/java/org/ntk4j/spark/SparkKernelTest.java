@@ -19,12 +19,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
-import org.ntk4j.job.KernelJob;
-import org.ntk4j.job.KernelJobConfig;
-import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
-import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardAssembler;
 import org.ntk4j.shard.ShardPlan;
@@ -100,20 +96,7 @@ class SparkKernelTest {
 
     /** The single-machine job of {@code request} on mnist in float64 with the same tile, as .npy files. */
     private static Path singleMachine(KernelRequest.Builder request, Path out) {
-        KernelRequest r = request.dataset("mnist")
-                .method(Method.AUTO)
-                .dtype(DataType.FLOAT64)
-                .tile(TILE)
-                .build();
-        KernelJobConfig c = KernelJobConfig.builder(r)
-                .out(out)
-                .dataDir(data)
-                .format(Npz.Format.NPY)
-                .build();
-        try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(c).run(m, s -> {});
-        }
-        return out;
+        return SparkFixtures.singleMachineKernel(request, TILE, data, out);
     }
 
     /** Assembles the store into a folder of .npy files. */

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.types.DataType;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,11 +23,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.ntk4j.job.KernelJob;
-import org.ntk4j.job.KernelJobConfig;
-import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.factor.Mode;
-import org.ntk4j.report.Npz;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardAssembler;
 
@@ -225,26 +219,13 @@ class StandaloneClusterTest {
 
     /** {@code ntk4j kernel} on one machine: the same request, float64, the same tile, as .npy files. */
     private static Path singleMachine(Path model, Path data, Path out) {
-        KernelRequest r = KernelRequest.builder()
+        KernelRequest.Builder r = KernelRequest.builder()
                 .model(model.toString())
                 .n(N)
                 .test(M)
                 .mode(Mode.FULL)
-                .perLayer(true)
-                .dataset("mnist")
-                .method(Method.AUTO)
-                .dtype(DataType.FLOAT64)
-                .tile(TILE)
-                .build();
-        KernelJobConfig c = KernelJobConfig.builder(r)
-                .out(out)
-                .dataDir(data)
-                .format(Npz.Format.NPY)
-                .build();
-        try (NDManager m = NDManager.newBaseManager()) {
-            new KernelJob(c).run(m, s -> {});
-        }
-        return out;
+                .perLayer(true);
+        return SparkFixtures.singleMachineKernel(r, TILE, data, out);
     }
 
     /** A JVM of its own running {@code args} (a main class and its arguments) on {@code cp}, logging to NAME.log. */

@@ -1,7 +1,9 @@
 package org.ntk4j.kernel.factor;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
+import ai.djl.ndarray.types.DataType;
 
 /**
  * In-place engine operations that the kernel engine counts, and views a factor keeps across tile pairs. Every
@@ -50,27 +52,35 @@ public final class EngineOps {
 
     /**
      * A 0-d scalar of {@code like}'s type on its device, kept with {@code like}'s manager and made once per factor:
-     * a native copy, so no Java buffer backs it (an array made from a Java value lives in a Java buffer, and the
-     * engine's {@code to(...)} of an array to its own type and device returns the same storage, not a copy).
+     * {@link #scalar(NDManager, DataType, double)} moved to {@code like}'s device where that differs from its
+     * manager's.
      */
     public static NDArray scalar(NDArray like, double value) {
-        NDArray s;
-        try (NDArray host = like.getManager().create(value)) {
-            NDScope.unregister(host); // made once per factor, not a tile pair's work
-            s = host.duplicate();
-        }
-        if (s.getDataType() != like.getDataType()) {
-            NDArray t = s.toType(like.getDataType(), false);
-            NDScope.unregister(s);
-            s.close();
-            s = t;
-        }
+        NDArray s = scalar(like.getManager(), like.getDataType(), value);
         if (!s.getDevice().equals(like.getDevice())) {
             NDArray d = s.toDevice(like.getDevice(), false);
-            NDScope.unregister(s);
             s.close();
             s = d;
         }
         return keep(s);
+    }
+
+    /**
+     * A 0-d scalar of {@code type} in {@code manager}, on its device, kept beyond any open scope: a native copy, so
+     * no Java buffer backs it (an array made from a Java value lives in a Java buffer, and the engine's {@code
+     * to(...)} of an array to its own type and device returns the same storage, not a copy).
+     */
+    public static NDArray scalar(NDManager manager, DataType type, double value) {
+        NDArray s;
+        try (NDArray host = manager.create(value)) {
+            NDScope.unregister(host); // made once per factor, not a tile pair's work
+            s = keep(host.duplicate());
+        }
+        if (s.getDataType() != type) {
+            NDArray t = keep(s.toType(type, false));
+            s.close();
+            s = t;
+        }
+        return s;
     }
 }

@@ -13,48 +13,19 @@ import java.util.List;
  * tile while they fit {@link #KEEP_ENTRIES}; beyond that each tile draws them again. Rank-one rows are expanded one
  * block of rows at a time, so at most a block's width of the gradient exists at once.
  */
-public final class GaussianProjection implements LayerProjection {
+public final class GaussianProjection extends SeededProjection {
     /** Entries of G kept between tiles (64 Mi: 512 MiB in float64, 256 MiB in float32). */
     static final long KEEP_ENTRIES = 1L << 26;
 
-    private final Streams streams;
-    private final int layer;
-    private final long r;
-    private final long c;
-    private final int k;
-    private final NDManager m;
-    private final DataType type;
     private final List<NDArray> kept = new ArrayList<>();
-    private NDArray scale;
 
     GaussianProjection(Streams streams, int layer, long rows, long cols, int k, NDManager m, DataType type) {
-        this.streams = streams;
-        this.layer = layer;
-        this.r = rows;
-        this.c = cols;
-        this.k = k;
-        this.m = m;
-        this.type = type;
-    }
-
-    @Override
-    public long rows() {
-        return r;
-    }
-
-    @Override
-    public long cols() {
-        return c;
-    }
-
-    @Override
-    public int k() {
-        return k;
+        super(streams, layer, rows, cols, k, m, type);
     }
 
     private long blocks() {
-        long per = streams.rowsPerBlock(k);
-        return (r * c + per - 1) / per;
+        long per = rowsPerBlock();
+        return (entries() + per - 1) / per;
     }
 
     /** Block b of G: rows [b·per, min(R·C, (b + 1)·per)). */
@@ -62,9 +33,9 @@ public final class GaussianProjection implements LayerProjection {
         if (b < kept.size()) {
             return kept.get((int) b);
         }
-        long per = streams.rowsPerBlock(k);
-        boolean keep = r * c * (long) k <= KEEP_ENTRIES;
-        NDArray g = streams.rows(layer, 0, b * per, Math.min(r * c, (b + 1) * per), k, keep ? m : scratch, type);
+        long per = rowsPerBlock();
+        boolean keep = entries() * k() <= KEEP_ENTRIES;
+        NDArray g = draw(0, b * per, Math.min(entries(), (b + 1) * per), keep ? manager() : scratch);
         if (keep) {
             ai.djl.ndarray.NDScope.unregister(g);
             kept.add(g);
@@ -72,21 +43,14 @@ public final class GaussianProjection implements LayerProjection {
         return g;
     }
 
-    private NDArray scale() {
-        if (scale == null) {
-            scale = Streams.scalar(m, type, 1 / Math.sqrt(k));
-        }
-        return scale;
-    }
-
     @Override
     public NDArray project(NDArray rows) {
         long n = rows.getShape().get(0);
-        NDArray flat = rows.reshape(n, r * c);
-        long per = streams.rowsPerBlock(k);
+        NDArray flat = rows.reshape(n, entries());
+        long per = rowsPerBlock();
         NDArray s = null;
         for (long b = 0; b < blocks(); b++) {
-            NDArray part = flat.get(new NDIndex(":, {}:{}", b * per, Math.min(r * c, (b + 1) * per)));
+            NDArray part = flat.get(new NDIndex(":, {}:{}", b * per, Math.min(entries(), (b + 1) * per)));
             NDArray p = part.matMul(block(b, rows.getManager()));
             s = s == null ? p : s.addi(p);
         }
@@ -96,19 +60,19 @@ public final class GaussianProjection implements LayerProjection {
     @Override
     public NDArray projectRankOne(NDArray d, NDArray a) {
         long n = d.getShape().get(0);
-        long per = streams.rowsPerBlock(k);
+        long per = rowsPerBlock();
         NDArray s = null;
         for (long b = 0; b < blocks(); b++) {
             long t0 = b * per;
-            long t1 = Math.min(r * c, (b + 1) * per);
-            long r0 = t0 / c;
-            long r1 = (t1 - 1) / c + 1;
+            long t1 = Math.min(entries(), (b + 1) * per);
+            long r0 = t0 / cols();
+            long r1 = (t1 - 1) / cols() + 1;
             // the gradient entries of rows r0..r1 of M_i = d_i a_iᵀ, then the block's slice of them
             NDArray outer = d.get(new NDIndex(":, {}:{}", r0, r1))
                     .expandDims(2)
                     .mul(a.expandDims(1))
-                    .reshape(n, (r1 - r0) * c);
-            NDArray part = outer.get(new NDIndex(":, {}:{}", t0 - r0 * c, t1 - r0 * c));
+                    .reshape(n, (r1 - r0) * cols());
+            NDArray part = outer.get(new NDIndex(":, {}:{}", t0 - r0 * cols(), t1 - r0 * cols()));
             NDArray p = part.matMul(block(b, d.getManager()));
             s = s == null ? p : s.addi(p);
         }
@@ -117,7 +81,7 @@ public final class GaussianProjection implements LayerProjection {
 
     @Override
     public NDArray matrix(NDManager into) {
-        NDArray g = streams.matrix(layer, 0, r * c, k, into, type);
+        NDArray g = draw(0, entries(), into);
         return g.muli(scale());
     }
 }

@@ -17,46 +17,17 @@ import ai.djl.ndarray.types.DataType;
  * two products of cost n·k·(R + C) and no R·C gradient. On general rows M_i: s_j = u_jᵀ M_i v_j / √k = Σ_ρ U[ρ, j]
  * (M_i V)[ρ, j] / √k, with V drawn block by block over its C rows.
  */
-public final class KhatriRaoProjection implements LayerProjection {
-    private final Streams streams;
-    private final int layer;
-    private final long r;
-    private final long c;
-    private final int k;
-    private final NDManager m;
-    private final DataType type;
+public final class KhatriRaoProjection extends SeededProjection {
     private NDArray u;
     private NDArray v;
-    private NDArray scale;
 
     KhatriRaoProjection(Streams streams, int layer, long rows, long cols, int k, NDManager m, DataType type) {
-        this.streams = streams;
-        this.layer = layer;
-        this.r = rows;
-        this.c = cols;
-        this.k = k;
-        this.m = m;
-        this.type = type;
-    }
-
-    @Override
-    public long rows() {
-        return r;
-    }
-
-    @Override
-    public long cols() {
-        return c;
-    }
-
-    @Override
-    public int k() {
-        return k;
+        super(streams, layer, rows, cols, k, m, type);
     }
 
     private NDArray u() {
         if (u == null) {
-            u = keep(streams.matrix(layer, 1, r, k, m, type));
+            u = keep(draw(1, rows(), manager()));
         }
         return u;
     }
@@ -64,7 +35,7 @@ public final class KhatriRaoProjection implements LayerProjection {
     /** V whole, kept: for rank-one rows, whose C is a layer's input width. */
     private NDArray v() {
         if (v == null) {
-            v = keep(streams.matrix(layer, 2, c, k, m, type));
+            v = keep(draw(2, cols(), manager()));
         }
         return v;
     }
@@ -74,22 +45,15 @@ public final class KhatriRaoProjection implements LayerProjection {
         return a;
     }
 
-    private NDArray scale() {
-        if (scale == null) {
-            scale = Streams.scalar(m, type, 1 / Math.sqrt(k));
-        }
-        return scale;
-    }
-
     @Override
     public NDArray project(NDArray rows) {
         long n = rows.getShape().get(0);
-        NDArray mm = rows.reshape(n, r, c);
-        long per = streams.rowsPerBlock(k);
+        NDArray mm = rows.reshape(n, rows(), cols());
+        long per = rowsPerBlock();
         NDArray mv = null;
-        for (long g = 0; g < c; g += per) {
-            long g1 = Math.min(c, g + per);
-            NDArray vb = c <= per ? v() : streams.rows(layer, 2, g, g1, k, rows.getManager(), type);
+        for (long g = 0; g < cols(); g += per) {
+            long g1 = Math.min(cols(), g + per);
+            NDArray vb = cols() <= per ? v() : draw(2, g, g1, rows.getManager());
             NDArray p = mm.get(new NDIndex(":, :, {}:{}", g, g1)).matMul(vb); // (n, R, k)
             mv = mv == null ? p : mv.addi(p);
         }
@@ -103,8 +67,8 @@ public final class KhatriRaoProjection implements LayerProjection {
 
     @Override
     public NDArray matrix(NDManager into) {
-        NDArray uu = streams.matrix(layer, 1, r, k, into, type);
-        NDArray vv = streams.matrix(layer, 2, c, k, into, type);
-        return uu.expandDims(1).mul(vv.expandDims(0)).reshape(r * c, k).muli(scale());
+        NDArray uu = draw(1, rows(), into);
+        NDArray vv = draw(2, cols(), into);
+        return uu.expandDims(1).mul(vv.expandDims(0)).reshape(entries(), k()).muli(scale());
     }
 }

@@ -92,24 +92,6 @@ public final class Streams {
         return all;
     }
 
-    /**
-     * The scalar {@code v} as a 0-d engine array of {@code type} in {@code m}, a native copy (an array made from a
-     * Java value lives in a Java buffer, and the engine's conversion to the same type returns that storage).
-     */
-    static NDArray scalar(NDManager m, DataType type, double v) {
-        NDArray s;
-        try (NDArray host = m.create(v)) {
-            s = host.duplicate();
-        }
-        if (type != DataType.FLOAT64) {
-            NDArray t = s.toType(type, false);
-            s.close();
-            s = t;
-        }
-        ai.djl.ndarray.NDScope.unregister(s);
-        return s;
-    }
-
     /** Stafford's variant 13 of the MurmurHash3 finaliser (the mix of {@link SplittableRandom}). */
     static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
