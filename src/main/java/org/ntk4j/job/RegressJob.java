@@ -5,6 +5,7 @@ import com.google.gson.annotations.SerializedName;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.ejml.data.DMatrixRMaj;
@@ -191,6 +192,28 @@ public final class RegressJob {
         return rows -> reg.testPrediction(rows, y, null, null, c.lr(), c.time());
     }
 
+    /**
+     * Refuses a ridge beside which the kernel vanishes in float64: when λ·2⁻⁵² exceeds the largest |Θ_ij|, Θ + λI
+     * rounds to λI and the "regression" predicts zero whatever the data.
+     */
+    static void checkRidgeAgainst(DMatrixRMaj k, double ridge) {
+        double largest = 0;
+        for (int i = 0; i < k.getNumElements(); i++) {
+            largest = Math.max(largest, Math.abs(k.get(i)));
+        }
+        if (largest > 0 && ridge * Math.ulp(1.0) > largest) {
+            throw new OptionException(
+                    Option.RIDGE,
+                    String.format(
+                            Locale.ROOT,
+                            " %s swamps the kernel (largest entry %.4g): Θ + λI rounds to λI in float64; use a ridge"
+                                    + " below %.4g",
+                            ridge,
+                            largest,
+                            largest / Math.ulp(1.0)));
+        }
+    }
+
     /** The regression with Θ + λI; a matrix it cannot decompose is named with the ridge. */
     private static KernelRegression regression(DMatrixRMaj k, double ridge) {
         DMatrixRMaj kr = k.copy();
@@ -225,6 +248,7 @@ public final class RegressJob {
         NpzReader.Array y2 = r.has("y2") ? finite(r.read("y2"), "y2", c.kernel()) : null;
         double[] classes = labels ? classes(y1, y2, c.kernel()) : new double[0];
         DMatrixRMaj y = targets(y1, classes);
+        checkRidgeAgainst(k, c.ridge());
         UnaryOperator<DMatrixRMaj> reg = predictor(k, y, c);
         DMatrixRMaj fTrain = reg.apply(k);
         Double trainAccuracy = labels ? accuracy(fTrain, y) : null;
