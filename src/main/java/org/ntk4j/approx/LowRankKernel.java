@@ -8,9 +8,8 @@ import ai.djl.ndarray.types.Shape;
 import java.util.Arrays;
 import org.ejml.data.DMatrixRMaj;
 import org.ejml.dense.row.CommonOps_DDRM;
-import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
-import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.ntk4j.UserException;
+import org.ntk4j.natives.Lapack;
 import org.ntk4j.theory.KernelSolve;
 
 /**
@@ -224,23 +223,15 @@ public final class LowRankKernel {
             return;
         }
         DMatrixRMaj g = gram();
-        EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(r, true, true);
-        if (!eig.decompose(g)) {
+        Lapack.Eigen eig;
+        try {
+            eig = Lapack.symmetric(g);
+        } catch (ArithmeticException e) {
             throw new UserException("the eigendecomposition of the " + r + "×" + r + " feature Gram matrix failed"
                     + " (non-finite features?)");
         }
-        double[] values = new double[r];
-        DMatrixRMaj vectors = new DMatrixRMaj(r, r);
-        for (int i = 0; i < r; i++) {
-            values[i] = eig.getEigenvalue(i).getReal();
-            DMatrixRMaj col = eig.getEigenVector(i);
-            double norm = Math.sqrt(CommonOps_DDRM.dot(col, col));
-            for (int k = 0; k < r; k++) {
-                vectors.set(k, i, norm == 0 ? 0 : col.get(k) / norm);
-            }
-        }
-        gramValues = values;
-        gramVectors = vectors;
+        gramValues = eig.values();
+        gramVectors = eig.vectors();
     }
 
     /** FᵀF in float64, r×r, summed over row slabs on the engine. */

@@ -1,0 +1,180 @@
+package org.ntk4j.natives;
+
+import ai.djl.engine.Engine;
+import com.sun.jna.Function;
+import com.sun.jna.Memory;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Platform;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.dense.row.CommonOps_DDRM;
+import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
+import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
+
+/**
+ * The symmetric eigendecomposition A = V diag(s) Vᵀ of a float64 matrix by LAPACK's divide-and-conquer {@code dsyevd}
+ * (Demmel, "Applied Numerical Linear Algebra", §5.3.3), taken from the MKL that libtorch's CPU library carries and
+ * exports (the LAPACK libtorch's own {@code linalg_eigh} calls; DJL 0.35 binds no eigendecomposition), reached
+ * through JNA like {@link OneDnn}. It runs on libtorch's threads: at m = 8,000 seconds where EJML's single-threaded
+ * Java QR algorithm takes many minutes, which is what limited Nyström to a few thousand landmarks.
+ *
+ * <p>When the symbol cannot be reached (not Linux, a libtorch without MKL), EJML's symmetric QR algorithm gives the
+ * same decomposition (tested against each other to 1e-10 of the largest eigenvalue); {@link #provider()} says which.
+ */
+public final class Lapack {
+    private static final Object LOCK = new Object();
+    private static volatile Optional<Function> dsyevd;
+
+    private Lapack() {}
+
+    /**
+     * The eigendecomposition of a symmetric matrix.
+     *
+     * @param values the eigenvalues, ascending
+     * @param vectors the orthonormal eigenvectors as columns, in the order of {@code values}
+     */
+    public record Eigen(double[] values, DMatrixRMaj vectors) {}
+
+    /** "mkl dsyevd (libtorch_cpu)" or "ejml" (the fallback), for provenance. */
+    public static String provider() {
+        return function().isPresent() ? "mkl dsyevd (libtorch_cpu)" : "ejml";
+    }
+
+    /**
+     * The eigendecomposition of the symmetric {@code a} (only its lower triangle in row-major order, i.e. LAPACK's
+     * upper triangle in column order, is read; {@code a} is not modified).
+     *
+     * @throws ArithmeticException when the decomposition fails (non-finite entries, no convergence)
+     */
+    public static Eigen symmetric(DMatrixRMaj a) {
+        int n = a.numRows;
+        if (a.numCols != n) {
+            throw new IllegalArgumentException("not square: " + a.numRows + "x" + a.numCols);
+        }
+        for (double v : a.data) {
+            if (!Double.isFinite(v)) {
+                throw new ArithmeticException("the " + n + "×" + n + " matrix has a non-finite entry");
+            }
+        }
+        Optional<Function> f = function();
+        return f.isPresent() && n > 0 ? dsyevd(f.get(), a) : ejml(a);
+    }
+
+    /** EJML's symmetric QR algorithm, ascending like LAPACK. */
+    static Eigen ejml(DMatrixRMaj a) {
+        int n = a.numRows;
+        EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(n, true, true);
+        if (!eig.decompose(a.copy())) {
+            throw new ArithmeticException("the eigendecomposition of a " + n + "×" + n + " matrix did not converge");
+        }
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(
+                order,
+                (p, q) -> Double.compare(
+                        eig.getEigenvalue(p).getReal(), eig.getEigenvalue(q).getReal()));
+        double[] values = new double[n];
+        DMatrixRMaj vectors = new DMatrixRMaj(n, n);
+        for (int c = 0; c < n; c++) {
+            values[c] = eig.getEigenvalue(order[c]).getReal();
+            DMatrixRMaj v = eig.getEigenVector(order[c]);
+            double norm = Math.sqrt(CommonOps_DDRM.dot(v, v));
+            for (int r = 0; r < n; r++) {
+                vectors.set(r, c, norm == 0 ? 0 : v.get(r) / norm);
+            }
+        }
+        return new Eigen(values, vectors);
+    }
+
+    /** LAPACK dsyevd('V', 'U', ...) on a column-major copy; LAPACK's column j is eigenvector j. */
+    private static Eigen dsyevd(Function f, DMatrixRMaj a) {
+        int n = a.numRows;
+        long bytes = 8L * n * n;
+        try (Memory m = new Memory(bytes);
+                Memory w = new Memory(8L * n);
+                Memory ints = new Memory(4L * 4);
+                Memory query = new Memory(8);
+                Memory iquery = new Memory(4);
+                Memory jobz = chars("V");
+                Memory uplo = chars("U")) {
+            m.write(0, a.data, 0, n * n); // symmetric: row-major = column-major
+            ints.setInt(0, n); // N, LDA
+            ints.setInt(4, -1); // LWORK, LIWORK (query)
+            ints.setInt(8, 0); // INFO
+            f.invokeVoid(new Object[] {
+                jobz, uplo, ints, m, ints, w, query, ints.share(4), iquery, ints.share(4), ints.share(8), 1L, 1L
+            });
+            check(ints.getInt(8), n);
+            long lwork = (long) Math.ceil(query.getDouble(0));
+            int liwork = iquery.getInt(0);
+            if (lwork > Integer.MAX_VALUE) {
+                throw new ArithmeticException("a " + n + "×" + n + " eigendecomposition needs too much workspace");
+            }
+            try (Memory work = new Memory(8L * lwork);
+                    Memory iwork = new Memory(4L * Math.max(1, liwork));
+                    Memory lw = new Memory(4);
+                    Memory liw = new Memory(4)) {
+                lw.setInt(0, (int) lwork);
+                liw.setInt(0, liwork);
+                f.invokeVoid(new Object[] {jobz, uplo, ints, m, ints, w, work, lw, iwork, liw, ints.share(8), 1L, 1L});
+                check(ints.getInt(8), n);
+            }
+            double[] values = w.getDoubleArray(0, n);
+            // column-major V read row-major is Vᵀ: row j holds eigenvector j
+            double[] vt = m.getDoubleArray(0, n * n);
+            DMatrixRMaj v = new DMatrixRMaj(n, n, true, vt);
+            CommonOps_DDRM.transpose(v);
+            return new Eigen(values, v);
+        }
+    }
+
+    private static void check(int info, int n) {
+        if (info != 0) {
+            throw new ArithmeticException("LAPACK dsyevd failed on a " + n + "×" + n + " matrix (info " + info + ")");
+        }
+    }
+
+    private static Memory chars(String s) {
+        Memory m = new Memory(2);
+        m.setByte(0, (byte) s.charAt(0));
+        m.setByte(1, (byte) 0);
+        return m;
+    }
+
+    private static Optional<Function> function() {
+        Optional<Function> f = dsyevd;
+        if (f != null) {
+            return f;
+        }
+        synchronized (LOCK) {
+            if (dsyevd == null) {
+                dsyevd = lookup();
+            }
+            return dsyevd;
+        }
+    }
+
+    private static Optional<Function> lookup() {
+        if (System.getenv("NTK4J_LAPACK") != null
+                && System.getenv("NTK4J_LAPACK").equals("ejml")) {
+            return Optional.empty();
+        }
+        if (!Platform.isLinux()) {
+            return Optional.empty();
+        }
+        try {
+            Engine.getInstance(); // libtorch must be mapped
+            Optional<Path> lib = OneDnn.loaded("libtorch_cpu");
+            if (lib.isEmpty()) {
+                return Optional.empty();
+            }
+            NativeLibrary torch = NativeLibrary.getInstance(lib.get().toString());
+            return Optional.of(torch.getFunction("dsyevd_"));
+        } catch (UnsatisfiedLinkError | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package org.ntk4j.natives;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.ejml.data.DMatrixRMaj;
+import org.ejml.dense.row.CommonOps_DDRM;
+import org.junit.jupiter.api.Test;
+
+/** LAPACK's dsyevd from libtorch's MKL against EJML, and against the definition A V = V diag(s), VᵀV = I. */
+class LapackTest {
+    /** A random symmetric n×n matrix of rank {@code rank} (B Bᵀ) plus a symmetric perturbation of scale eps. */
+    private static DMatrixRMaj matrix(int n, int rank, double eps, long seed) {
+        Random r = new Random(seed);
+        DMatrixRMaj b = new DMatrixRMaj(n, rank);
+        for (int i = 0; i < b.data.length; i++) {
+            b.data[i] = r.nextGaussian();
+        }
+        DMatrixRMaj a = new DMatrixRMaj(n, n);
+        CommonOps_DDRM.multTransB(b, b, a);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j <= i; j++) {
+                double e = eps * r.nextGaussian();
+                a.add(i, j, e);
+                if (i != j) {
+                    a.add(j, i, e);
+                }
+            }
+        }
+        return a;
+    }
+
+    @Test
+    void mklIsReachedOnLinux() {
+        if (com.sun.jna.Platform.isLinux() && System.getenv("NTK4J_LAPACK") == null) {
+            assertEquals("mkl dsyevd (libtorch_cpu)", Lapack.provider());
+        }
+    }
+
+    @Test
+    void equalsEjmlAndTheDefinition() {
+        for (int[] c : new int[][] {{1, 1}, {2, 2}, {7, 3}, {64, 64}, {300, 120}}) {
+            int n = c[0];
+            DMatrixRMaj a = matrix(n, c[1], 1e-3, n);
+            DMatrixRMaj before = a.copy();
+            Lapack.Eigen l = Lapack.symmetric(a);
+            Lapack.Eigen e = Lapack.ejml(a);
+            assertTrue(before.equals(a) || java.util.Arrays.equals(before.data, a.data), "input untouched");
+            double max = Math.abs(e.values()[n - 1]);
+            for (int i = 0; i < n; i++) {
+                // eigenvalues of a symmetric matrix are perfectly conditioned: |δs| ≤ ‖δA‖₂ ~ n·ε·‖A‖
+                assertEquals(e.values()[i], l.values()[i], 1e-10 * max, "eigenvalue " + i + " of " + n);
+                if (i > 0) {
+                    assertTrue(l.values()[i] >= l.values()[i - 1], "ascending");
+                }
+            }
+            DMatrixRMaj av = new DMatrixRMaj(n, n);
+            CommonOps_DDRM.mult(a, l.vectors(), av);
+            DMatrixRMaj vtv = new DMatrixRMaj(n, n);
+            CommonOps_DDRM.multTransA(l.vectors(), l.vectors(), vtv);
+            for (int i = 0; i < n; i++) {
+                for (int j = 0; j < n; j++) {
+                    assertEquals(l.vectors().get(i, j) * l.values()[j], av.get(i, j), 1e-10 * max, "A v = s v");
+                    assertEquals(i == j ? 1 : 0, vtv.get(i, j), 1e-10, "orthonormal");
+                }
+            }
+        }
+    }
+
+    @Test
+    void nonFiniteEntriesAreRefused() {
+        DMatrixRMaj a = matrix(4, 4, 0, 1);
+        a.set(1, 2, Double.NaN);
+        assertThrows(ArithmeticException.class, () -> Lapack.symmetric(a));
+    }
+}
