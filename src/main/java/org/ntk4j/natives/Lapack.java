@@ -24,7 +24,7 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
  */
 public final class Lapack {
     private static final Object LOCK = new Object();
-    private static volatile Optional<Function> dsyevd;
+    private static final java.util.Map<String, Optional<Function>> FUNCTIONS = new java.util.HashMap<>();
 
     private Lapack() {}
 
@@ -38,7 +38,7 @@ public final class Lapack {
 
     /** "mkl dsyevd (libtorch_cpu)" or "ejml" (the fallback), for provenance. */
     public static String provider() {
-        return function().isPresent() ? "mkl dsyevd (libtorch_cpu)" : "ejml";
+        return function("dsyevd_").isPresent() ? "mkl dsyevd (libtorch_cpu)" : "ejml";
     }
 
     /**
@@ -57,7 +57,7 @@ public final class Lapack {
                 throw new ArithmeticException("the " + n + "×" + n + " matrix has a non-finite entry");
             }
         }
-        Optional<Function> f = function();
+        Optional<Function> f = function("dsyevd_");
         return f.isPresent() && n > 0 ? dsyevd(f.get(), a) : ejml(a);
     }
 
@@ -131,6 +131,68 @@ public final class Lapack {
         }
     }
 
+    /**
+     * X = (A + λI)⁻¹ B by LAPACK's LU factorisation with partial pivoting ({@code dgetrf} + {@code dgetrs}) on one
+     * native copy of A (8·N² bytes, no inverse formed), or null when MKL cannot be reached here or A + λI is exactly
+     * singular; the caller checks the residual.
+     *
+     * @param a N×N (row-major, not modified)
+     * @param ridge λ added to the diagonal of the copy
+     * @param b N×O right-hand sides (not modified)
+     */
+    public static DMatrixRMaj solve(DMatrixRMaj a, double ridge, DMatrixRMaj b) {
+        Optional<Function> getrf = function("dgetrf_");
+        Optional<Function> getrs = function("dgetrs_");
+        int n = a.numRows;
+        int o = b.numCols;
+        if (getrf.isEmpty() || getrs.isEmpty() || n == 0 || a.numCols != n || b.numRows != n) {
+            return null;
+        }
+        try (Memory m = new Memory(8L * n * n);
+                Memory x = new Memory(8L * n * Math.max(1, o));
+                Memory ipiv = new Memory(4L * n);
+                Memory ints = new Memory(4L * 4);
+                Memory trans = chars("T")) {
+            // row-major A is column-major Aᵀ: factor Aᵀ and solve (Aᵀ)ᵀ X = B with TRANS = 'T'
+            long slab = 1L << 22;
+            for (long s = 0; s < (long) n * n; s += slab) {
+                int k = (int) Math.min(slab, (long) n * n - s);
+                m.write(8L * s, a.data, (int) s, k);
+            }
+            for (int i = 0; i < n; i++) {
+                long at = 8L * ((long) i * n + i);
+                m.setDouble(at, m.getDouble(at) + ridge);
+            }
+            double[] col = new double[n];
+            for (int c = 0; c < o; c++) {
+                for (int i = 0; i < n; i++) {
+                    col[i] = b.data[i * o + c];
+                }
+                x.write(8L * c * n, col, 0, n);
+            }
+            ints.setInt(0, n); // N, M, LDA, LDB
+            ints.setInt(4, o); // NRHS
+            ints.setInt(8, 0); // INFO
+            getrf.get().invokeVoid(new Object[] {ints, ints, m, ints, ipiv, ints.share(8)});
+            if (ints.getInt(8) != 0) {
+                return null; // < 0: an argument (a defect here); > 0: an exact zero pivot
+            }
+            getrs.get()
+                    .invokeVoid(new Object[] {trans, ints, ints.share(4), m, ints, ipiv, x, ints, ints.share(8), 1L});
+            if (ints.getInt(8) != 0) {
+                return null;
+            }
+            DMatrixRMaj out = new DMatrixRMaj(n, o);
+            for (int c = 0; c < o; c++) {
+                x.read(8L * c * n, col, 0, n);
+                for (int i = 0; i < n; i++) {
+                    out.data[i * o + c] = col[i];
+                }
+            }
+            return out;
+        }
+    }
+
     private static void check(int info, int n) {
         if (info != 0) {
             throw new ArithmeticException("LAPACK dsyevd failed on a " + n + "×" + n + " matrix (info " + info + ")");
@@ -144,20 +206,13 @@ public final class Lapack {
         return m;
     }
 
-    private static Optional<Function> function() {
-        Optional<Function> f = dsyevd;
-        if (f != null) {
-            return f;
-        }
+    private static Optional<Function> function(String name) {
         synchronized (LOCK) {
-            if (dsyevd == null) {
-                dsyevd = lookup();
-            }
-            return dsyevd;
+            return FUNCTIONS.computeIfAbsent(name, Lapack::lookup);
         }
     }
 
-    private static Optional<Function> lookup() {
+    private static Optional<Function> lookup(String name) {
         if (System.getenv("NTK4J_LAPACK") != null
                 && System.getenv("NTK4J_LAPACK").equals("ejml")) {
             return Optional.empty();
@@ -172,7 +227,7 @@ public final class Lapack {
                 return Optional.empty();
             }
             NativeLibrary torch = NativeLibrary.getInstance(lib.get().toString());
-            return Optional.of(torch.getFunction("dsyevd_"));
+            return Optional.of(torch.getFunction(name));
         } catch (UnsatisfiedLinkError | RuntimeException e) {
             return Optional.empty();
         }

@@ -8,18 +8,21 @@ import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.util.Arrays;
 import org.ejml.data.DMatrixRMaj;
+import org.ntk4j.natives.Lapack;
 
 /**
- * The t = ∞ kernel regression coefficients α = (Θ + λI)⁻¹ Y of {@link KernelRegression} by one LU inverse on the
- * engine (libtorch's {@code linalg_inv}, float64, in its multithreaded LAPACK) instead of EJML's single-threaded
- * symmetric eigendecomposition: about 2N³ flops in optimised BLAS against EJML's ~9N³ in plain Java (at N = 10,000 a
- * minute or two instead of hours on two cores). The predictions are then f(X*) = Θ(X*, X) α.
+ * The t = ∞ kernel regression coefficients α = (Θ + λI)⁻¹ Y of {@link KernelRegression} by an LU factorisation with
+ * partial pivoting (LAPACK {@code dgetrf}/{@code dgetrs} from the MKL in libtorch_cpu, {@link Lapack#solve}, ~⅔N³ flops
+ * on one native copy of Θ, 8·N² bytes) instead of EJML's single-threaded symmetric eigendecomposition (~9N³ in plain
+ * Java: at N = 10,000 minutes instead of hours on two cores). Where MKL cannot be reached, the engine's LU inverse
+ * (libtorch's {@code linalg_inv}, ~2N³, Θ, its factors and the inverse on the engine, 24·N² bytes) does it. The
+ * predictions are then f(X*) = Θ(X*, X) α.
  *
  * <p>The result is accepted only when the relative residual ‖(Θ + λI)α − Y‖_F / ‖Y‖_F is at most {@link #TOLERANCE}:
  * then Θ + λI is nonsingular to working precision and α is the same as the spectral pseudo-inverse's (which drops
  * only eigenvalues below 10⁻¹²·λ_max). A kernel too ill-conditioned for that gives null, and the caller takes the
- * spectral path. Host memory: Θ is copied to the engine in row slabs of at most 256 MiB (no Java buffer of N² entries,
- * so N² × 8 bytes may exceed 2 GiB); the engine holds Θ, its LU factors and the inverse, 24·N² bytes at the peak.
+ * spectral path. On the engine path Θ is copied in row slabs of at most 256 MiB (no Java buffer of N² entries, so N² × 8
+ * bytes may exceed 2 GiB).
  */
 public final class KernelSolve {
     /** Largest relative residual ‖(Θ + λI)α − Y‖_F / ‖Y‖_F accepted. */
@@ -44,6 +47,27 @@ public final class KernelSolve {
             throw new IllegalArgumentException(
                     "theta " + theta.numRows + "x" + theta.numCols + " and targets with " + y.numRows + " rows");
         }
+        DMatrixRMaj alpha = Lapack.solve(theta, ridge, y);
+        if (alpha == null) {
+            alpha = byInverse(theta, ridge, y, slab);
+        }
+        if (alpha == null) {
+            return null;
+        }
+        DMatrixRMaj r = times(theta, alpha);
+        double num = 0;
+        double den = 0;
+        for (int i = 0; i < r.data.length; i++) {
+            double d = r.data[i] + ridge * alpha.data[i] - y.data[i];
+            num += d * d;
+            den += y.data[i] * y.data[i];
+        }
+        return Math.sqrt(num) <= TOLERANCE * Math.sqrt(den) ? alpha : null;
+    }
+
+    /** α by the engine's LU inverse (where MKL's LAPACK cannot be reached), or null when the engine refuses. */
+    static DMatrixRMaj byInverse(DMatrixRMaj theta, double ridge, DMatrixRMaj y, long slab) {
+        int n = theta.numRows;
         DMatrixRMaj alpha;
         try (NDManager mg = NDManager.newBaseManager(Device.cpu())) {
             NDArray a = mg.zeros(new Shape(n, n), DataType.FLOAT64);
@@ -68,15 +92,7 @@ public final class KernelSolve {
         } catch (ai.djl.engine.EngineException e) {
             return null;
         }
-        DMatrixRMaj r = times(theta, alpha);
-        double num = 0;
-        double den = 0;
-        for (int i = 0; i < r.data.length; i++) {
-            double d = r.data[i] + ridge * alpha.data[i] - y.data[i];
-            num += d * d;
-            den += y.data[i] * y.data[i];
-        }
-        return Math.sqrt(num) <= TOLERANCE * Math.sqrt(den) ? alpha : null;
+        return alpha;
     }
 
     /** A·B (float64) for A (rows×N) and B (N×O), on the engine over row slabs of A. */

@@ -69,6 +69,35 @@ class LapackTest {
         }
     }
 
+    /** A non-symmetric A (so the row/column-major transposition is exercised) with a ridge: (A + λI) X = B. */
+    @Test
+    void luSolvesANonSymmetricSystem() {
+        if (!Lapack.provider().startsWith("mkl")) {
+            return;
+        }
+        int n = 50;
+        Random r = new Random(3);
+        DMatrixRMaj a = new DMatrixRMaj(n, n);
+        for (int i = 0; i < a.data.length; i++) {
+            a.data[i] = r.nextGaussian();
+        }
+        DMatrixRMaj b = new DMatrixRMaj(n, 3);
+        for (int i = 0; i < b.data.length; i++) {
+            b.data[i] = r.nextGaussian();
+        }
+        DMatrixRMaj x = Lapack.solve(a, 2.5, b);
+        DMatrixRMaj ar = a.copy();
+        for (int i = 0; i < n; i++) {
+            ar.add(i, i, 2.5);
+        }
+        DMatrixRMaj want = new DMatrixRMaj(n, 3);
+        CommonOps_DDRM.solve(ar, b, want);
+        for (int i = 0; i < want.data.length; i++) {
+            assertEquals(want.data[i], x.data[i], 1e-9 * (1 + Math.abs(want.data[i])), "entry " + i);
+        }
+        assertEquals(null, Lapack.solve(new DMatrixRMaj(3, 3), 0, new DMatrixRMaj(3, 1)), "exactly singular");
+    }
+
     @Test
     void nonFiniteEntriesAreRefused() {
         DMatrixRMaj a = matrix(4, 4, 0, 1);

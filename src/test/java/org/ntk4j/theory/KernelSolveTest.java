@@ -9,7 +9,7 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine's LU solve of the t = ∞ regression against the spectral pseudo-inverse of {@link KernelRegression}
+ * The LU solves of the t = ∞ regression (MKL's dgetrf/dgetrs and the engine's inverse) against the spectral pseudo-inverse of {@link KernelRegression}
  * (EJML's eigendecomposition): the same predictions where Θ + λI is nonsingular, and a refusal (null) where it is not.
  */
 class KernelSolveTest {
@@ -52,14 +52,18 @@ class KernelSolveTest {
                     kr.add(i, i, ridge);
                 }
                 KernelRegression reg = new KernelRegression(kr);
-                DMatrixRMaj alpha = KernelSolve.coefficients(k, ridge, y, slab);
-                assertNotNull(alpha, "ridge " + ridge);
-                for (DMatrixRMaj rows : new DMatrixRMaj[] {k, kt}) {
-                    DMatrixRMaj want = reg.testPrediction(rows, y, null, null, 1, Double.POSITIVE_INFINITY);
-                    DMatrixRMaj got = KernelSolve.times(rows, alpha);
-                    double scale = maxAbs(want);
-                    for (int i = 0; i < want.data.length; i++) {
-                        assertEquals(want.data[i], got.data[i], 1e-8 * scale, "ridge " + ridge + ", entry " + i);
+                DMatrixRMaj lu = KernelSolve.coefficients(k, ridge, y, slab);
+                DMatrixRMaj inverse = KernelSolve.byInverse(k, ridge, y, slab);
+                assertNotNull(lu, "ridge " + ridge);
+                assertNotNull(inverse, "ridge " + ridge);
+                for (DMatrixRMaj alpha : new DMatrixRMaj[] {lu, inverse}) {
+                    for (DMatrixRMaj rows : new DMatrixRMaj[] {k, kt}) {
+                        DMatrixRMaj want = reg.testPrediction(rows, y, null, null, 1, Double.POSITIVE_INFINITY);
+                        DMatrixRMaj got = KernelSolve.times(rows, alpha);
+                        double scale = maxAbs(want);
+                        for (int i = 0; i < want.data.length; i++) {
+                            assertEquals(want.data[i], got.data[i], 1e-8 * scale, "ridge " + ridge + ", entry " + i);
+                        }
                     }
                 }
             }
