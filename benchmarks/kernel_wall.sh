@@ -16,14 +16,10 @@ model="${MODEL:-mlp3-relu}"
 dataset="${DATASET:-mnist}"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 2000 4000 10000)
-out="${OUT:-}"
-if [ -z "$out" ]; then
-  out="$(mktemp -d)"
-  trap 'rm -rf "$out"' EXIT
-fi
-mkdir -p "$out"
-now() { date +%s.%N; }
-"$here/ntk4j" --version > /dev/null 2>&1 || true # builds the jar if the sources changed, outside the timings
+# shellcheck source=benchmarks/lib.sh
+. "$here/benchmarks/lib.sh"
+scratch_dir
+prebuild "$here"
 t0=$(now)
 "$here/ntk4j" kernel --help > /dev/null
 t1=$(now)

@@ -15,14 +15,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="${ROOT:-$here}"
 epochs="${1:-1}"
-out="${OUT:-}"
-if [ -z "$out" ]; then
-  out="$(mktemp -d)"
-  trap 'rm -rf "$out"' EXIT
-fi
-mkdir -p "$out"
-now() { date +%s.%N; }
-"$root/ntk4j" --version > /dev/null 2>&1 || true # builds the jar if the sources changed, outside the timings
+# shellcheck source=benchmarks/lib.sh
+. "$here/benchmarks/lib.sh"
+scratch_dir
+prebuild "$root"
 load="$(cut -d' ' -f1 /proc/loadavg)"
 t0=$(now)
 # shellcheck disable=SC2086
