@@ -35,6 +35,15 @@ class LauncherTest {
         return new Out(p.waitFor(), out, err);
     }
 
+    /** A checkout with the real launcher, an empty pom and sources, and no build yet. */
+    static Path checkout(Path dir) throws Exception {
+        Path checkout = Files.createDirectories(dir.resolve("checkout"));
+        Files.copy(Path.of(System.getProperty("ntk4j.root", ".")).resolve("ntk4j"), checkout.resolve("ntk4j"));
+        Files.writeString(checkout.resolve("pom.xml"), "<project/>");
+        Files.createDirectories(checkout.resolve("src/main"));
+        return checkout;
+    }
+
     static void script(Path f, String body) throws Exception {
         Files.writeString(f, "#!/usr/bin/env bash\n" + body);
         Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -42,10 +51,7 @@ class LauncherTest {
 
     @Test
     void firstBuildSaysWhatItDownloadsAndNoAnsiIntoPipes(@TempDir Path dir) throws Exception {
-        Path checkout = Files.createDirectories(dir.resolve("checkout"));
-        Files.copy(Path.of(System.getProperty("ntk4j.root", ".")).resolve("ntk4j"), checkout.resolve("ntk4j"));
-        Files.writeString(checkout.resolve("pom.xml"), "<project/>");
-        Files.createDirectories(checkout.resolve("src/main"));
+        Path checkout = checkout(dir);
         Path bin = Files.createDirectories(dir.resolve("bin"));
         script(
                 bin.resolve("mvn"),
@@ -103,10 +109,7 @@ class LauncherTest {
      */
     @Test
     void classDataArchiveIsDumpedCheckedAndUsed(@TempDir Path dir) throws Exception {
-        Path checkout = Files.createDirectories(dir.resolve("checkout"));
-        Files.copy(Path.of(System.getProperty("ntk4j.root", ".")).resolve("ntk4j"), checkout.resolve("ntk4j"));
-        Files.writeString(checkout.resolve("pom.xml"), "<project/>");
-        Files.createDirectories(checkout.resolve("src/main"));
+        Path checkout = checkout(dir);
         Files.createDirectories(checkout.resolve("target"));
         Files.writeString(checkout.resolve("target/ntk4j.jar"), "x");
         Files.writeString(checkout.resolve("target/classpath.txt"), "/dep.jar");
