@@ -119,11 +119,6 @@ public final class OneDnn {
         }
     }
 
-    /** What is in effect, or null when nothing has applied the setting yet. */
-    public static String inEffect() {
-        return state;
-    }
-
     static String wanted() {
         String v = System.getProperty(PROPERTY, System.getenv("NTK4J_ONEDNN"));
         String m = v == null ? "auto" : v.trim().toLowerCase(Locale.ROOT);
