@@ -180,22 +180,24 @@ public final class Nystrom {
         int r = k.rank();
         DMatrixRMaj g = k.gram();
         double lambda = CommonOps_DDRM.trace(g) / r;
-        for (int i = 0; i < r; i++) {
-            g.add(i, i, lambda);
+        Lapack.Eigen eig;
+        try {
+            eig = Lapack.symmetric(g);
+        } catch (ArithmeticException e) {
+            throw new UserException("the eigendecomposition of the " + r + "×" + r + " feature Gram matrix failed"
+                    + " (non-finite features?)");
         }
-        DMatrixRMaj inv = new DMatrixRMaj(r, r);
-        if (!CommonOps_DDRM.invert(g, inv)) {
-            throw new UserException("the ridge-regularised feature Gram matrix is singular");
-        }
-        double[] fi = LowRankKernel.product(k.trainFeatures(), k.trainRows(), r, inv);
-        float[] f = k.trainFeatures();
+        // (FᵀF + λI)⁻¹ = V diag(1 / (s + λ)) Vᵀ, so ℓ_i = Σ_j (F V)_ij² / (s_j + λ)
+        double[] fv = LowRankKernel.product(k.trainFeatures(), k.trainRows(), r, eig.vectors());
+        double[] s = eig.values();
         double[] out = new double[k.trainRows()];
         for (int i = 0; i < out.length; i++) {
-            double s = 0;
+            double sum = 0;
             for (int j = 0; j < r; j++) {
-                s += fi[i * r + j] * f[i * r + j];
+                double p = fv[i * r + j];
+                sum += p * p / (Math.max(s[j], 0) + lambda);
             }
-            out[i] = Math.max(s, 0);
+            out[i] = sum;
         }
         return out;
     }

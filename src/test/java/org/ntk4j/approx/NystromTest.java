@@ -148,4 +148,45 @@ class NystromTest {
         }
         assertTrue(Arrays.stream(Nystrom.weightedSample(w, 25, 3)).allMatch(i -> i % 2 == 0));
     }
+
+    /**
+     * The ridge leverage scores against their definition ℓ_i = Fᵢ (FᵀF + λI)⁻¹ Fᵢᵀ, λ = tr(FᵀF)/r, by EJML's inverse in
+     * float64 (features stored in float32, the scores O(1): 1e-9 is far above float64 rounding and far below any
+     * wrong term), and Σ ℓ_i = Σ s/(s + λ) ≤ r.
+     */
+    @Test
+    void leverageScoresMatchTheirDefinition() {
+        int n = 40;
+        int r = 6;
+        java.util.Random rng = new java.util.Random(11);
+        float[] f = new float[n * r];
+        for (int i = 0; i < f.length; i++) {
+            f[i] = (float) (rng.nextGaussian() * (1 + i % r));
+        }
+        LowRankKernel k = new LowRankKernel("test", f, n, null, 0, r);
+        double[] got = Nystrom.leverageScores(k);
+        DMatrixRMaj fm = new DMatrixRMaj(n, r);
+        for (int i = 0; i < f.length; i++) {
+            fm.data[i] = f[i];
+        }
+        DMatrixRMaj g = new DMatrixRMaj(r, r);
+        org.ejml.dense.row.CommonOps_DDRM.multTransA(fm, fm, g);
+        double lambda = org.ejml.dense.row.CommonOps_DDRM.trace(g) / r;
+        for (int i = 0; i < r; i++) {
+            g.add(i, i, lambda);
+        }
+        org.ejml.dense.row.CommonOps_DDRM.invert(g);
+        double total = 0;
+        for (int i = 0; i < n; i++) {
+            double want = 0;
+            for (int a = 0; a < r; a++) {
+                for (int b = 0; b < r; b++) {
+                    want += fm.get(i, a) * g.get(a, b) * fm.get(i, b);
+                }
+            }
+            assertEquals(want, got[i], 1e-9, "row " + i);
+            total += got[i];
+        }
+        assertTrue(total > 0 && total <= r, "sum " + total);
+    }
 }
