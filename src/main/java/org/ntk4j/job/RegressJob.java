@@ -156,7 +156,7 @@ public final class RegressJob {
                     KernelOption.MODE,
                     " trace'");
         }
-        return new DMatrixRMaj((int) k.shape()[0], (int) k.shape()[1], true, k.data());
+        return DMatrixRMaj.wrap((int) k.shape()[0], (int) k.shape()[1], k.data()); // no copy: the array is ours
     }
 
     /** Ridge finite and >= 0, learning rate finite and > 0, time > 0 (∞ allowed). */

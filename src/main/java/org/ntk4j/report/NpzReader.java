@@ -18,9 +18,12 @@ import org.ntk4j.io.NpyHeader;
 /**
  * Reads arrays back from what {@link Npz} writes: an NPZ zip of .npy entries (stored or deflated) or a directory of
  * {@code <name>.npy} files. NPY format 1.0/2.0, C order, little-endian float32/float64/int32/int64/uint8, returned as
- * doubles. Arrays are read whole (a kernel for regression fits in memory).
+ * doubles. Arrays are read whole (a kernel for regression fits in memory), decoded through a 1 MiB-value buffer so
+ * that an entry needs only its doubles (up to Java's largest array) and not a second copy of its bytes.
  */
 public final class NpzReader {
+    private static final int CHUNK_VALUES = 1 << 20;
+
     /** One array: its shape and values in C order. */
     public record Array(long[] shape, double[] data) {
         public int rows() {
@@ -110,8 +113,9 @@ public final class NpzReader {
         DataInputStream in = new DataInputStream(raw);
         long[] shape = h.shape();
         long count = h.count();
-        if (count > Integer.MAX_VALUE / 8) {
-            throw new UserException(what + " is too large to read whole (" + count + " values)");
+        if (count > Integer.MAX_VALUE - 8) {
+            throw new UserException(what + " is too large to read whole (" + count + " values; at most "
+                    + (Integer.MAX_VALUE - 8) + " fit one array)");
         }
         String descr = h.descr().replace('=', '<');
         int size =
@@ -122,19 +126,23 @@ public final class NpzReader {
                     default -> throw new UserException("entry '" + name + "' of " + path + " has dtype " + descr
                             + " (float32/64, int32/64, uint8 read)");
                 };
-        byte[] body = new byte[(int) count * size];
-        in.readFully(body);
-        ByteBuffer b = ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
         double[] v = new double[(int) count];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = switch (descr) {
-                case "<f4" -> b.getFloat();
-                case "<f8" -> b.getDouble();
-                case "<i4" -> b.getInt();
-                case "<i8" -> b.getLong();
-                case "|i1", "<i1" -> b.get();
-                default -> Byte.toUnsignedInt(b.get());
-            };
+        byte[] chunk = new byte[CHUNK_VALUES * size];
+        ByteBuffer b = ByteBuffer.wrap(chunk).order(ByteOrder.LITTLE_ENDIAN);
+        for (int start = 0; start < v.length; start += CHUNK_VALUES) {
+            int k = Math.min(CHUNK_VALUES, v.length - start);
+            in.readFully(chunk, 0, k * size);
+            b.clear();
+            for (int i = start; i < start + k; i++) {
+                v[i] = switch (descr) {
+                    case "<f4" -> b.getFloat();
+                    case "<f8" -> b.getDouble();
+                    case "<i4" -> b.getInt();
+                    case "<i8" -> b.getLong();
+                    case "|i1", "<i1" -> b.get();
+                    default -> Byte.toUnsignedInt(b.get());
+                };
+            }
         }
         return new Array(shape, v);
     }
