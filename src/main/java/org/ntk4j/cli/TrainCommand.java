@@ -197,9 +197,9 @@ public final class TrainCommand implements Callable<Integer> {
                     "the kernel the ntk probe measures: pntk = the pseudo-NTK of the summed logits, (1/O) J_S J_S^T"
                             + " (Mohamadi, Bae & Sutherland, ICML 2023), per layer and in total, one backward pass per tile"
                             + " instead of O; the same metrics under the same keys, each record saying \"kernel\": \"pntk\","
-                            + " and the first probe its error against the traced kernel / O (approx_error.*). Default: the"
-                            + " traced NTK. Only pntk (sketch and nystrom are kernel --approx's); no Eq. 5 layer CKA with it."
-                            + " Kept in args.json for --resume")
+                            + " and the first probe its error against the traced kernel / O (approx_error.*); without it,"
+                            + " the traced NTK. Only pntk (sketch and nystrom are kernel --approx's); no Eq. 5 layer CKA"
+                            + " with it. Kept in args.json for --resume")
     String approx;
 
     @Option(
