@@ -3,6 +3,7 @@ package org.ntk4j.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.ntk4j.UserException;
+import org.ntk4j.approx.ApproxSpec;
 import org.ntk4j.job.ProbeKind;
 import org.ntk4j.job.TrainJob;
 import org.ntk4j.job.TrainJobConfig;
@@ -190,6 +191,18 @@ public final class TrainCommand implements Callable<Integer> {
     Integer layerCkaMax;
 
     @Option(
+            names = "--approx",
+            paramLabel = "pntk",
+            description =
+                    "the kernel the ntk probe measures: pntk = the pseudo-NTK of the summed logits, (1/O) J_S J_S^T"
+                            + " (Mohamadi, Bae & Sutherland, ICML 2023), per layer and in total, one backward pass per tile"
+                            + " instead of O; the same metrics under the same keys, each record saying \"kernel\": \"pntk\","
+                            + " and the first probe its error against the traced kernel / O (approx_error.*); without it,"
+                            + " the traced NTK. Only pntk (sketch and nystrom are kernel --approx's); no Eq. 5 layer CKA"
+                            + " with it. Kept in args.json for --resume")
+    String approx;
+
+    @Option(
             names = "--probe-every",
             paramLabel = "SCHEDULE",
             defaultValue = "epochs",
@@ -242,6 +255,7 @@ public final class TrainCommand implements Callable<Integer> {
                     .pad(pad)
                     .probePoints(ProbePoints.parse(probePoints != null ? probePoints : "train"))
                     .layerCkaMax(layerCkaMax)
+                    .approx(approx == null ? null : ApproxSpec.parse(approx))
                     .build();
         }
         TrainSpec.Builder t = args.train().toBuilder();
@@ -309,11 +323,15 @@ public final class TrainCommand implements Callable<Integer> {
         if (milestones != null && (schedule == null || !"step".equalsIgnoreCase(schedule)) && resume == null) {
             throw new UserException("--milestones applies to --schedule step");
         }
+        if (approx != null) {
+            ApproxSpec.parse(approx); // a malformed value is named before anything else
+        }
         if (probe != null && probe.isBlank()) {
             throw new UserException("--probe: empty list; name the probes (ntk, nc, nfa) or leave the option out");
         }
         if (resume == null && probe == null) {
-            for (String o : new String[] {"--probe-set", "--probe-every", "--probe-points", "--layer-cka-max"}) {
+            for (String o :
+                    new String[] {"--probe-set", "--probe-every", "--probe-points", "--layer-cka-max", "--approx"}) {
                 if (spec != null
                         && spec.commandLine().getParseResult() != null
                         && spec.commandLine().getParseResult().hasMatchedOption(o)) {
@@ -393,7 +411,12 @@ public final class TrainCommand implements Callable<Integer> {
                 bad,
                 "--layer-cka-max",
                 layerCkaMax,
-                a.layerCkaMax() == null ? NtkProbe.LAYER_CKA_MAX : a.layerCkaMax());
+                a.layerCkaMax() != null ? a.layerCkaMax() : a.approx() != null ? 0 : NtkProbe.LAYER_CKA_MAX);
+        differs(
+                bad,
+                "--approx",
+                approx == null ? null : ApproxSpec.parse(approx),
+                a.approx() == null ? "traced" : a.approx());
         differs(bad, "--optimizer", optimizer, t.optimizer());
         differs(bad, "--lr", lr, t.lr());
         differs(bad, "--momentum", momentum, t.momentum());

@@ -59,9 +59,10 @@ public enum ProbeKind {
                     .runFolder(s.run())
                     .schedule(s.config().probeEvery())
                     .layerCkaMax(
-                            s.config().layerCkaMax() == null
-                                    ? NtkProbe.LAYER_CKA_MAX
-                                    : s.config().layerCkaMax())
+                            s.config().layerCkaMax() != null
+                                    ? s.config().layerCkaMax()
+                                    : s.config().approx() != null ? 0 : NtkProbe.LAYER_CKA_MAX)
+                    .approx(s.config().approx())
                     .build();
         }
     };

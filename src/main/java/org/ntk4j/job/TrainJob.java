@@ -66,6 +66,22 @@ public final class TrainJob {
         if (c.layerCkaMax() != null && c.layerCkaMax() < 0) {
             throw new UserException("--layer-cka-max must be >= 0 (got " + c.layerCkaMax() + ")");
         }
+        if (c.approx() != null) {
+            if (c.approx().kind() != org.ntk4j.approx.ApproxSpec.Kind.PNTK) {
+                throw new UserException(
+                        "--approx " + c.approx() + ": the ntk probe takes pntk only (sketch and"
+                                + " nystrom give low-rank features, not the probe set's kernel; ntk4j kernel --approx has them)");
+            }
+            if (!c.probes().contains(ProbeKind.NTK)) {
+                throw new UserException("--approx applies to the ntk probe: add ntk to --probe (got '"
+                        + ProbeKind.join(c.probes()) + "')");
+            }
+            if (c.layerCkaMax() != null && c.layerCkaMax() > 0) {
+                throw new UserException("--layer-cka-max " + c.layerCkaMax() + " with --approx pntk: Eq. 5 layer CKA"
+                        + " needs the per-output FULL kernel and the pNTK has one summed output (leave"
+                        + " --layer-cka-max out)");
+            }
+        }
         return c;
     }
 

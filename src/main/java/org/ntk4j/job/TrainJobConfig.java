@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Locale;
 import org.ntk4j.UserException;
+import org.ntk4j.approx.ApproxSpec;
 import org.ntk4j.spec.ModelSpec;
 import org.ntk4j.spec.TrainSpec;
 import org.ntk4j.train.Schedule;
@@ -34,6 +35,7 @@ import org.ntk4j.train.Schedule;
  * @param probePoints where the ntk probe takes its points ({@link ProbePoints}); null (args.json of runs started
  *     before the option) = the earlier behaviour, test images for a classification set ({@link #probePointsOrDefault})
  * @param layerCkaMax the ntk probe computes Eq. 5 layer CKA up to this N·O (0 = never); null = the probe's default
+ * @param approx the kernel the ntk probe measures: {@code pntk} (written as that string), or null for the traced NTK
  */
 public record TrainJobConfig(
         ModelSpec model,
@@ -48,7 +50,8 @@ public record TrainJobConfig(
         Integer pad,
         Integer threads,
         @JsonAdapter(ProbePointsJson.class) ProbePoints probePoints,
-        Integer layerCkaMax) {
+        Integer layerCkaMax,
+        @JsonAdapter(ApproxJson.class) ApproxSpec approx) {
 
     /** Where the ntk probe takes its points: training or test images ({@code --probe-points}). */
     public enum ProbePoints {
@@ -109,6 +112,7 @@ public record TrainJobConfig(
         b.threads = threads;
         b.probePoints = probePoints;
         b.layerCkaMax = layerCkaMax;
+        b.approx = approx;
         return b;
     }
 
@@ -135,6 +139,7 @@ public record TrainJobConfig(
         private Integer threads;
         private ProbePoints probePoints;
         private Integer layerCkaMax;
+        private ApproxSpec approx;
 
         private Builder(ModelSpec model, TrainSpec train, String dataset) {
             this.model = model;
@@ -215,6 +220,12 @@ public record TrainJobConfig(
             return this;
         }
 
+        /** The ntk probe's kernel: {@code pntk}, or null (the default) for the traced NTK. */
+        public Builder approx(ApproxSpec a) {
+            approx = a;
+            return this;
+        }
+
         public TrainJobConfig build() {
             return new TrainJobConfig(
                     model,
@@ -229,7 +240,8 @@ public record TrainJobConfig(
                     pad,
                     threads,
                     probePoints,
-                    layerCkaMax);
+                    layerCkaMax,
+                    approx);
         }
     }
 
@@ -281,6 +293,24 @@ public record TrainJobConfig(
             String s = in.nextString();
             try {
                 return ProbePoints.parse(s);
+            } catch (UserException e) {
+                throw new JsonParseException(e.getMessage());
+            }
+        }
+    }
+
+    /** args.json's {@code "approx": "pntk"}. */
+    static final class ApproxJson extends TypeAdapter<ApproxSpec> {
+        @Override
+        public void write(JsonWriter out, ApproxSpec value) throws IOException {
+            out.value(value.toString());
+        }
+
+        @Override
+        public ApproxSpec read(JsonReader in) throws IOException {
+            String s = in.nextString();
+            try {
+                return ApproxSpec.parse(s);
             } catch (UserException e) {
                 throw new JsonParseException(e.getMessage());
             }

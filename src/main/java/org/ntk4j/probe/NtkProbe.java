@@ -9,6 +9,9 @@ import com.google.gson.JsonObject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.ntk4j.approx.ApproxError;
+import org.ntk4j.approx.ApproxSpec;
+import org.ntk4j.approx.Pntk;
 import org.ntk4j.data.LabelledSet;
 import org.ntk4j.kernel.KernelMatrix;
 import org.ntk4j.kernel.KernelResult;
@@ -50,6 +53,16 @@ import org.ntk4j.train.Arrays2;
  * the last as heatmaps sorted by class. Layer CKA (Eq. 5, a second FULL kernel) is off unless asked for
  * ({@link Builder#layerCka}); the CLI's {@code train --probe ntk} asks for it up to {@code --layer-cka-max}.
  *
+ * <p>With {@link Builder#approx} {@code pntk} ({@code train --approx pntk}) every kernel above is the pseudo-NTK of
+ * the summed logits instead of the traced kernel, pNTK = (1/O) J_Σ J_Σᵀ (Mohamadi, Bae &amp; Sutherland, "A Fast,
+ * Well-Founded Approximation to the Empirical Neural Tangent Kernel", ICML 2023; {@link Pntk}), per layer and in
+ * total, one backward pass per tile instead of O; the same metrics are computed on it and kept under the same keys,
+ * and every record names its kernel ({@code kernel}: {@code traced} or {@code pntk}). Layer CKA (Eq. 5) needs the
+ * per-output FULL kernel, which the pNTK does not have: it is skipped with a note. At the run's first probe the
+ * traced kernel is computed once more and the pNTK's error against it (traced kernel / O: pNTK approximates each
+ * output's Θ_oo) is logged under {@code approx_error.<key>} ({@link ApproxError} on the whole probe set: relative
+ * Frobenius error, alignment, leading eigenvalues, and regression accuracies with class labels).
+ *
  * <p>So that every kernel can be recomputed outside ntk4j, the run folder also holds
  * <ul>
  * <li>{@code probe-inputs.npz}: {@code x} (N, input shape..., the network's data type) and {@code y}
@@ -74,8 +87,11 @@ public final class NtkProbe extends ScheduledProbe {
     public static final String WEIGHTS_INIT = "weights-init.npz";
     /** Default largest N·O for which Eq. 5 (a FULL per-layer kernel) is computed. */
     public static final int LAYER_CKA_MAX = 2000;
+    /** The prefix of the approximate kernel's error keys in the first probe's record. */
+    public static final String APPROX_ERROR = "approx_error";
 
     private final int layerCkaMax;
+    private final ApproxSpec approx;
     private double[][] initial;
     private double[][] previous;
     private long previousStep = -1;
@@ -98,6 +114,7 @@ public final class NtkProbe extends ScheduledProbe {
         this.probeSet = b.probeSet;
         this.run = b.run;
         this.layerCkaMax = b.layerCkaMax;
+        this.approx = b.approx;
         this.targets = KernelMetrics.targets(probeSet, probeSet.size());
     }
 
@@ -108,6 +125,8 @@ public final class NtkProbe extends ScheduledProbe {
      *         .runFolder(run)                        // keep kernels, probe inputs, initial weights (default: none)
      *         .schedule(Schedule.parse("every:10"))  // default: at initialisation and every epoch end
      *         .layerCka(true)                        // Eq. 5 layer CKA (a second, FULL kernel; default off)
+     *         .approx(ApproxSpec.parse("pntk"))      // the pNTK instead of the traced kernel (default: traced;
+     *                                                // not with layerCka)
      *         .build();
      * }</pre>
      */
@@ -121,6 +140,7 @@ public final class NtkProbe extends ScheduledProbe {
         private RunFolder run;
         private org.ntk4j.train.Schedule schedule = org.ntk4j.train.Schedule.parse("epochs");
         private int layerCkaMax;
+        private ApproxSpec approx;
 
         private Builder(LabelledSet probeSet) {
             if (probeSet == null || probeSet.size() == 0) {
@@ -160,7 +180,27 @@ public final class NtkProbe extends ScheduledProbe {
             return this;
         }
 
+        /**
+         * The kernel the probe measures: null (the default) for the traced NTK, {@code pntk} for the pseudo-NTK of
+         * the summed logits ({@link Pntk}). The low-rank approximations (sketch, Nyström) give features, not the
+         * probe set's kernel, and are refused.
+         */
+        public Builder approx(ApproxSpec spec) {
+            if (spec != null && spec.kind() != ApproxSpec.Kind.PNTK) {
+                throw new org.ntk4j.UserException(
+                        "--approx " + spec + ": the ntk probe takes pntk only (sketch and"
+                                + " nystrom give low-rank features, not the probe set's kernel; ntk4j kernel --approx has them)");
+            }
+            this.approx = spec;
+            return this;
+        }
+
         public NtkProbe build() {
+            if (approx != null && layerCkaMax > 0) {
+                throw new org.ntk4j.UserException("--approx pntk leaves no layer CKA to compute: Eq. 5 needs the"
+                        + " per-output FULL kernel and the pNTK has one summed output (use --layer-cka-max 0, or"
+                        + " layerCka(false))");
+            }
             return new NtkProbe(this);
         }
     }
@@ -170,7 +210,9 @@ public final class NtkProbe extends ScheduledProbe {
         Map<String, Object> r = new LinkedHashMap<>();
         try (NDManager m = net.manager().newSubManager()) {
             NDArray x = Arrays2.inputs(m, net, probeSet, 0, probeSet.size());
-            KernelResult k = Ntk.of(net).mode(Mode.TRACE).perLayer().compute(x);
+            Ntk exact = tracedNtk(net).perLayer();
+            KernelResult k = (approx == null ? exact : Pntk.ntk(net, exact.toOptions())).compute(x);
+            r.put("kernel", kernelName());
             int c = KernelMetrics.targetColumns(probeSet); // columns of Y
             double[][] traced = k.total().traced(); // one N×N copy, used by every metric below
             layerCka(r, net, x);
@@ -185,6 +227,9 @@ public final class NtkProbe extends ScheduledProbe {
             r.put("ntk_seconds", k.seconds());
             if (initial == null && run != null) {
                 restore(step);
+            }
+            if (initial == null && approx != null) {
+                approxError(r, net, x, traced);
             }
             if (initial == null) {
                 initial = traced;
@@ -230,6 +275,41 @@ public final class NtkProbe extends ScheduledProbe {
         return ProbeRecords.readable(r);
     }
 
+    /** The kernel this probe measures, as its records name it: {@code traced} or the approximation ({@code pntk}). */
+    public String kernelName() {
+        return approx == null ? "traced" : approx.toString();
+    }
+
+    /** The traced kernel of {@code net}, accumulated in float64 for a float64 network. */
+    private static Ntk tracedNtk(Network net) {
+        Ntk n = Ntk.of(net).mode(Mode.TRACE);
+        return net.dataType() == ai.djl.ndarray.types.DataType.FLOAT64 ? n.float64() : n;
+    }
+
+    /**
+     * The approximate kernel's error against the traced kernel divided by O (the pNTK approximates each output's
+     * Θ_oo) on the whole probe set, under {@code approx_error.<key>}.
+     */
+    private void approxError(Map<String, Object> r, Network net, NDArray x, double[][] approxKernel) {
+        long t0 = System.nanoTime();
+        KernelResult t = tracedNtk(net).compute(x);
+        double[][] exact = t.total().traced();
+        int n = exact.length;
+        double scale = 1.0 / net.outputs();
+        double[] e = new double[n * n];
+        double[] a = new double[n * n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                e[i * n + j] = exact[i][j] * scale;
+                a[i * n + j] = approxKernel[i][j];
+            }
+        }
+        ApproxError err = ApproxError.of(e, a, n, probeSet.isRegression() ? null : probeSet.labels());
+        r.put(APPROX_ERROR + ".reference", "the traced kernel divided by O = " + net.outputs());
+        err.toMap().forEach((key, v) -> r.put(APPROX_ERROR + "." + key, v));
+        r.put(APPROX_ERROR + "_seconds", (System.nanoTime() - t0) / 1e9);
+    }
+
     /** The file of the kernel measured at {@code step}. */
     static String kernelFile(long step) {
         return String.format(java.util.Locale.ROOT, "ntk-step%06d.npz", step);
@@ -238,14 +318,18 @@ public final class NtkProbe extends ScheduledProbe {
     /** Eq. 5 per layer and Eq. 4 in total on the FULL per-layer kernel of the probe points, or why not. */
     private void layerCka(Map<String, Object> r, Network net, NDArray x) {
         long no = (long) probeSet.size() * net.outputs();
-        String skip = layerCkaMax == 0
-                ? "off (NtkProbe.builder(...).layerCka(true) or train --layer-cka-max N turns it on)"
-                : probeSet.isRegression()
-                        ? "needs class labels (one-hot targets); a regression set"
-                        : net.outputs() != probeSet.numClasses()
-                                ? "needs one output per class: " + net.outputs() + " outputs, " + probeSet.numClasses()
-                                        + " classes"
-                                : no > layerCkaMax ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax : null;
+        String skip = approx != null
+                ? "not defined for the pNTK (--approx pntk): Eq. 5 needs the per-output FULL kernel"
+                : layerCkaMax == 0
+                        ? "off (NtkProbe.builder(...).layerCka(true) or train --layer-cka-max N turns it on)"
+                        : probeSet.isRegression()
+                                ? "needs class labels (one-hot targets); a regression set"
+                                : net.outputs() != probeSet.numClasses()
+                                        ? "needs one output per class: " + net.outputs() + " outputs, "
+                                                + probeSet.numClasses() + " classes"
+                                        : no > layerCkaMax
+                                                ? "N·O = " + no + " exceeds --layer-cka-max " + layerCkaMax
+                                                : null;
         if (skip != null) {
             r.put(KernelMetrics.LAYER_CKA + "_skipped", skip);
             return;
@@ -348,6 +432,22 @@ public final class NtkProbe extends ScheduledProbe {
                 probes.stream().mapToDouble(r -> r.get("step").getAsDouble()).toArray();
         JsonObject first = probes.get(0);
         JsonObject last = probes.get(probes.size() - 1);
+        String kn = label(first);
+        if (!kn.equals("NTK")) {
+            summary.put(
+                    "NTK probe kernel",
+                    "pNTK = (1/O) J_Σ J_Σᵀ of the summed logits (Mohamadi, Bae & Sutherland, ICML 2023), not the traced"
+                            + " NTK");
+        }
+        if (first.has(APPROX_ERROR + ".relative_frobenius_error")) {
+            summary.put(
+                    kn + " error against the traced NTK / O at step "
+                            + first.get("step").getAsLong(),
+                    "relative Frobenius "
+                            + fmt(first.get(APPROX_ERROR + ".relative_frobenius_error")
+                                    .getAsDouble()) + ", alignment "
+                            + fmt(first.get(APPROX_ERROR + ".alignment").getAsDouble()));
+        }
         List<JsonObject> cka =
                 probes.stream().filter(r -> r.has(KernelMetrics.LAYER_CKA)).toList();
         if (!cka.isEmpty()) {
@@ -398,26 +498,31 @@ public final class NtkProbe extends ScheduledProbe {
                 al.put(k.substring(base.length() + 1), column(probes, k));
             }
         }
+        String centring = kn.equals("NTK") ? "traced-centred" : "centred";
         Plots.lines(
                 run.file("alignment.png"),
-                "Traced-centred NTK–target alignment (probe set; not Eq. 5)",
+                kn.equals("NTK")
+                        ? "Traced-centred NTK–target alignment (probe set; not Eq. 5)"
+                        : "Centred " + kn + "–target alignment (probe set; not Eq. 5)",
                 "step",
                 "alignment",
                 x,
                 al,
                 false);
         summary.put(
-                "NTK alignment at init (traced-centred)", fmt(first.get(base).getAsDouble()));
-        summary.put("NTK alignment at end (traced-centred)", fmt(last.get(base).getAsDouble()));
-        kernelMotion(run, probes, x, summary);
-        heatmaps(run, probes);
+                kn + " alignment at init (" + centring + ")",
+                fmt(first.get(base).getAsDouble()));
+        summary.put(
+                kn + " alignment at end (" + centring + ")", fmt(last.get(base).getAsDouble()));
+        kernelMotion(run, probes, x, summary, kn);
+        heatmaps(run, probes, kn);
     }
 
     /**
      * The first and the last kernel kept in the run folder as heatmaps sorted by class, with class boundaries,
      * labelled with their step and where it falls in training (from the run's epoch records).
      */
-    private static void heatmaps(RunFolder run, List<JsonObject> probes) {
+    private static void heatmaps(RunFolder run, List<JsonObject> probes, String kn) {
         java.util.TreeSet<Long> kept = new java.util.TreeSet<>();
         for (JsonObject r : probes) {
             long s = r.get("step").getAsLong();
@@ -429,13 +534,18 @@ public final class NtkProbe extends ScheduledProbe {
             return;
         }
         List<JsonObject> epochs = run.records("epoch");
-        heatmap(run, kept.first(), "ntk-heatmap-init.png", epochs);
+        heatmap(run, kept.first(), "ntk-heatmap-init.png", epochs, kn);
         if (kept.size() > 1) {
-            heatmap(run, kept.last(), "ntk-heatmap.png", epochs);
+            heatmap(run, kept.last(), "ntk-heatmap.png", epochs, kn);
         }
     }
 
-    private static void heatmap(RunFolder run, long step, String png, List<JsonObject> epochs) {
+    /** "NTK" for the traced kernel, "pNTK" for the pseudo-NTK: how titles name the kernel of these records. */
+    static String label(JsonObject first) {
+        return first.has("kernel") && "pntk".equals(first.get("kernel").getAsString()) ? "pNTK" : "NTK";
+    }
+
+    private static void heatmap(RunFolder run, long step, String png, List<JsonObject> epochs, String kn) {
         NpzReader npz = new NpzReader(run.file(kernelFile(step)));
         NpzReader.Array k = npz.read("ntk");
         NpzReader.Array l = npz.read("labels");
@@ -453,7 +563,8 @@ public final class NtkProbe extends ScheduledProbe {
         java.util.Arrays.sort(sorted);
         Plots.heatmap(
                 run.file(png),
-                "Traced NTK of the probe set " + when(step, epochs) + ", sorted by class",
+                (kn.equals("NTK") ? "Traced NTK" : kn) + " of the probe set " + when(step, epochs)
+                        + ", sorted by class",
                 sortedByClass(m, labels),
                 sorted);
     }
@@ -477,31 +588,32 @@ public final class NtkProbe extends ScheduledProbe {
     }
 
     /** Kernel change, velocity and spectrum plots of the NTK probe (when its records carry them). */
-    private static void kernelMotion(RunFolder run, List<JsonObject> probes, double[] x, Map<String, String> summary) {
+    private static void kernelMotion(
+            RunFolder run, List<JsonObject> probes, double[] x, Map<String, String> summary, String kn) {
         JsonObject first = probes.get(0);
         JsonObject last = probes.get(probes.size() - 1);
         if (first.has("kernel_distance_from_init")) {
             Plots.lines(
                     run.file("kernel-distance.png"),
-                    "NTK distance from init, 1 − cos∠(Θt, Θ0) (probe set)",
+                    kn + " distance from init, 1 − cos∠(Θt, Θ0) (probe set)",
                     "step",
                     "kernel distance",
                     x,
-                    Map.of("NTK", column(probes, "kernel_distance_from_init")),
+                    Map.of(kn, column(probes, "kernel_distance_from_init")),
                     false);
             Plots.lines(
                     run.file("kernel-change.png"),
-                    "NTK relative change ‖Θt − Θ0‖F / ‖Θ0‖F (probe set)",
+                    kn + " relative change ‖Θt − Θ0‖F / ‖Θ0‖F (probe set)",
                     "step",
                     "relative change",
                     x,
-                    Map.of("NTK", column(probes, "relative_change_from_init")),
+                    Map.of(kn, column(probes, "relative_change_from_init")),
                     false);
             summary.put(
-                    "NTK relative change at end",
+                    kn + " relative change at end",
                     fmt(last.get("relative_change_from_init").getAsDouble()));
             summary.put(
-                    "NTK kernel distance from init at end",
+                    kn + " kernel distance from init at end",
                     fmt(last.get("kernel_distance_from_init").getAsDouble()));
         }
         if (first.has("theta_c_over_d")) {
@@ -510,7 +622,7 @@ public final class NtkProbe extends ScheduledProbe {
             la.put("Θn/Θd (different class)", column(probes, "theta_n_over_d"));
             Plots.lines(
                     run.file("label-awareness.png"),
-                    "NTK label awareness (Seleznova & Kutyniok 2022, eq. 23)",
+                    kn + " label awareness (Seleznova & Kutyniok 2022, eq. 23)",
                     "step",
                     "mean off-diagonal / mean diagonal",
                     x,
@@ -534,7 +646,7 @@ public final class NtkProbe extends ScheduledProbe {
                     "step",
                     "velocity",
                     xv,
-                    Map.of("NTK", v),
+                    Map.of(kn, v),
                     log);
         }
         if (first.has("eigenvalues")) {
@@ -556,7 +668,7 @@ public final class NtkProbe extends ScheduledProbe {
             if (k > 0) {
                 Plots.lines(
                         run.file("ntk-spectrum.png"),
-                        "Leading NTK eigenvalues (probe set)",
+                        "Leading " + kn + " eigenvalues (probe set)",
                         "index",
                         "eigenvalue",
                         idx,
@@ -564,7 +676,7 @@ public final class NtkProbe extends ScheduledProbe {
                         true);
             }
             summary.put(
-                    "NTK effective rank init → end",
+                    kn + " effective rank init → end",
                     fmt(first.get("effective_rank").getAsDouble()) + " → "
                             + fmt(last.get("effective_rank").getAsDouble()));
         }

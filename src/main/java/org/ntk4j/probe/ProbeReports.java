@@ -55,17 +55,26 @@ public final class ProbeReports {
             String centred = a.has(KernelMetrics.TRACED_CENTRED_ALIGNMENT)
                     ? KernelMetrics.TRACED_CENTRED_ALIGNMENT
                     : KernelMetrics.CENTERED_ALIGNMENT;
+            String kn = NtkProbe.label(a);
             StringBuilder l = new StringBuilder(String.format(
                     java.util.Locale.ROOT,
-                    "NTK probe (steps %d..%d): NTK–target alignment %s -> %s (centred %s -> %s)",
+                    "NTK probe (%ssteps %d..%d): %s–target alignment %s -> %s (centred %s -> %s)",
+                    kn.equals("NTK") ? "" : kn + ", ",
                     a.get("step").getAsLong(),
                     b.get("step").getAsLong(),
+                    kn,
                     num(a, "alignment"),
                     num(b, "alignment"),
                     num(a, centred),
                     num(b, centred)));
             if (b.has("kernel_distance_from_init")) {
                 l.append("; kernel distance from init ").append(num(b, "kernel_distance_from_init"));
+            }
+            if (a.has(NtkProbe.APPROX_ERROR + ".relative_frobenius_error")) {
+                l.append("; ")
+                        .append(kn)
+                        .append(" error against the traced NTK / O ")
+                        .append(num(a, NtkProbe.APPROX_ERROR + ".relative_frobenius_error"));
             }
             if (b.has("layer_cka")) {
                 l.append("; layer CKA (Eq. 4) ")
