@@ -80,34 +80,46 @@ public final class Nystrom {
     }
 
     private static LowRankKernel features(Ntk ntk, NDArray x, NDArray xTest, int[] landmarks, String method) {
-        int n = (int) x.getShape().get(0);
-        int m = landmarks.length;
         NDManager mg = x.getManager();
         try (NDManager sm = mg.newSubManager()) {
             NDArray xl = x.get(new NDIndex(
                     "{}", sm.create(Arrays.stream(landmarks).asLongStream().toArray())));
+            int n = (int) x.getShape().get(0);
             float[] c = columns(ntk, x, xl);
-            double[] w = new double[m * m];
-            for (int a = 0; a < m; a++) {
-                for (int b = 0; b < m; b++) {
-                    int ia = landmarks[a];
-                    int ib = landmarks[b];
-                    w[a * m + b] = 0.5 * ((double) c[ia * m + b] + c[ib * m + a]);
-                }
-            }
-            double rcond = ntk.toOptions().float64() ? 1e-12 : 1e-6;
-            DMatrixRMaj t = inverseRoot(new DMatrixRMaj(m, m, true, w), rcond);
-            int r = t.numCols;
-            float[] f = toFloat(LowRankKernel.product(c, n, m, t));
-            float[] g = null;
-            int mt = 0;
-            if (xTest != null) {
-                mt = (int) xTest.getShape().get(0);
-                float[] ct = columns(ntk, xTest, xl);
-                g = toFloat(LowRankKernel.product(ct, mt, m, t));
-            }
-            return new LowRankKernel(method, f, n, g, mt, r);
+            float[] ct = xTest == null ? null : columns(ntk, xTest, xl);
+            int mt = xTest == null ? 0 : (int) xTest.getShape().get(0);
+            return fromColumns(c, n, ct, mt, landmarks, ntk.toOptions().float64(), method);
         }
+    }
+
+    /**
+     * The Nyström features from the exact columns: C = K(X, L) ({@code n}×m, row-major), C* = K(X*, L) ({@code
+     * mt}×m, or null) and the landmark indices L into X (increasing, distinct, m of them). W is C's rows at the
+     * landmarks, symmetrised; F = C W^{+1/2}, G = C* W^{+1/2} (the class comment), eigenvalues of W below {@code
+     * rcond}·s_max dropped with rcond 1e-12 for {@code float64} kernels, else 1e-6. Deterministic: the same columns
+     * give the same features bit for bit, wherever they were computed (in one job or assembled from shards).
+     */
+    public static LowRankKernel fromColumns(
+            float[] c, int n, float[] ct, int mt, int[] landmarks, boolean float64, String method) {
+        int m = landmarks.length;
+        if (c.length != (long) n * m || (ct != null && ct.length != (long) mt * m)) {
+            throw new IllegalArgumentException("columns of " + c.length + (ct == null ? "" : " and " + ct.length)
+                    + " values for " + n + (ct == null ? "" : " and " + mt) + " rows × " + m + " landmarks");
+        }
+        double[] w = new double[m * m];
+        for (int a = 0; a < m; a++) {
+            for (int b = 0; b < m; b++) {
+                int ia = landmarks[a];
+                int ib = landmarks[b];
+                w[a * m + b] = 0.5 * ((double) c[ia * m + b] + c[ib * m + a]);
+            }
+        }
+        double rcond = float64 ? 1e-12 : 1e-6;
+        DMatrixRMaj t = inverseRoot(new DMatrixRMaj(m, m, true, w), rcond);
+        int r = t.numCols;
+        float[] f = toFloat(LowRankKernel.product(c, n, m, t));
+        float[] g = ct == null ? null : toFloat(LowRankKernel.product(ct, mt, m, t));
+        return new LowRankKernel(method, f, n, g, ct == null ? 0 : mt, r);
     }
 
     /** K(rows, landmarks), row-major float32 (the engine's rectangular kernel, tile by tile). */

@@ -3,6 +3,8 @@ package org.ntk4j.cli;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.ntk4j.data.DataPaths;
+import org.ntk4j.job.ApproxJob;
 import org.ntk4j.shard.ShardAssembler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,6 +19,9 @@ import picocli.CommandLine.Parameters;
                     + " matching their SHA-256) and assemble them into the layout of 'ntk4j kernel': entries ntk,"
                     + " ntk.<layer>, ntk_test... (Θ(X1, X1) whole: its blocks below the diagonal are the transposes of"
                     + " the shards above). Writes DIR/manifest.json: the plan, every shard's checksums, the output's.",
+            "A store of Nyström blocks (planned with --approx nystrom:M) is assembled into the features NPZ and"
+                    + " sidecar of 'ntk4j kernel --approx nystrom:M': features, features_test, landmarks, y1, y2 (labels"
+                    + " read from the dataset in --data-dir) and the held-out error; 'ntk4j regress --kernel' reads it.",
             "Example: ntk4j kernel assemble shards/ --format npy"
         })
 public final class KernelAssembleCommand implements Callable<Integer> {
@@ -46,10 +51,23 @@ public final class KernelAssembleCommand implements Callable<Integer> {
     @Option(names = "--force", description = "replace an existing assembled kernel")
     boolean force;
 
+    @Option(
+            names = "--data-dir",
+            paramLabel = "DIR",
+            description = "data directory, for a Nyström store's labels (default: -Dntk4j.data, $NTK4J_DATA,"
+                    + " ~/.ntk4j/data)")
+    Path dataDir;
+
     @Override
     public Integer call() {
         ShardAssembler.Layout layout = ShardAssembler.Layout.parse(format);
-        ShardAssembler.Result r = ShardAssembler.assemble(dir, layout, out, keepShards, force);
+        ShardAssembler.Result r = ShardAssembler.assemble(
+                dir,
+                layout,
+                out,
+                keepShards,
+                force,
+                ApproxJob.shardWriter(DataPaths.existingDataDir(dataDir, "--data-dir"), System.out::println));
         System.out.println(String.format(
                 Locale.ROOT,
                 "%d shards checked%s in %.2fs; manifest %s",

@@ -37,6 +37,7 @@ import picocli.CommandLine.Option;
             "ntk4j kernel --model=SPEC|NAME --out=K.npz [OPTIONS]",
             "       ntk4j kernel --model=SPEC|NAME --out=DIR --rows=A:B --cols=C:D [OPTIONS]",
             "       ntk4j kernel --model=SPEC|NAME --out=DIR --test-rows=A:B --cols=C:D ...",
+            "       ntk4j kernel --model=SPEC|NAME --out=DIR --approx=nystrom:M --rows=A:B --cols=0:M ...",
             "       ntk4j kernel --model=SPEC|NAME --out=DIR --dry-run [OPTIONS]",
             "       ntk4j kernel assemble DIR [OPTIONS]"
         },
@@ -49,7 +50,12 @@ import picocli.CommandLine.Option;
             "Shards (kernels larger than one machine): with --rows A:B --cols C:D (or --test-rows A:B --cols C:D) one"
                     + " block of whole tiles is computed into the shard store --out DIR, bit for bit the same block as the"
                     + " whole kernel computed with the plan's --tile; 'ntk4j kernel assemble DIR' checks and assembles"
-                    + " the shards; --dry-run prints the plan with a tile timed on this machine."
+                    + " the shards; --dry-run prints the plan with a tile timed on this machine.",
+            "Nyström shards: with --approx nystrom:M the plan's shards are the exact blocks of the Nyström"
+                    + " approximation: rows A:B of C = K(X, L) × its M landmark columns (--rows A:B --cols 0:M), of"
+                    + " C* = K(X*, L) (--test-rows A:B --cols 0:M) and the held-out K_SS of its error (--holdout-rows"
+                    + " 0:H --cols 0:H); 'ntk4j kernel assemble DIR' writes the features NPZ that 'ntk4j kernel"
+                    + " --approx nystrom:M --tile T' writes, bit for bit (uniform landmarks only)."
         })
 public final class KernelCommand implements Callable<Integer> {
     @Option(
@@ -226,6 +232,14 @@ public final class KernelCommand implements Callable<Integer> {
     String testRows;
 
     @Option(
+            names = "--holdout-rows",
+            paramLabel = "A:B",
+            description =
+                    "shard mode with --approx nystrom:M: the exact kernel K_SS of the held-out images the error is"
+                            + " measured on (rows and --cols 0:H, H = --approx-holdout or N)")
+    String holdoutRows;
+
+    @Option(
             names = "--cols",
             paramLabel = "C:D",
             description = "shard mode: the training columns C:D of the shard (with --rows or --test-rows)")
@@ -299,7 +313,7 @@ public final class KernelCommand implements Callable<Integer> {
             throw new UserException("Missing required option" + (missing.size() > 1 ? "s: " : ": ")
                     + String.join(", ", missing) + " (see 'ntk4j kernel --help')");
         }
-        boolean shard = rows != null || testRows != null || cols != null;
+        boolean shard = rows != null || testRows != null || holdoutRows != null || cols != null;
         if (workers < 1) {
             throw new UserException("--workers must be >= 1 (got " + workers + ")");
         }
@@ -310,12 +324,12 @@ public final class KernelCommand implements Callable<Integer> {
         if (approxSpec == null && (matched("--approx-holdout") || matched("--approx-error"))) {
             throw new UserException("--approx-holdout and --approx-error apply with --approx");
         }
-        if (approxSpec != null && (shard || dryRun)) {
-            throw new UserException("--approx does not apply to shards (shard mode or --dry-run)");
+        if (approxSpec != null && (shard || dryRun) && matched("--approx-error")) {
+            throw new UserException("--approx-error applies to nystrom:auto, which is not planned as shards");
         }
         KernelRequest request = request();
         if (shard || dryRun) {
-            return shards(request, shard);
+            return shards(request, shard, approxSpec);
         }
         if (shardSize != null) {
             throw new UserException("--shard-size is for shard mode (--rows/--cols) or --dry-run");
@@ -380,19 +394,23 @@ public final class KernelCommand implements Callable<Integer> {
     }
 
     /** Shard mode (one block into the store --out DIR) and --dry-run (the plan and its estimate). */
-    private int shards(KernelRequest request, boolean shard) {
+    private int shards(KernelRequest request, boolean shard, org.ntk4j.approx.ApproxSpec approxSpec) {
         TileRange requested = null;
         if (shard) {
-            if ((rows == null) == (testRows == null)) {
-                throw new UserException(
-                        "shard mode needs exactly one of --rows A:B or --test-rows A:B, with --cols C:D");
+            int given = (rows != null ? 1 : 0) + (testRows != null ? 1 : 0) + (holdoutRows != null ? 1 : 0);
+            if (given != 1) {
+                throw new UserException("shard mode needs exactly one of --rows A:B, --test-rows A:B or"
+                        + " --holdout-rows A:B (with --approx), with --cols C:D");
             }
+            String which = rows != null ? "--rows" : testRows != null ? "--test-rows" : "--holdout-rows";
             if (cols == null) {
-                throw new UserException(
-                        "shard mode needs --cols C:D with " + (rows != null ? "--rows" : "--test-rows"));
+                throw new UserException("shard mode needs --cols C:D with " + which);
             }
-            requested = TileRange.parse(
-                    rows != null ? TileRange.TRAIN : TileRange.TEST, rows != null ? rows : testRows, cols);
+            if (holdoutRows != null && approxSpec == null) {
+                throw new UserException("--holdout-rows names a block of a Nyström plan: it needs --approx nystrom:M");
+            }
+            String kernel = rows != null ? TileRange.TRAIN : testRows != null ? TileRange.TEST : TileRange.HOLDOUT;
+            requested = TileRange.parse(kernel, rows != null ? rows : testRows != null ? testRows : holdoutRows, cols);
             if (Files.exists(out) && !Files.isDirectory(out)) {
                 throw new UserException("--out " + out + " is a file; shard mode writes a shard store (a directory)");
             }
@@ -409,13 +427,17 @@ public final class KernelCommand implements Callable<Integer> {
             }
         }
         ShardJob job = new ShardJob(request, out, shardSize, workers, runtime.dataDir());
+        if (approxSpec != null) {
+            job.approx(approxSpec, approxHoldout);
+        }
         try (NDManager m = runtime.manager()) {
             if (dryRun) {
                 ShardPlanner.DryRun d = job.dryRun(m, Flags::of);
                 d.summary().forEach(System.out::println);
                 System.out.println("compute each shard with: ntk4j kernel <these options> --tile "
                         + d.plan().tile() + " --shard-size " + d.plan().shardSize()
-                        + " --out DIR --rows A:B --cols C:D (or --test-rows), then: ntk4j kernel assemble DIR");
+                        + " --out DIR --rows A:B --cols C:D (or --test-rows"
+                        + (approxSpec != null ? ", --holdout-rows" : "") + "), then: ntk4j kernel assemble DIR");
                 d.shards().forEach(System.out::println);
                 return 0;
             }

@@ -27,6 +27,8 @@ import org.ntk4j.report.Files2;
 import org.ntk4j.report.Npz;
 import org.ntk4j.report.ProgressBar;
 import org.ntk4j.request.KernelRequest;
+import org.ntk4j.shard.ShardAssembler;
+import org.ntk4j.shard.ShardPlan;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.util.Machine;
@@ -208,6 +210,17 @@ public final class ApproxJob {
             mm = Math.min(2 * mm, u.n);
         }
         double seconds = (System.nanoTime() - t1) / 1e9;
+        Map<String, Object> approx = new LinkedHashMap<>();
+        if (spec.auto()) {
+            approx.put("target_error", target);
+            approx.put("tried", tried);
+        }
+        return nystromOutput(u, res, err, approx, seconds);
+    }
+
+    /** Writes the Nyström features NPZ (features, features_test, landmarks, y1, y2) and its sidecar. */
+    private Result nystromOutput(
+            Run u, Nystrom.Result res, ApproxError err, Map<String, Object> extra, double seconds) {
         LowRankKernel lr = res.kernel();
         Npz npz = new Npz().compress(c.compress()).put("features", lr.trainFeatures(), lr.trainRows(), lr.rank());
         if (lr.testFeatures() != null) {
@@ -217,12 +230,73 @@ public final class ApproxJob {
         Map<String, Object> approx = new LinkedHashMap<>();
         approx.put("landmarks", res.landmarks().length);
         approx.put("landmark_choice", spec.variant());
-        if (spec.auto()) {
-            approx.put("target_error", target);
-            approx.put("tried", tried);
-        }
+        approx.putAll(extra);
         String name = spec.auto() ? "nystrom:auto (" + res.landmarks().length + " landmarks)" : spec.toString();
         return finish(u, npz, approx, name, err, seconds, lr.rank());
+    }
+
+    /**
+     * The writer of a Nyström shard store's output ({@code ntk4j kernel assemble DIR}): from the exact blocks C, C*
+     * and K_SS assembled from the shards, the features ({@link Nystrom#fromColumns}) and their held-out error ({@link
+     * ApproxError}), written with the labels of the plan's dataset (read from {@code dataDir}) as {@code ntk4j kernel
+     * --approx nystrom:M --tile T} writes them: the same entries, bit for bit the same features; the sidecar's
+     * {@code approx} names the shard plan. Builds the network (on the CPU) only to count its parameters.
+     */
+    public static ShardAssembler.ApproxWriter shardWriter(Path dataDir, Consumer<String> print) {
+        return (plan, blocks, output, force) -> {
+            ShardPlan.Approx a = plan.approx();
+            KernelRequest r = plan.request(null);
+            KernelJobConfig config = KernelJobConfig.builder(r)
+                    .out(output)
+                    .dataDir(dataDir)
+                    .force(force)
+                    .build();
+            ApproxJob job = new ApproxJob(config, ApproxSpec.parse(a.spec()), a.holdout().length, 0.05);
+            KernelFiles files = KernelFiles.prepare(output, force, null, false);
+            try (NDManager m = NDManager.newBaseManager(ai.djl.Device.cpu())) {
+                return job.fromShards(plan, blocks, m, print, files);
+            } finally {
+                files.close();
+            }
+        };
+    }
+
+    private String fromShards(
+            ShardPlan plan, ShardAssembler.NystromBlocks blocks, NDManager m, Consumer<String> print, KernelFiles f) {
+        Run u = new Run();
+        u.files = f;
+        u.print = print;
+        u.t0 = System.nanoTime();
+        u.train = r.trainSet(c.dataDir());
+        u.n = u.train.size();
+        u.testSet = r.testSet(c.dataDir());
+        u.test = r.samples().test();
+        if (u.n != plan.n()) {
+            throw new UserException("the plan has " + plan.n() + " training images of "
+                    + r.samples().dataset() + " but " + u.n + " were read here");
+        }
+        ShardPlan.Approx a = plan.approx();
+        try (Network net = r.network(m)) {
+            u.net = net;
+            u.rows = a.holdout();
+            u.exactBlock = blocks.holdout();
+            u.labels = u.train.isRegression() ? null : pick(u.train.labels(), u.rows);
+            long t1 = System.nanoTime();
+            LowRankKernel k = Nystrom.fromColumns(
+                    blocks.columns(),
+                    u.n,
+                    blocks.testColumns(),
+                    u.test,
+                    a.landmarks(),
+                    plan.dtype() == DataType.FLOAT64,
+                    spec.toString());
+            Nystrom.Result res = new Nystrom.Result(k, a.landmarks(), k.rank(), 0);
+            ApproxError err = ApproxError.of(u.exactBlock, k.block(u.rows, u.rows), u.rows.length, u.labels);
+            Map<String, Object> extra = new LinkedHashMap<>();
+            extra.put("shard_plan", plan.id());
+            Result out = nystromOutput(u, res, err, extra, (System.nanoTime() - t1) / 1e9);
+            return (String) out.sidecar().get("sha256");
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Function;
 import org.ntk4j.OptionException;
+import org.ntk4j.approx.ApproxSpec;
 import org.ntk4j.request.KernelOption;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardComputer;
@@ -31,6 +32,7 @@ public final class ShardJob {
     private final Integer shardSize;
     private final int workers;
     private final Path dataDir;
+    private ShardPlan.ApproxRequest approx;
 
     /**
      * @param request the kernel (its memory budget: a shard's; its weights: this machine's file)
@@ -47,6 +49,15 @@ public final class ShardJob {
         this.shardSize = shardSize;
         this.workers = workers;
         this.dataDir = dataDir;
+    }
+
+    /**
+     * Plans the exact blocks of the Nyström approximation {@code spec} ({@code nystrom:M}) instead of the kernel,
+     * its error measured on {@code holdout} training images ({@link ShardPlan.Approx#of}).
+     */
+    public ShardJob approx(ApproxSpec spec, int holdout) {
+        this.approx = new ShardPlan.ApproxRequest(spec, holdout);
+        return this;
     }
 
     /**
@@ -73,7 +84,7 @@ public final class ShardJob {
 
     /** The plan with one tile pair timed on this machine, and the estimate on the workers ({@link ShardPlanner}). */
     public ShardPlanner.DryRun dryRun(NDManager m, Function<String, String> name) {
-        ShardPlan plan = ShardStore.planFor(store, request, shardSize, workers, dataDir, m);
+        ShardPlan plan = ShardStore.planFor(store, request, approx, shardSize, workers, dataDir, m);
         try (ShardComputer computer = open(plan, m)) {
             return ShardPlanner.dryRun(plan, computer.timeTile(), workers, name);
         }
@@ -88,7 +99,7 @@ public final class ShardJob {
             throw new OptionException(
                     KernelOption.OUT, " " + store + " is a file; shard mode writes a shard store (a directory)");
         }
-        ShardPlan plan = ShardStore.planFor(store, request, shardSize, workers, dataDir, m);
+        ShardPlan plan = ShardStore.planFor(store, request, approx, shardSize, workers, dataDir, m);
         try (ShardComputer computer = open(plan, m)) {
             ShardStore s = ShardStore.create(store, plan);
             TileRange r = plan.shard(requested);

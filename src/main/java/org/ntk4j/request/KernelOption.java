@@ -32,6 +32,7 @@ public enum KernelOption implements OptionKey {
     WORKERS,
     ROWS,
     TEST_ROWS,
+    HOLDOUT_ROWS,
     COLS,
     DRY_RUN
 }

@@ -26,6 +26,10 @@ import org.ntk4j.util.MachineBudget;
  * shards ({@link Layout#STORE}, read lazily from Python through the manifest). Θ(X1, X1)'s blocks below the
  * diagonal are the transposes of the shards above it (Θ[j,i,p,o] = Θ[i,j,o,p]). {@code manifest.json} records
  * the plan, every shard's checksums and the assembled output's.
+ *
+ * <p>A Nyström plan's shards ({@link ShardPlan#approx()}) are not one kernel: its blocks C, C* and K_SS are read whole
+ * ({@link NystromBlocks}) and handed to an {@link ApproxWriter}, which writes the features file of {@code ntk4j kernel
+ * --approx nystrom:M} (the job layer's, which reads the labels).
  */
 public final class ShardAssembler {
     /** The {@code format} field of a manifest. */
@@ -93,6 +97,26 @@ public final class ShardAssembler {
                 String name, String kernel, int[] rows, int[] cols, String dir, Map<String, String> sha256) {}
     }
 
+    /**
+     * The exact blocks of a Nyström plan, read whole from its shards.
+     *
+     * @param columns C = K(X, L), N × m row-major (float32 values, as the single-machine job holds them)
+     * @param testColumns C* = K(X*, L), M × m; null without test images
+     * @param holdout K_SS of the held-out images, h × h row-major
+     */
+    public record NystromBlocks(float[] columns, float[] testColumns, double[] holdout) {}
+
+    /** Writes the output of a Nyström plan from its blocks (the features NPZ and its sidecar). */
+    public interface ApproxWriter {
+        /**
+         * Writes {@code output} (an NPZ file; replaced only with {@code force}) and returns its SHA-256.
+         *
+         * @param plan the store's plan
+         * @param blocks its exact blocks
+         */
+        String write(ShardPlan plan, NystromBlocks blocks, Path output, boolean force);
+    }
+
     private ShardAssembler() {}
 
     /**
@@ -103,21 +127,38 @@ public final class ShardAssembler {
      * @param force replace an existing output
      */
     public static Result assemble(Path dir, Layout layout, Path out, boolean keepShards, boolean force) {
+        return assemble(dir, layout, out, keepShards, force, null);
+    }
+
+    /**
+     * As {@link #assemble(Path, Layout, Path, boolean, boolean)}; a Nyström plan's blocks go to {@code approx}
+     * (npz or store layout only; null refuses such a store in one line).
+     */
+    public static Result assemble(
+            Path dir, Layout layout, Path out, boolean keepShards, boolean force, ApproxWriter approx) {
         // one assembly per store at a time: two would race on the output, the manifest and the shards they delete
         try (OutputLock lock = OutputLock.acquire(dir.resolve("manifest.json"), "the shard store " + dir)) {
-            return assembleLocked(dir, layout, out, keepShards, force);
+            return assembleLocked(dir, layout, out, keepShards, force, approx);
         }
     }
 
-    private static Result assembleLocked(Path dir, Layout layout, Path out, boolean keepShards, boolean force) {
+    private static Result assembleLocked(
+            Path dir, Layout layout, Path out, boolean keepShards, boolean force, ApproxWriter approx) {
         long t0 = System.nanoTime();
         ShardStore store = ShardStore.open(dir);
         ShardPlan plan = store.plan();
+        checkApprox(plan, layout, approx, dir);
         Map<TileRange, Map<String, String>> sums = verified(store, dir);
         Path output = null;
         String outputSha = null;
         Map<String, String> outputFiles = null;
-        if (layout != Layout.STORE) {
+        if (layout == Layout.NPZ && plan.approx() != null) {
+            output = out != null ? out : dir.resolve("kernel.npz");
+            if (!output.getFileName().toString().endsWith(".npz")) {
+                throw new OptionException(KernelOption.OUT, " must name a .npz file (got " + output + ")");
+            }
+            outputSha = approx.write(plan, nystromBlocks(store), output, force);
+        } else if (layout != Layout.STORE) {
             output = out != null ? out : dir.resolve(layout == Layout.NPZ ? "kernel.npz" : "kernel");
             if (layout == Layout.NPZ && !output.getFileName().toString().endsWith(".npz")) {
                 throw new OptionException(KernelOption.OUT, " must name a .npz file (got " + output + ")");
@@ -183,14 +224,73 @@ public final class ShardAssembler {
         return new Result(manifest, output, sums.size(), (System.nanoTime() - t0) / 1e9);
     }
 
+    /** A Nyström store is assembled into one NPZ by a writer, or checked only. */
+    private static void checkApprox(ShardPlan plan, Layout layout, ApproxWriter approx, Path dir) {
+        if (plan.approx() != null && layout == Layout.NPY) {
+            throw new OptionException(
+                    KernelOption.FORMAT,
+                    " npy: the store holds the blocks of " + plan.approx().spec()
+                            + ", assembled into one features NPZ (npz) or left as shards (store)");
+        }
+        if (plan.approx() != null && layout == Layout.NPZ && approx == null) {
+            throw new UserException(dir + " holds the blocks of "
+                    + plan.approx().spec() + ": assemble it with 'ntk4j kernel assemble " + dir + "'");
+        }
+    }
+
+    /** The exact blocks of a Nyström store, read from its (verified) shards. */
+    static NystromBlocks nystromBlocks(ShardStore store) {
+        ShardPlan plan = store.plan();
+        float[] c = null;
+        float[] ct = null;
+        double[] h = null;
+        for (String kernel : plan.kernels()) {
+            int rows = plan.rows(kernel);
+            int cols = plan.cols(kernel);
+            double[] d = TileRange.HOLDOUT.equals(kernel) ? new double[rows * cols] : null;
+            float[] f = d == null ? new float[Math.multiplyExact(rows, cols)] : null;
+            for (TileRange r : plan.shards()) {
+                if (!r.kernel().equals(kernel)) {
+                    continue;
+                }
+                Path file = store.shardDir(r).resolve(kernel + ".npy");
+                try (NpyFile npy = NpyFile.open(file)) {
+                    long[] s = npy.shape();
+                    if (s.length != 2 || s[0] != r.rows() || s[1] != r.cols()) {
+                        throw new UserException(file + " has shape " + java.util.Arrays.toString(s) + ", expected ("
+                                + r.rows() + ", " + r.cols() + ") for " + r);
+                    }
+                    if (npy.isFloat64() != (plan.valueBytes() == 8)) {
+                        throw new UserException(file + " is " + (npy.isFloat64() ? "float64" : "float32")
+                                + " but the plan " + ShardPlan.name(plan.dtype()));
+                    }
+                    for (int i = 0; i < r.rows(); i++) {
+                        for (int j = 0; j < r.cols(); j++) {
+                            double v = npy.get((long) i * r.cols() + j);
+                            int at = (r.rowStart() + i) * cols + r.colStart() + j;
+                            if (d != null) {
+                                d[at] = v;
+                            } else {
+                                f[at] = (float) v;
+                            }
+                        }
+                    }
+                }
+            }
+            switch (kernel) {
+                case TileRange.TRAIN -> c = f;
+                case TileRange.TEST -> ct = f;
+                default -> h = d;
+            }
+        }
+        return new NystromBlocks(c, ct, h);
+    }
+
     /** Before any work: free disk for the assembled kernel and for the arrays accumulated on disk in the store. */
     private static void checkDisk(ShardPlan plan, Path dir, Path output) {
         long total = 0;
         long spilled = 0;
-        for (String kernel : List.of(TileRange.TRAIN, TileRange.TEST)) {
-            if (plan.rows(kernel) == 0) {
-                continue;
-            }
+        for (String kernel : plan.kernels()) {
             for (String a : plan.arrays(kernel)) {
                 long b = arrayBytes(plan, kernel, a);
                 total += b;

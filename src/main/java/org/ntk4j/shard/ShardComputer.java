@@ -5,6 +5,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -147,27 +148,55 @@ public final class ShardComputer implements AutoCloseable {
         return testSet;
     }
 
-    /** The block {@code range}, its inputs read from the plan's dataset on this machine. */
+    /**
+     * The inputs of the training images {@code images} (indices into the plan's training images, a Nyström plan's
+     * landmarks or held-out images), flattened {@code images.length} × {@link #featureDim()}, float32, as {@link
+     * #rows} gives them.
+     */
+    public float[] images(int[] images) {
+        int dim = featureDim();
+        float[] out = new float[images.length * dim];
+        for (int i = 0; i < images.length; i++) {
+            System.arraycopy(rows(TileRange.TRAIN, images[i], images[i] + 1), 0, out, i * dim, dim);
+        }
+        return out;
+    }
+
+    /**
+     * The block {@code range}, its inputs read from the plan's dataset on this machine: the images of its rows
+     * and columns ({@link ShardPlan#rowImages}, {@link ShardPlan#columnImages}: a Nyström plan's columns are its
+     * landmarks).
+     */
     public ShardData compute(TileRange range) {
+        String k = range.kernel();
+        int[] ri = plan.rowImages(k);
+        int[] ci = plan.columnImages(k);
         return compute(
                 range,
-                rows(range.kernel(), range.rowStart(), range.rowEnd()),
-                rows(TileRange.TRAIN, range.colStart(), range.colEnd()));
+                ri == null
+                        ? rows(k, range.rowStart(), range.rowEnd())
+                        : images(Arrays.copyOfRange(ri, range.rowStart(), range.rowEnd())),
+                ci == null
+                        ? rows(TileRange.TRAIN, range.colStart(), range.colEnd())
+                        : images(Arrays.copyOfRange(ci, range.colStart(), range.colEnd())));
     }
 
     /**
      * The block {@code range} from the inputs of its rows and columns, read by the caller: {@code rowFeatures}
      * holds rows {@code [rowStart, rowEnd)} ((rowEnd − rowStart) × {@link #featureDim()} floats, training images
      * for Θ(X1, X1), test images for Θ(X2, X1)), {@code colFeatures} columns {@code [colStart, colEnd)} (training
-     * images), as {@link #rows} would return them (the dataset's float32 values after padding). The range must lie
-     * on the plan's tile grid (every shard of the plan does).
+     * images), as {@link #rows} would return them (the dataset's float32 values after padding); in a Nyström plan
+     * the columns' (and K_SS's rows') images are those of {@link ShardPlan#columnImages} ({@link
+     * ShardPlan#rowImages}) at those positions. The range must lie on the plan's tile grid (every shard of the plan
+     * does).
      */
     public ShardData compute(TileRange range, float[] rowFeatures, float[] colFeatures) {
         int dim = featureDim();
         String k = range.kernel();
         int rows = plan.rows(k);
-        if (range.rowEnd() > rows || range.colEnd() > plan.n()) {
-            throw new UserException(range + " is out of range: the kernel is " + rows + "×" + plan.n());
+        int cols = plan.cols(k);
+        if (range.rowEnd() > rows || range.colEnd() > cols) {
+            throw new UserException(range + " is out of range: the kernel is " + rows + "×" + cols);
         }
         if (rowFeatures.length != (long) range.rows() * dim || colFeatures.length != (long) range.cols() * dim) {
             throw new IllegalArgumentException("inputs of " + rowFeatures.length + " and " + colFeatures.length
@@ -175,7 +204,7 @@ public final class ShardComputer implements AutoCloseable {
         }
         int t = plan.tile();
         for (int[] e :
-                new int[][] {{range.rowStart(), range.rowEnd(), rows}, {range.colStart(), range.colEnd(), plan.n()}}) {
+                new int[][] {{range.rowStart(), range.rowEnd(), rows}, {range.colStart(), range.colEnd(), cols}}) {
             if (e[0] % t != 0 || (e[1] != e[2] && e[1] % t != 0)) {
                 throw new OptionException(range.options(), " is not on the plan's grid of " + t + "-sample tiles");
             }
@@ -185,11 +214,11 @@ public final class ShardComputer implements AutoCloseable {
             NDArray xc = Arrays2.fromFloats(m, colFeatures, shape(range.cols()), dtype);
             Ntk ntk = request.ntk(net).memory(memory);
             KernelResult r =
-                    ntk.computeBlock(xr, xc, range.rowStart(), range.colStart(), rows, plan.n(), plan.symmetric(k));
+                    ntk.computeBlock(xr, xc, range.rowStart(), range.colStart(), rows, cols, plan.symmetric(k));
             Map<String, KernelMatrix> arrays = new LinkedHashMap<>();
             arrays.put(k, r.total());
             r.layers().forEach((name, km) -> arrays.put(k + "." + name, km));
-            if (plan.symmetric(k)) {
+            if (plan.symmetric(k) && plan.approx() == null) {
                 r.factorKernels().forEach((name, km) -> arrays.put(k + "." + name, km));
             }
             List<String> want = plan.arrays(k);

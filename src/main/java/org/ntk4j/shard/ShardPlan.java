@@ -18,6 +18,9 @@ import java.util.Locale;
 import java.util.Objects;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
+import org.ntk4j.approx.ApproxError;
+import org.ntk4j.approx.ApproxSpec;
+import org.ntk4j.approx.Nystrom;
 import org.ntk4j.io.KernelFiles;
 import org.ntk4j.kernel.LayerPlan;
 import org.ntk4j.kernel.Method;
@@ -45,6 +48,14 @@ import org.ntk4j.spec.Specs;
  * <p>Shards: Θ(X1, X1) is symmetric, so only its shards on and above the diagonal are planned (row block ≤ column
  * block); the assembler mirrors the others. Θ(X2, X1) (with M test samples) is planned whole.
  *
+ * <p>A Nyström plan ({@link #approx()}, {@code --approx nystrom:M}) computes the exact blocks of the Nyström
+ * approximation ({@link Nystrom}) instead: C = K(X, L) (kernel {@value TileRange#TRAIN}, N × m, its columns the m
+ * landmarks L in increasing order) and C* = K(X*, L) ({@value TileRange#TEST}, M × m), in row-range shards of all m
+ * columns, and the exact kernel K_SS of the h held-out training images S the error is measured on ({@value
+ * TileRange#HOLDOUT}, h × h, symmetric, one shard). Each is computed on the plan's tile grid in the landmark (or
+ * held-out) index space, as {@code ntk4j kernel --approx nystrom:M --tile T} computes them on one machine, so the
+ * features assembled from the shards are that job's bit for bit.
+ *
  * @param format {@value #FORMAT}
  * @param version {@value #VERSION}
  * @param id SHA-256 (hex, first 16 digits) of this plan's JSON without the id: names the plan in every shard's
@@ -61,7 +72,9 @@ import org.ntk4j.spec.Specs;
  * @param tile samples per tile: the grid every shard is computed on
  * @param shardSize rows (and columns) per shard, a multiple of the tile; the last shard of a row or column is
  *     shorter
- * @param shards every shard, Θ(X1, X1)'s upper triangle by rows then Θ(X2, X1)'s
+ * @param shards every shard, Θ(X1, X1)'s upper triangle by rows then Θ(X2, X1)'s (a Nyström plan: C's row ranges,
+ *     C*'s, then K_SS)
+ * @param approx the Nyström approximation whose exact blocks are computed; null for the exact kernel
  */
 public record ShardPlan(
         String format,
@@ -76,7 +89,8 @@ public record ShardPlan(
         List<String> arrays,
         int tile,
         int shardSize,
-        List<TileRange> shards) {
+        List<TileRange> shards,
+        Approx approx) {
     /** The {@code format} field of a plan. */
     public static final String FORMAT = "ntk4j-shard-plan";
 
@@ -161,6 +175,58 @@ public record ShardPlan(
         }
     }
 
+    /**
+     * The Nyström approximation a plan computes the exact blocks of ({@link Nystrom}, Williams &amp; Seeger, NIPS
+     * 2001): C = K(X, L), C* = K(X*, L) and the held-out K_SS of its error ({@link ApproxError}).
+     *
+     * @param spec {@code nystrom:M} (uniform landmarks)
+     * @param landmarks L: m indices into the training images, increasing ({@link Nystrom#uniform}{@code (N, m,
+     *     seed)}, as {@code ntk4j kernel --approx} draws them)
+     * @param holdout S: the h training images the error is measured on, increasing ({@link ApproxError#holdout}{@code
+     *     (N, h, seed + 0x5eed)})
+     */
+    public record Approx(String spec, int[] landmarks, int[] holdout) {
+        /**
+         * The Nyström approximation {@code spec} of the traced kernel of {@code request} on its N training images,
+         * with the error measured on {@code holdout} of them: landmarks and held-out images drawn from the request's
+         * seed as the single-machine job draws them. What cannot be planned as shards is a one-line {@link
+         * UserException}: another approximation, leverage landmarks (they need a pilot pass over all N images first),
+         * {@code nystrom:auto}, a mode other than trace, per-layer or factor kernels, more landmarks than images.
+         */
+        public static Approx of(ApproxSpec spec, int holdout, KernelRequest request, int n) {
+            if (spec.kind() != ApproxSpec.Kind.NYSTROM) {
+                throw new UserException("--approx " + spec + " is not planned as shards: only nystrom:M is (the"
+                        + " N×m block is a shard); compute it with 'ntk4j kernel --approx " + spec
+                        + "' on one machine");
+            }
+            if (spec.auto() || !"uniform".equals(spec.variant())) {
+                throw new UserException("--approx " + spec + " is not planned as shards: "
+                        + (spec.auto()
+                                ? "nystrom:auto grows the landmarks from measured errors, one run after another"
+                                : "leverage landmarks need a pilot pass over all N images first")
+                        + "; plan nystrom:M (uniform landmarks) or compute it on one machine");
+            }
+            if (request.options().mode() != Mode.TRACE) {
+                throw new UserException("--approx computes traced kernels; drop --mode "
+                        + name(request.options().mode()) + " (or use --mode trace)");
+            }
+            if (request.options().perLayer() || request.options().factorKernels()) {
+                throw new UserException("--approx writes the total kernel only; drop --per-layer and --factor-kernels");
+            }
+            if (holdout < 2) {
+                throw new UserException("--approx-holdout must be >= 2 (got " + holdout + ")");
+            }
+            int m = spec.rank();
+            if (m > n) {
+                throw new UserException(
+                        "--approx " + spec + " asks for " + m + " landmarks but there are only " + n + " train images");
+            }
+            long seed = request.seed();
+            return new Approx(
+                    spec.toString(), Nystrom.uniform(n, m, seed), ApproxError.holdout(n, holdout, seed + 0x5eedL));
+        }
+    }
+
     public ShardPlan {
         arrays = List.copyOf(arrays);
         shards = List.copyOf(shards);
@@ -241,20 +307,133 @@ public record ShardPlan(
             }
             Path w = request.weights();
             Source source = Source.of(request, w == null ? null : w.toString());
-            List<TileRange> shards = new ArrayList<>();
-            for (int r = 0; r < n; r += side) {
-                for (int c = r; c < n; c += side) {
-                    shards.add(new TileRange(TileRange.TRAIN, r, Math.min(n, r + side), c, Math.min(n, c + side)));
-                }
-            }
-            for (int r = 0; r < test; r += side) {
-                for (int c = 0; c < n; c += side) {
-                    shards.add(new TileRange(TileRange.TEST, r, Math.min(test, r + side), c, Math.min(n, c + side)));
-                }
-            }
-            return new ShardPlan(FORMAT, VERSION, null, source, n, test, o, mode, dtype, arrays, tile, side, shards)
+            List<TileRange> shards = shards(n, test, side);
+            return new ShardPlan(
+                            FORMAT, VERSION, null, source, n, test, o, mode, dtype, arrays, tile, side, shards, null)
                     .withId();
         }
+    }
+
+    /** The shards of the exact kernel: Θ(X1, X1)'s upper triangle by rows, then Θ(X2, X1)'s. */
+    private static List<TileRange> shards(int n, int test, int side) {
+        List<TileRange> shards = new ArrayList<>();
+        for (int r = 0; r < n; r += side) {
+            for (int c = r; c < n; c += side) {
+                shards.add(new TileRange(TileRange.TRAIN, r, Math.min(n, r + side), c, Math.min(n, c + side)));
+            }
+        }
+        for (int r = 0; r < test; r += side) {
+            for (int c = 0; c < n; c += side) {
+                shards.add(new TileRange(TileRange.TEST, r, Math.min(test, r + side), c, Math.min(n, c + side)));
+            }
+        }
+        return shards;
+    }
+
+    /**
+     * An approximation asked of a shard plan: {@code spec} ({@code nystrom:M}) with its error measured on {@code
+     * holdout} training images.
+     */
+    public record ApproxRequest(ApproxSpec spec, int holdout) {}
+
+    /**
+     * Plans {@code request} as {@link #plan(KernelRequest, Integer, int, Path, NDManager)} does, or with {@code
+     * approx} the exact blocks of its Nyström approximation ({@link Approx#of}): shards of whole tiles of rows and all
+     * m columns, as many rows as fit half the budget (or {@code shardSize}), at least 4 shards per worker, and the
+     * held-out block.
+     */
+    public static ShardPlan plan(
+            KernelRequest request,
+            ApproxRequest approx,
+            Integer shardSize,
+            int workers,
+            java.nio.file.Path dataDir,
+            NDManager m) {
+        if (approx == null) {
+            return plan(request, shardSize, workers, dataDir, m);
+        }
+        if (workers < 1) {
+            throw new OptionException(KernelOption.WORKERS, " must be >= 1 (got " + workers + ")");
+        }
+        if (shardSize != null && shardSize < 1) {
+            throw new OptionException(KernelOption.SHARD_SIZE, " must be >= 1 (got " + shardSize + ")");
+        }
+        int n = request.samples().perClass() != null
+                ? request.trainSet(dataDir).size()
+                : request.samples().n();
+        Approx ap = Approx.of(approx.spec(), approx.holdout(), request, n);
+        return nystrom(request, ap, n, request.samples().test(), shardSize, workers, m);
+    }
+
+    private static ShardPlan nystrom(
+            KernelRequest request, Approx ap, int n, int test, Integer shardSize, int workers, NDManager m) {
+        long perTaskMemory = request.options().memoryBytes();
+        int lm = ap.landmarks().length;
+        int h = ap.holdout().length;
+        try (NDManager pm = m.newSubManager();
+                Network net = request.network(pm)) {
+            Network target = request.features() ? net.features() : net;
+            Ntk ntk = request.ntk(net).memory(Math.max(1, perTaskMemory / 2));
+            Integer fixed = request.options().tile();
+            int tile = fixed != null
+                    ? fixed
+                    : Math.min(
+                            Math.min(
+                                    ntk.tileEstimate(n, lm).tile(),
+                                    ntk.tileEstimate(h, h).tile()),
+                            test > 0 ? ntk.tileEstimate(test, lm).tile() : Integer.MAX_VALUE);
+            if (tile == 0) {
+                throw new OptionException(
+                        KernelOption.MEMORY,
+                        " " + Ntk.bytes(perTaskMemory)
+                                + " per task is too small for even one-sample tiles: it needs at least "
+                                + Ntk.bytes(2 * ntk.tileEstimate(n, lm).minWorkingBytes()));
+            }
+            DataType dtype = request.dtype();
+            long rowBytes = (long) lm * (dtype == DataType.FLOAT64 ? 8 : 4);
+            int maxRows = Math.max(n, test);
+            long cap = (long) (maxRows + tile - 1) / tile * tile;
+            int side;
+            if (shardSize != null) {
+                side = (int) Math.min((long) (shardSize + tile - 1) / tile * tile, cap);
+            } else {
+                long fit = (long) ((perTaskMemory / 2.0) / rowBytes);
+                side = (int) Math.min(cap, Math.max(tile, fit / tile * tile));
+                while (side > tile && rowShards(n, side) + rowShards(test, side) + 1 < 4L * workers) {
+                    side -= tile;
+                }
+            }
+            List<TileRange> shards = new ArrayList<>();
+            for (int r = 0; r < n; r += side) {
+                shards.add(new TileRange(TileRange.TRAIN, r, Math.min(n, r + side), 0, lm));
+            }
+            for (int r = 0; r < test; r += side) {
+                shards.add(new TileRange(TileRange.TEST, r, Math.min(test, r + side), 0, lm));
+            }
+            shards.add(new TileRange(TileRange.HOLDOUT, 0, h, 0, h));
+            Path w = request.weights();
+            Source source = Source.of(request, w == null ? null : w.toString());
+            return new ShardPlan(
+                            FORMAT,
+                            VERSION,
+                            null,
+                            source,
+                            n,
+                            test,
+                            target.outputs(),
+                            Mode.TRACE,
+                            dtype,
+                            List.of(TileRange.TRAIN),
+                            tile,
+                            side,
+                            shards,
+                            ap)
+                    .withId();
+        }
+    }
+
+    private static long rowShards(int rows, int side) {
+        return (rows + side - 1) / side;
     }
 
     /**
@@ -300,7 +479,8 @@ public record ShardPlan(
                         arrays,
                         tile,
                         shardSize,
-                        shards)
+                        shards,
+                        approx)
                 .withId();
     }
 
@@ -322,10 +502,10 @@ public record ShardPlan(
     /** This plan with its {@link #id()} computed from the rest (the hash of its JSON without the id). */
     public ShardPlan withId() {
         ShardPlan bare = new ShardPlan(
-                format, version, null, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards);
+                format, version, null, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards, approx);
         String hash = sha256(JSON.toJson(bare)).substring(0, 16);
         return new ShardPlan(
-                format, version, hash, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards);
+                format, version, hash, source, n, test, outputs, mode, dtype, arrays, tile, shardSize, shards, approx);
     }
 
     /** The plan as JSON (what {@code plan.json} holds). */
@@ -415,7 +595,10 @@ public record ShardPlan(
         }
     }
 
-    /** The arrays of every shard of {@code kernel}: those of {@link #arrays()}, renamed ntk_test.* for Θ(X2, X1) (no factor kernels). */
+    /**
+     * The arrays of every shard of {@code kernel}: those of {@link #arrays()}, renamed ntk_test.* for Θ(X2, X1) (and
+     * ntk_holdout for a Nyström plan's K_SS) (no factor kernels).
+     */
     public List<String> arrays(String kernel) {
         if (TileRange.TRAIN.equals(kernel)) {
             return arrays;
@@ -423,20 +606,59 @@ public record ShardPlan(
         List<String> out = new ArrayList<>();
         for (String a : arrays) {
             if (!a.endsWith(".forward") && !a.endsWith(".backward")) {
-                out.add(TileRange.TEST + a.substring(TileRange.TRAIN.length()));
+                out.add(kernel + a.substring(TileRange.TRAIN.length()));
             }
         }
         return out;
     }
 
-    /** Whether {@code kernel}'s values are symmetric (Θ(X1, X1)). */
-    public boolean symmetric(String kernel) {
-        return TileRange.TRAIN.equals(kernel);
+    /** The kernels of the plan with rows: ntk, ntk_test (with test samples), ntk_holdout (a Nyström plan). */
+    public List<String> kernels() {
+        List<String> out = new ArrayList<>();
+        for (String k : List.of(TileRange.TRAIN, TileRange.TEST, TileRange.HOLDOUT)) {
+            if (rows(k) > 0) {
+                out.add(k);
+            }
+        }
+        return out;
     }
 
-    /** Rows of {@code kernel}: N, or M for Θ(X2, X1). */
+    /** Whether {@code kernel}'s values are symmetric: Θ(X1, X1), or a Nyström plan's K_SS (not its C). */
+    public boolean symmetric(String kernel) {
+        return approx == null ? TileRange.TRAIN.equals(kernel) : TileRange.HOLDOUT.equals(kernel);
+    }
+
+    /** Rows of {@code kernel}: N, or M for Θ(X2, X1) (C and C* of a Nyström plan), h for its K_SS. */
     public int rows(String kernel) {
-        return TileRange.TRAIN.equals(kernel) ? n : test;
+        return switch (kernel) {
+            case TileRange.TRAIN -> n;
+            case TileRange.TEST -> test;
+            default -> approx == null ? 0 : approx.holdout().length;
+        };
+    }
+
+    /** Columns of {@code kernel}: N, or in a Nyström plan m (the landmarks) for C and C*, h for K_SS. */
+    public int cols(String kernel) {
+        if (approx == null) {
+            return n;
+        }
+        return TileRange.HOLDOUT.equals(kernel) ? approx.holdout().length : approx.landmarks().length;
+    }
+
+    /**
+     * The training images of {@code kernel}'s columns: null when column j is image j (the exact kernel), else the
+     * landmarks (C and C* of a Nyström plan) or the held-out images (K_SS).
+     */
+    public int[] columnImages(String kernel) {
+        if (approx == null) {
+            return null;
+        }
+        return TileRange.HOLDOUT.equals(kernel) ? approx.holdout() : approx.landmarks();
+    }
+
+    /** The images of {@code kernel}'s rows: null when row i is image i of its split, else the held-out images. */
+    public int[] rowImages(String kernel) {
+        return approx != null && TileRange.HOLDOUT.equals(kernel) ? approx.holdout() : null;
     }
 
     /** The shape of one entry: () for trace, (O) for diagonal, (O, O) for full; factor kernels are traced. */
@@ -447,13 +669,15 @@ public record ShardPlan(
         return mode == Mode.DIAGONAL ? new long[] {outputs} : new long[] {outputs, outputs};
     }
 
-    /** The whole shape of {@code array} in the assembled kernel: (rows, N, inner...). */
+    /** The whole shape of {@code array} in the assembled kernel: (rows, columns, inner...). */
     public long[] shape(String array) {
-        String kernel = array.startsWith(TileRange.TEST) ? TileRange.TEST : TileRange.TRAIN;
+        String kernel = array.startsWith(TileRange.HOLDOUT)
+                ? TileRange.HOLDOUT
+                : array.startsWith(TileRange.TEST) ? TileRange.TEST : TileRange.TRAIN;
         long[] inner = innerShape(array);
         long[] s = new long[2 + inner.length];
         s[0] = rows(kernel);
-        s[1] = n;
+        s[1] = cols(kernel);
         System.arraycopy(inner, 0, s, 2, inner.length);
         return s;
     }
@@ -500,6 +724,10 @@ public record ShardPlan(
         String k = requested.kernel();
         KernelOption rowOption = TileRange.rowOption(k);
         int rows = rows(k);
+        if (rows == 0 && TileRange.HOLDOUT.equals(k)) {
+            throw new OptionException(
+                    KernelOption.HOLDOUT_ROWS, ": the plan has no held-out block (it is not a Nyström plan)");
+        }
         if (rows == 0) {
             throw new OptionException(
                     KernelOption.TEST_ROWS,
@@ -513,11 +741,13 @@ public record ShardPlan(
                     " " + requested.rowStart() + ":" + requested.rowEnd() + " is out of range: the kernel has " + rows
                             + " rows (0:" + rows + ")");
         }
-        if (requested.colEnd() > n) {
+        int cols = cols(k);
+        if (requested.colEnd() > cols) {
             throw new OptionException(
                     KernelOption.COLS,
-                    " " + requested.colStart() + ":" + requested.colEnd() + " is out of range: the kernel has " + n
-                            + " columns (0:" + n + ")");
+                    " " + requested.colStart() + ":" + requested.colEnd() + " is out of range: the kernel has " + cols
+                            + " columns (0:" + cols + ")"
+                            + (approx != null && !TileRange.HOLDOUT.equals(k) ? ", one per landmark" : ""));
         }
         for (TileRange s : shards) {
             if (s.equals(requested)) {
@@ -540,8 +770,10 @@ public record ShardPlan(
                 : new Object[] {" (it overlaps ", hit.get(0).options(), (hit.size() > 1 ? ", ..." : "") + ")"};
         throw new OptionException(
                 requested.options(),
-                " is not a shard of the plan: shards are " + shardSize + "×" + shardSize + " blocks on the grid of "
-                        + shardSize + " samples",
+                " is not a shard of the plan: shards are "
+                        + (approx == null
+                                ? shardSize + "×" + shardSize + " blocks on the grid of " + shardSize + " samples"
+                                : "rows on the grid of " + shardSize + " samples × all " + cols(k) + " columns"),
                 near,
                 "; 'ntk4j kernel ... ",
                 KernelOption.DRY_RUN,
@@ -576,6 +808,12 @@ public record ShardPlan(
             {"factor-kernels", String.valueOf(a.factorKernels()), String.valueOf(b.factorKernels())},
             {"tile", String.valueOf(tile), String.valueOf(other.tile)},
             {"shard size", String.valueOf(shardSize), String.valueOf(other.shardSize)},
+            {"approx", approx == null ? "exact" : approx.spec(), other.approx == null ? "exact" : other.approx.spec()},
+            {
+                "approx holdout",
+                String.valueOf(approx == null ? 0 : approx.holdout().length),
+                String.valueOf(other.approx == null ? 0 : other.approx.holdout().length)
+            },
         };
         for (String[] f : fields) {
             if (!Objects.equals(f[1], f[2])) {

@@ -125,10 +125,7 @@ public final class ShardPlanner {
         long pairs = plan.shards().stream().mapToLong(plan::tilePairs).sum();
         long max = plan.shards().stream().mapToLong(plan::bytes).max().orElse(0);
         long assembled = 0;
-        for (String k : List.of(TileRange.TRAIN, TileRange.TEST)) {
-            if (plan.rows(k) == 0) {
-                continue;
-            }
+        for (String k : plan.kernels()) {
             for (String a : plan.arrays(k)) {
                 long b = plan.valueBytes();
                 for (long d : plan.shape(a)) {
@@ -225,6 +222,37 @@ public final class ShardPlanner {
                 ShardPlan.name(plan.dtype()),
                 plan.arrays().size() > 1 ? ", " + plan.arrays().size() + " arrays per shard" : ""));
         long tilesN = (plan.n() + plan.tile() - 1) / plan.tile();
+        if (plan.approx() != null) {
+            ShardPlan.Approx a = plan.approx();
+            out.add(String.format(
+                    Locale.ROOT,
+                    "%s: the exact blocks C = K(X, L) (%d×%d)%s and the held-out K_SS (%d×%d) of %d landmarks L and"
+                            + " %d held-out images S",
+                    a.spec(),
+                    plan.n(),
+                    a.landmarks().length,
+                    plan.test() > 0
+                            ? String.format(Locale.ROOT, ", C* = K(X*, L) (%d×%d)", plan.test(), a.landmarks().length)
+                            : "",
+                    a.holdout().length,
+                    a.holdout().length,
+                    a.landmarks().length,
+                    a.holdout().length));
+            out.add(String.format(
+                    Locale.ROOT,
+                    "tiles: %d samples; shards: %d rows × all columns, %d (%d tile pairs)",
+                    plan.tile(),
+                    plan.shardSize(),
+                    e.shards(),
+                    e.tilePairs()));
+            out.add(String.format(
+                    Locale.ROOT,
+                    "bytes: %s per shard (largest), %s in all shards; assembled: the features, N × at most %d",
+                    Ntk.bytes(e.maxShardBytes()),
+                    Ntk.bytes(e.totalBytes()),
+                    a.landmarks().length));
+            return out;
+        }
         out.add(String.format(
                 Locale.ROOT,
                 "tiles: %d samples, %d per side of Θ(X1,X1)%s; shards: %d×%d samples, %d (%d tile pairs)",

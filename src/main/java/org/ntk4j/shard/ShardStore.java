@@ -90,14 +90,29 @@ public final class ShardStore {
      */
     public static ShardPlan planFor(
             Path dir, KernelRequest request, Integer shardSize, int workers, Path dataDir, NDManager m) {
+        return planFor(dir, request, null, shardSize, workers, dataDir, m);
+    }
+
+    /**
+     * As {@link #planFor(Path, KernelRequest, Integer, int, Path, NDManager)}, for the exact blocks of a Nyström
+     * approximation ({@code approx}; null: the exact kernel).
+     */
+    public static ShardPlan planFor(
+            Path dir,
+            KernelRequest request,
+            ShardPlan.ApproxRequest approx,
+            Integer shardSize,
+            int workers,
+            Path dataDir,
+            NDManager m) {
         if (Files.isRegularFile(dir.resolve("plan.json"))) {
             ShardPlan old = open(dir).plan();
             KernelRequest r = request.options().tile() != null
                     ? request
                     : request.toBuilder().tile(old.tile()).build();
-            return ShardPlan.plan(r, shardSize != null ? shardSize : old.shardSize(), 1, dataDir, m);
+            return ShardPlan.plan(r, approx, shardSize != null ? shardSize : old.shardSize(), 1, dataDir, m);
         }
-        return ShardPlan.plan(request, shardSize, workers, dataDir, m);
+        return ShardPlan.plan(request, approx, shardSize, workers, dataDir, m);
     }
 
     /** Opens an existing store; a directory without a readable plan.json is a one-line {@link UserException}. */
@@ -170,7 +185,7 @@ public final class ShardStore {
      *
      * @param format {@value #SHARD_FORMAT}
      * @param plan the plan's id
-     * @param kernel {@link TileRange#TRAIN} or {@link TileRange#TEST}
+     * @param kernel {@link TileRange#TRAIN}, {@link TileRange#TEST} or {@link TileRange#HOLDOUT}
      * @param rows first and last (exclusive) row
      * @param cols first and last (exclusive) column
      * @param dtype float32 or float64

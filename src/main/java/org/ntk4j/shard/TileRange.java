@@ -7,9 +7,11 @@ import org.ntk4j.request.KernelOption;
 /**
  * One block of a kernel: rows {@code [rowStart, rowEnd)} × columns {@code [colStart, colEnd)} of the kernel
  * {@code kernel}, which is {@value #TRAIN} (Θ(X1, X1), N × N, symmetric) or {@value #TEST} (Θ(X2, X1), M × N: test
- * rows, training columns). The unit of a {@link ShardPlan}: each shard of the plan is one range.
+ * rows, training columns); in a Nyström plan C = K(X, L) and C* = K(X*, L) (columns: the landmarks), and {@value
+ * #HOLDOUT}, the held-out K_SS ({@link ShardPlan#approx()}). The unit of a {@link ShardPlan}: each shard of the plan is
+ * one range.
  *
- * @param kernel {@value #TRAIN} or {@value #TEST}
+ * @param kernel {@value #TRAIN}, {@value #TEST} or {@value #HOLDOUT}
  * @param rowStart first row (inclusive)
  * @param rowEnd last row (exclusive)
  * @param colStart first column (inclusive)
@@ -22,9 +24,13 @@ public record TileRange(String kernel, int rowStart, int rowEnd, int colStart, i
     /** The test × training kernel Θ(X2, X1). */
     public static final String TEST = "ntk_test";
 
+    /** A Nyström plan's exact kernel K_SS of the held-out training images its error is measured on. */
+    public static final String HOLDOUT = "ntk_holdout";
+
     public TileRange {
-        if (!TRAIN.equals(kernel) && !TEST.equals(kernel)) {
-            throw new IllegalArgumentException("kernel must be " + TRAIN + " or " + TEST + " (got " + kernel + ")");
+        if (!TRAIN.equals(kernel) && !TEST.equals(kernel) && !HOLDOUT.equals(kernel)) {
+            throw new IllegalArgumentException(
+                    "kernel must be " + TRAIN + ", " + TEST + " or " + HOLDOUT + " (got " + kernel + ")");
         }
         if (rowStart < 0 || rowEnd <= rowStart || colStart < 0 || colEnd <= colStart) {
             throw new IllegalArgumentException(
@@ -42,9 +48,13 @@ public record TileRange(String kernel, int rowStart, int rowEnd, int colStart, i
         return new TileRange(kernel, r[0], r[1], c[0], c[1]);
     }
 
-    /** The setting that names the rows of {@code kernel}: the rows, or the test rows of Θ(X2, X1). */
+    /** The setting that names the rows of {@code kernel}: the rows, the test rows of Θ(X2, X1), the held-out rows. */
     static KernelOption rowOption(String kernel) {
-        return TEST.equals(kernel) ? KernelOption.TEST_ROWS : KernelOption.ROWS;
+        return switch (kernel) {
+            case TEST -> KernelOption.TEST_ROWS;
+            case HOLDOUT -> KernelOption.HOLDOUT_ROWS;
+            default -> KernelOption.ROWS;
+        };
     }
 
     private static int[] span(KernelOption option, String v) {

@@ -29,7 +29,8 @@ import org.ntk4j.shard.TileRange;
 final class ShardTask {
     /**
      * What every task shares (broadcast once): the plan, the weights' bytes, a task's memory, the rows, the store, the
-     * Hadoop configuration, and a hook the tests inject faults with (null in a real job).
+     * Hadoop configuration, a hook the tests inject faults with (null in a real job), and for a Nyström plan the
+     * inputs of its landmarks and held-out images (read once by the driver: every shard needs them; null otherwise).
      */
     record Job(
             String planJson,
@@ -38,7 +39,9 @@ final class ShardTask {
             HadoopRows rows,
             String out,
             byte[] hadoopConf,
-            FailureHook failureHook)
+            FailureHook failureHook,
+            float[] landmarkInputs,
+            float[] holdoutInputs)
             implements Serializable {}
 
     /** What a task did with its shard. */
@@ -146,17 +149,71 @@ final class ShardTask {
 
     /** The shard's arrays: the block of Θ (and of each Θ_l) on the plan's tile grid, from the shard's rows only. */
     static ShardData compute(Job job, Local local, TileRange r, Device device) {
-        boolean train = TileRange.TRAIN.equals(r.kernel());
-        Integer pad = local.plan().source().pad();
-        LabelledSet rows = padded(job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows()), pad);
-        LabelledSet cols = padded(job.rows().rows(Split.TRAIN, r.colStart(), r.cols()), pad);
+        ShardPlan plan = local.plan();
+        String k = r.kernel();
+        Integer pad = plan.source().pad();
+        float[] rows;
+        float[] cols;
+        if (TileRange.HOLDOUT.equals(k)) {
+            int h = plan.rows(k);
+            rows = slice(job.holdoutInputs(), h, r.rowStart(), r.rowEnd());
+            cols = slice(job.holdoutInputs(), h, r.colStart(), r.colEnd());
+        } else {
+            boolean train = TileRange.TRAIN.equals(k);
+            rows = padded(job.rows().rows(train ? Split.TRAIN : Split.TEST, r.rowStart(), r.rows()), pad)
+                    .features();
+            cols = plan.columnImages(k) != null
+                    ? slice(job.landmarkInputs(), plan.cols(k), r.colStart(), r.colEnd())
+                    : padded(job.rows().rows(Split.TRAIN, r.colStart(), r.cols()), pad)
+                            .features();
+        }
         synchronized (ENGINE) {
             try (NDManager m = NDManager.newBaseManager(device);
-                    ShardComputer c = ShardComputer.open(local.plan(), local.weights(), null, m)) {
-                return c.memory(job.taskMemory()).compute(r, rows.features(), cols.features());
+                    ShardComputer c = ShardComputer.open(plan, local.weights(), null, m)) {
+                return c.memory(job.taskMemory()).compute(r, rows, cols);
             }
         }
     }
+
+    /** Samples {@code [from, to)} of {@code count} samples' inputs laid end to end. */
+    private static float[] slice(float[] inputs, int count, int from, int to) {
+        int dim = inputs.length / count;
+        return java.util.Arrays.copyOfRange(inputs, from * dim, to * dim);
+    }
+
+    /**
+     * The inputs of the training images {@code images} (increasing), padded as the plan says, read through {@code
+     * rows} in windows of {@value #WINDOW} samples (one pass; a window is read only when it holds one of them).
+     */
+    static float[] inputs(HadoopRows rows, int[] images, Integer pad) {
+        int size = rows.size(Split.TRAIN);
+        float[] out = null;
+        int i = 0;
+        while (i < images.length) {
+            int from = images[i] / WINDOW * WINDOW;
+            int count = Math.min(WINDOW, size - from);
+            LabelledSet window = rows.rows(Split.TRAIN, from, count);
+            int j = i;
+            while (j < images.length && images[j] < from + count) {
+                j++;
+            }
+            int[] local = new int[j - i];
+            for (int a = 0; a < local.length; a++) {
+                local[a] = images[i + a] - from;
+            }
+            LabelledSet picked = padded(window.subset(local), pad);
+            int dim = picked.featureDim();
+            if (out == null) {
+                out = new float[images.length * dim];
+            }
+            System.arraycopy(picked.features(), 0, out, i * dim, local.length * dim);
+            i = j;
+        }
+        return out;
+    }
+
+    /** Samples per read of {@link #inputs}. */
+    static final int WINDOW = 8192;
 
     /** The samples zero-padded as the plan says ({@code ntk4j kernel --pad}), as the single-machine job pads them. */
     static LabelledSet padded(LabelledSet d, Integer pad) {

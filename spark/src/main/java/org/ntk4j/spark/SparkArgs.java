@@ -9,6 +9,8 @@ import java.util.Map;
 import org.ntk4j.OptionException;
 import org.ntk4j.OptionKey;
 import org.ntk4j.UserException;
+import org.ntk4j.approx.ApproxError;
+import org.ntk4j.approx.ApproxSpec;
 import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.request.KernelRequest;
@@ -38,6 +40,10 @@ final class SparkArgs {
             "  --task-memory SIZE    memory of one task's tiles, e.g. 2g (default 2g); decides the tile",
             "  --tile T              samples per tile, fixed (default: the largest --task-memory allows)",
             "  --shard-size S        samples per shard side, whole tiles (default: the largest --task-memory allows)",
+            "  --approx nystrom:M    the exact blocks of the Nyström approximation with M uniform landmarks instead:",
+            "                        C = K(X, L), C* = K(X*, L) in row shards, and the held-out K_SS of its error;",
+            "                        'ntk4j kernel assemble DIR' writes the features of 'ntk4j kernel --approx'",
+            "  --approx-holdout H    training images the Nyström error is measured on (default 500)",
             "  --dry-run             print the plan (shards, bytes, estimated time) and compute nothing",
             "  --executors K         task slots of the cluster (default: the context's parallelism): the plan has",
             "                        at least 4 shards per slot; the dry run's estimate is for K slots, from a tile",
@@ -111,7 +117,9 @@ final class SparkArgs {
                 "--task-memory",
                 "--tile",
                 "--shard-size",
-                "--executors");
+                "--executors",
+                "--approx",
+                "--approx-holdout");
         List<String> rest = readOptions(args, flags, valued, v);
         if (!rest.isEmpty()) {
             throw new UserException("unknown option or argument '" + rest.get(0) + "' (see --help)");
@@ -148,7 +156,14 @@ final class SparkArgs {
                     v.get("--data-root"),
                     v.containsKey("--shard-size") ? (int) longOf(v, "--shard-size", 0) : null,
                     v.containsKey("--dry-run"),
-                    v.containsKey("--executors") ? (int) longOf(v, "--executors", 0) : null);
+                    v.containsKey("--executors") ? (int) longOf(v, "--executors", 0) : null,
+                    null);
+            if (v.containsKey("--approx")) {
+                c = c.withApprox(ApproxSpec.parse(v.get("--approx")), (int)
+                        longOf(v, "--approx-holdout", ApproxError.DEFAULT_ROWS));
+            } else if (v.containsKey("--approx-holdout")) {
+                throw new UserException("--approx-holdout applies with --approx");
+            }
         } catch (OptionException e) {
             throw new UserException(message(e), e);
         }

@@ -196,14 +196,24 @@ public final class SparkKernel {
         Integer side = c.shardSize() != null ? c.shardSize() : store.existingShardSize();
         ShardPlan plan;
         try (NDManager m = NDManager.newBaseManager(Device.cpu())) {
-            plan = ShardPlan.plan(c.request().toBuilder().weights(weights).build(), side, workers, null, m);
+            plan = ShardPlan.plan(c.request().toBuilder().weights(weights).build(), c.approx(), side, workers, null, m);
         }
         if (c.weights() != null) {
             plan = weightsAsGiven(plan, c.weights());
         }
         byte[] weightBytes = readAll(weights);
+        ShardPlan.Approx approx = plan.approx();
+        Integer pad = plan.source().pad();
         ShardTask.Job job = new ShardTask.Job(
-                plan.toJson(), weightBytes, c.taskMemory(), rows, c.out(), HadoopConf.toBytes(hconf), hook);
+                plan.toJson(),
+                weightBytes,
+                c.taskMemory(),
+                rows,
+                c.out(),
+                HadoopConf.toBytes(hconf),
+                hook,
+                approx == null || c.dryRun() ? null : ShardTask.inputs(rows, approx.landmarks(), pad),
+                approx == null || c.dryRun() ? null : ShardTask.inputs(rows, approx.holdout(), pad));
         if (c.dryRun()) {
             List<String> lines = dryRun(spark, c, job, plan, workers, available);
             lines.forEach(print);
@@ -316,9 +326,11 @@ public final class SparkKernel {
                 .sum();
         out.add(String.format(
                 Locale.ROOT,
-                "NTK %s of %d %s samples%s (%s, plan %s): %d shards, %d computed, %d recomputed (corrupt), %d skipped"
+                "%s of %d %s samples%s (%s, plan %s): %d shards, %d computed, %d recomputed (corrupt), %d skipped"
                         + " (valid) in %.1f s (%.1f s of tasks) -> %s",
-                ShardPlan.name(r.plan().mode()),
+                r.plan().approx() != null
+                        ? "Nyström blocks (" + r.plan().approx().spec() + ")"
+                        : "NTK " + ShardPlan.name(r.plan().mode()),
                 r.plan().n(),
                 c.dataset(),
                 r.plan().test() > 0 ? " and " + r.plan().test() + " test samples" : "",
@@ -338,6 +350,10 @@ public final class SparkKernel {
         }
         org.apache.hadoop.fs.Path o = new org.apache.hadoop.fs.Path(c.out());
         String scheme = o.toUri().getScheme();
+        if (r.plan().approx() != null) {
+            out.add("the features: ntk4j kernel assemble DIR --data-dir D (D holding " + c.dataset()
+                    + "/ for the labels)");
+        }
         if (scheme == null || scheme.equals("file")) {
             out.add("assemble: ntk4j kernel assemble "
                     + (scheme == null ? c.out() : o.toUri().getPath()));

@@ -3,9 +3,11 @@ package org.ntk4j.spark;
 import ai.djl.ndarray.types.DataType;
 import java.util.function.UnaryOperator;
 import org.ntk4j.OptionException;
+import org.ntk4j.approx.ApproxSpec;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.request.KernelOption;
 import org.ntk4j.request.KernelRequest;
+import org.ntk4j.shard.ShardPlan;
 
 /**
  * What a {@link SparkKernel} job computes: the {@link KernelRequest} of {@code ntk4j kernel} (model, seed, dataset,
@@ -23,6 +25,8 @@ import org.ntk4j.request.KernelRequest;
  *     half the task memory)
  * @param dryRun print the plan and an estimated time, compute nothing
  * @param executors task slots of the cluster the dry run estimates for (null: the running context's)
+ * @param approx the Nyström approximation whose exact blocks the shards are ({@code --approx nystrom:M}); null =
+ *     the exact kernel
  */
 public record SparkKernelConfig(
         KernelRequest request,
@@ -31,7 +35,8 @@ public record SparkKernelConfig(
         String dataRoot,
         Integer shardSize,
         boolean dryRun,
-        Integer executors) {
+        Integer executors,
+        ShardPlan.ApproxRequest approx) {
     /** Default task memory: 2 GiB. */
     public static final long DEFAULT_TASK_MEMORY = 2L << 30;
 
@@ -62,6 +67,7 @@ public record SparkKernelConfig(
                 null,
                 null,
                 false,
+                null,
                 null);
     }
 
@@ -113,7 +119,7 @@ public record SparkKernelConfig(
 
     /** This job with weights (a Hadoop URI or a local path). */
     public SparkKernelConfig withWeights(String w) {
-        return new SparkKernelConfig(request, w, out, dataRoot, shardSize, dryRun, executors);
+        return new SparkKernelConfig(request, w, out, dataRoot, shardSize, dryRun, executors, approx);
     }
 
     public SparkKernelConfig withSeed(long s) {
@@ -135,7 +141,7 @@ public record SparkKernelConfig(
     }
 
     public SparkKernelConfig withDataRoot(String root) {
-        return new SparkKernelConfig(request, weights, out, root, shardSize, dryRun, executors);
+        return new SparkKernelConfig(request, weights, out, root, shardSize, dryRun, executors, approx);
     }
 
     /** This job with a fixed tile (null: from the memory) and a task memory. */
@@ -144,21 +150,44 @@ public record SparkKernelConfig(
     }
 
     public SparkKernelConfig withShardSize(Integer side) {
-        return new SparkKernelConfig(request, weights, out, dataRoot, side, dryRun, executors);
+        return new SparkKernelConfig(request, weights, out, dataRoot, side, dryRun, executors, approx);
     }
 
     public SparkKernelConfig withOut(String o) {
-        return new SparkKernelConfig(request, weights, o, dataRoot, shardSize, dryRun, executors);
+        return new SparkKernelConfig(request, weights, o, dataRoot, shardSize, dryRun, executors, approx);
     }
 
     /** A dry run for a cluster of {@code slots} task slots (null: the context's). */
     public SparkKernelConfig withDryRun(boolean dry, Integer slots) {
-        return new SparkKernelConfig(request, weights, out, dataRoot, shardSize, dry, slots);
+        return new SparkKernelConfig(request, weights, out, dataRoot, shardSize, dry, slots, approx);
+    }
+
+    /**
+     * This job computing the exact blocks of the Nyström approximation {@code spec} ({@code nystrom:M}) with its error
+     * on {@code holdout} training images, as {@code ntk4j kernel --approx} shards plan them; null: the exact kernel.
+     */
+    public SparkKernelConfig withApprox(ApproxSpec spec, int holdout) {
+        return new SparkKernelConfig(
+                request,
+                weights,
+                out,
+                dataRoot,
+                shardSize,
+                dryRun,
+                executors,
+                spec == null ? null : new ShardPlan.ApproxRequest(spec, holdout));
     }
 
     /** This job with its request changed by {@code change}. */
     public SparkKernelConfig withRequest(UnaryOperator<KernelRequest.Builder> change) {
         return new SparkKernelConfig(
-                change.apply(request.toBuilder()).build(), weights, out, dataRoot, shardSize, dryRun, executors);
+                change.apply(request.toBuilder()).build(),
+                weights,
+                out,
+                dataRoot,
+                shardSize,
+                dryRun,
+                executors,
+                approx);
     }
 }

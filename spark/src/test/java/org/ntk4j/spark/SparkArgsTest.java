@@ -82,6 +82,19 @@ class SparkArgsTest {
     }
 
     @Test
+    void approxPlansTheNystromBlocks() {
+        SparkKernelConfig c = SparkArgs.parse(
+                        new String[] {"--model", "m", "--out", "o", "--approx", "nystrom:64", "--approx-holdout", "100"
+                        })
+                .config();
+        assertEquals("nystrom:64:uniform", c.approx().spec().toString());
+        assertEquals(100, c.approx().holdout());
+        assertNull(SparkArgs.parse(new String[] {"--model", "m", "--out", "o"})
+                .config()
+                .approx());
+    }
+
+    @Test
     void mistakesAreOneLine() {
         String[][] bad = {
             {"--model", "m", "--out", "o", "--mode", "trace2"},
@@ -90,7 +103,9 @@ class SparkArgsTest {
             {"--model", "m", "--out", "o", "--n", "0"},
             {"--model", "m", "--out", "o", "--tile"},
             {"--model", "m", "--out", "o", "--bogus"},
-            {"--out", "o"}
+            {"--out", "o"},
+            {"--model", "m", "--out", "o", "--approx", "nystrom:x"},
+            {"--model", "m", "--out", "o", "--approx-holdout", "10"}
         };
         String[] says = {
             "--mode must be one of [full, trace, diagonal]",
@@ -99,7 +114,9 @@ class SparkArgsTest {
             "--n must be >= 1",
             "--tile needs a value",
             "unknown option or argument '--bogus'",
-            "--model and --out are required"
+            "--model and --out are required",
+            "--approx 'nystrom:x' is not one of",
+            "--approx-holdout applies with --approx"
         };
         for (int i = 0; i < bad.length; i++) {
             String[] a = bad[i];

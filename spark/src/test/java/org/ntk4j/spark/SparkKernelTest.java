@@ -19,8 +19,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.ntk4j.UserException;
+import org.ntk4j.approx.ApproxSpec;
+import org.ntk4j.job.ApproxJob;
+import org.ntk4j.job.KernelJobConfig;
+import org.ntk4j.kernel.Method;
 import org.ntk4j.kernel.factor.Mode;
 import org.ntk4j.model.Network;
+import org.ntk4j.report.NpzReader;
 import org.ntk4j.request.KernelRequest;
 import org.ntk4j.shard.ShardAssembler;
 import org.ntk4j.shard.ShardPlan;
@@ -178,6 +183,60 @@ class SparkKernelTest {
         assertEquals(6 + 3, r.plan().shards().size()); // Θ(X1,X1) upper triangle + Θ(X2,X1) 1×3
         Path ref = singleMachine(mlp, dir.resolve("ref"), Mode.FULL, N, M, true);
         assertSameArrays(r.plan(), assemble(store, dir.resolve("a")), ref);
+    }
+
+    /**
+     * Nyström on Spark ({@code --approx nystrom:6}): C, C* and the held-out K_SS as shards, assembled into the features
+     * file, equal entry for entry, bit for bit, to the single-machine {@code ntk4j kernel --approx nystrom:6 --tile 4}
+     * (float32, uniform landmarks from the seed), with the same held-out error.
+     */
+    @Test
+    void nystromBlocksAssembleToTheSingleMachineFeatures() throws Exception {
+        Path store = dir.resolve("store");
+        ApproxSpec spec = ApproxSpec.parse("nystrom:6");
+        SparkKernelConfig c = SparkKernelConfig.of(
+                        mlp.toString(), "mnist", N, store.toUri().toString())
+                .withDataRoot(data.toUri().toString())
+                .withTest(M)
+                .withTile(TILE, 64L << 20)
+                .withShardSize(SHARD)
+                .withApprox(spec, 10);
+        SparkKernel.Result r = SparkKernel.run(spark(), c, s -> {});
+        assertEquals(3 + 1 + 1, r.plan().shards().size()); // C's 3 row shards, C*'s 1, K_SS
+        Path assembled = dir.resolve("spark.npz");
+        ShardAssembler.assemble(
+                store, ShardAssembler.Layout.NPZ, assembled, true, false, ApproxJob.shardWriter(data, s -> {}));
+        Path whole = dir.resolve("whole.npz");
+        KernelRequest request = KernelRequest.builder()
+                .model(mlp.toString())
+                .dataset("mnist")
+                .n(N)
+                .test(M)
+                .method(Method.AUTO)
+                .tile(TILE)
+                .build();
+        try (NDManager m = NDManager.newBaseManager()) {
+            new ApproxJob(
+                            KernelJobConfig.builder(request)
+                                    .out(whole)
+                                    .dataDir(data)
+                                    .build(),
+                            spec,
+                            10,
+                            0.05)
+                    .run(m, s -> {});
+        }
+        NpzReader a = new NpzReader(assembled);
+        NpzReader b = new NpzReader(whole);
+        for (String e : List.of("features", "features_test", "landmarks", "y1", "y2")) {
+            assertArrayEquals(b.read(e).shape(), a.read(e).shape(), e);
+            assertArrayEquals(b.read(e).data(), a.read(e).data(), e + " differs from the single-machine job");
+        }
+        String err = "\"relative_frobenius_error\": ";
+        String sa = Files.readString(dir.resolve("spark.json"));
+        String sb = Files.readString(dir.resolve("whole.json"));
+        String va = sa.substring(sa.indexOf(err)).lines().findFirst().orElseThrow();
+        assertEquals(sb.substring(sb.indexOf(err)).lines().findFirst().orElseThrow(), va);
     }
 
     @Test
