@@ -1,5 +1,5 @@
 /*
- * Preloaded by the ntk4j launcher on AMD processors (LD_PRELOAD; NTK4J_MKL_AMD=off leaves it out).
+ * Preloaded by the ntk4j launcher on AMD processors when NTK4J_MKL_AMD=on (LD_PRELOAD).
  *
  * Intel oneMKL, linked into the bundled libtorch and into PyTorch's pip wheels, chooses its kernels by CPU vendor
  * first: on a processor that does not say "GenuineIntel" it runs a generic code path, whatever instructions the
