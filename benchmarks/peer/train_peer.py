@@ -84,6 +84,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--profile", type=int, default=0, metavar="STEPS")
+    ap.add_argument("--save", metavar="FILE", help="write the trained parameters to FILE (.npz, p000, p001, ... in "
+                    "the order of init.npz) to compare with ntk4j's weights.npz")
     ap.add_argument("--schedule", default="constant", choices=["constant", "cosine"],
                     help="learning rate per step as ntk4j's --schedule: cosine = lr·(1 + cos(π·t/epochs))/2 at "
                          "t = epoch + step/steps_per_epoch")
@@ -168,6 +170,8 @@ def main():
         epochs.append(rec)
         print(json.dumps(rec), flush=True)
 
+    if a.save:
+        np.savez(a.save, **{"p%03d" % i: p.detach().cpu().numpy() for i, p in enumerate(net.parameters())})
     out = dict(kind="summary", case=a.case, device=str(device), threads=a.threads, torch=torch.__version__,
                schedule=a.schedule, init="torch seed %d" % a.torch_init if a.torch_init is not None else "init.npz",
                n=n, batch=a.batch, epoch_seconds=[r["seconds"] for r in epochs],

@@ -78,6 +78,11 @@ public final class Dense extends Module implements TangentLayer {
 
     @Override
     public NDArray forward(NDArray a, Forward ctx) {
+        if (ctx.fused() && ctx.probe() == null && parameterization != Parameterization.NTK) {
+            // y = a·Wᵀ + b in one addmm (PyTorch's linear): what a training step runs
+            NDArray b = bias == null ? null : bias.value();
+            return a.getNDArrayInternal().linear(a, weight.value(), b).singletonOrThrow();
+        }
         NDArray y = a.matMul(weight.value().transpose());
         if (parameterization == Parameterization.NTK) {
             y = y.mul(ctx.scalar(weightScale(), y));

@@ -17,11 +17,17 @@ public final class Forward {
     private final boolean training;
     private final TangentProbe probe;
     private final NDManager manager;
+    private final boolean fused;
 
     public Forward(NDManager manager, boolean training, TangentProbe probe) {
+        this(manager, training, probe, false);
+    }
+
+    private Forward(NDManager manager, boolean training, TangentProbe probe, boolean fused) {
         this.manager = manager;
         this.training = training;
         this.probe = probe;
+        this.fused = fused;
     }
 
     public static Forward eval(NDManager manager) {
@@ -30,6 +36,21 @@ public final class Forward {
 
     public static Forward train(NDManager manager) {
         return new Forward(manager, true, null);
+    }
+
+    /**
+     * A training step's pass (train mode, no probe) in which layers may use fused kernels: a dense layer computes
+     * a·Wᵀ + b as one {@code addmm} (PyTorch's {@code linear}) instead of a matmul and an add. The fused kernel
+     * adds the bias inside the GEMM and so rounds differently in the last bits; the backward it records needs
+     * no transposed-weight view and no separate bias reduction.
+     */
+    public static Forward trainStep(NDManager manager) {
+        return new Forward(manager, true, null, true);
+    }
+
+    /** Whether layers may use fused kernels that round differently from their unfused form ({@link #trainStep}). */
+    public boolean fused() {
+        return fused;
     }
 
     public boolean training() {

@@ -244,7 +244,7 @@ public final class TrainLoop {
                             xb = x.get(rows);
                             yb = y.get(rows);
                         }
-                        Forward ctx = Forward.train(m);
+                        Forward ctx = Forward.trainStep(m);
                         try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                             phase(StepPhases.Phase.FORWARD);
                             NDArray f = net.forward(xb, ctx);

@@ -1,0 +1,37 @@
+"""The GEMMs of GemmBench.java in the Python torch: thread CPU time per call (us), one intra-op thread.
+
+Usage: OPENBLAS_CORETYPE=SkylakeX /usr/bin/python3 benchmarks/peer/gemm_peer.py [REPS] [ROUNDS] [THREADS]
+"""
+import sys
+import time
+
+import torch
+
+reps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+torch.set_num_threads(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+x = torch.rand(128, 784)
+w1 = torch.rand(512, 784) * .06 - .03
+w2 = torch.rand(512, 512) * .08 - .04
+h = torch.rand(128, 512)
+g = (torch.rand(128, 512) - .5) * 2e-3
+b = torch.zeros(512)
+cases = {
+    "x@W1^T (matmul)": lambda: x.matmul(w1.t()),
+    "x@W1^T+b (linear)": lambda: torch.nn.functional.linear(x, w1, b),
+    "h@W2^T (matmul)": lambda: h.matmul(w2.t()),
+    "g^T@x (dW1)": lambda: g.t().matmul(x),
+    "g^T@h (dW2)": lambda: g.t().matmul(h),
+    "g@W2 (dh)": lambda: g.matmul(w2),
+}
+mean = {k: 0.0 for k in cases}
+with torch.no_grad():
+    for r in range(-1, rounds):
+        for k, f in cases.items():
+            t0 = time.thread_time()
+            for _ in range(reps):
+                f()
+            if r >= 0:
+                mean[k] += (time.thread_time() - t0) / reps * 1e6 / rounds
+for k, v in mean.items():
+    print(f"{k:20s} {v:8.1f} us")
