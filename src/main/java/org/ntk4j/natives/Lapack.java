@@ -36,6 +36,15 @@ public final class Lapack {
      */
     public record Eigen(double[] values, DMatrixRMaj vectors) {}
 
+    /**
+     * How libtorch's MKL picks its kernels in this process, for provenance: "by instruction set (AMD shim)" when the
+     * launcher preloaded {@code scripts/mkl_amd_cpu.c}'s library (AMD processors, {@code NTK4J_MKL_AMD}), else "as
+     * shipped" (by CPU vendor).
+     */
+    public static String mklDispatch() {
+        return OneDnn.loaded("libntk4j_mkl_amd").isPresent() ? "by instruction set (AMD shim)" : "as shipped";
+    }
+
     /** "mkl dsyevd (libtorch_cpu)" or "ejml" (the fallback), for provenance. */
     public static String provider() {
         return function("dsyevd_").isPresent() ? "mkl dsyevd (libtorch_cpu)" : "ejml";

@@ -33,6 +33,7 @@ public final class Provenance {
         Engine e = Engine.getInstance();
         r.addProperty("engine", e.getEngineName() + " " + e.getVersion());
         r.addProperty("onednn", org.ntk4j.natives.OneDnn.apply());
+        r.addProperty("mkl", org.ntk4j.natives.Lapack.mklDispatch());
         r.addProperty("java", System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")");
         r.addProperty(
                 "os",
@@ -53,6 +54,7 @@ public final class Provenance {
             {"device", "device"},
             {"engine", "engine (PyTorch)"},
             {"onednn", "oneDNN convolutions"},
+            {"mkl", "MKL kernels"},
             {"djl", "DJL"},
             {"ntk4j", "ntk4j"},
             {"java", "Java"},

@@ -98,6 +98,14 @@ class LapackTest {
         assertEquals(null, Lapack.solve(new DMatrixRMaj(3, 3), 0, new DMatrixRMaj(3, 1)), "exactly singular");
     }
 
+    /** The provenance line follows whether the launcher's shim library is mapped into this process. */
+    @Test
+    void mklDispatchSaysWhetherTheShimIsLoaded() {
+        String preload = System.getenv("LD_PRELOAD");
+        boolean shim = preload != null && preload.contains("libntk4j_mkl_amd");
+        assertEquals(shim ? "by instruction set (AMD shim)" : "as shipped", Lapack.mklDispatch());
+    }
+
     @Test
     void nonFiniteEntriesAreRefused() {
         DMatrixRMaj a = matrix(4, 4, 0, 1);
