@@ -1,8 +1,7 @@
 """Exact-kernel regression (t = inf, ridge lambda) on an `ntk4j kernel` NPZ, solved by LU in float64 with torch.
 
-The peer of `ntk4j regress` for kernels whose N x N float64 solve needs more memory than the JVM path: it holds the
-kernel once in float64 plus torch.linalg.solve's LU copy (2 x 8 N^2 bytes), where `ntk4j regress` holds three engine
-copies (matrix, LU, inverse) and a Java one. Targets: y1 one-hot over the classes of y1 and y2 (as ntk4j regress).
+The peer of `ntk4j regress` at t = inf: it holds the kernel once in float64 plus torch.linalg.solve's LU copy
+(2 x 8 N^2 bytes), as `ntk4j regress` does (a Java copy and MKL's LU on one native copy). Targets: y1 one-hot over the classes of y1 and y2 (as ntk4j regress).
 Prints one JSON line: n, test, train/test accuracy and MSE, the relative residual ||(K + lambda I) alpha - Y|| / ||Y||,
 and the seconds of the solve.
 
