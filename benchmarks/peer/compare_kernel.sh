@@ -8,7 +8,8 @@
 #   benchmarks/peer/compare_kernel.sh [ROUNDS] [CASES]
 #
 # ROUNDS default 2; CASES (comma list) default: every case of the issue's table. Environment: THREADS (default 2),
-# PEER_PYTHON (default /usr/bin/python3, torch with a fast BLAS: see benchmarks/RESULTS.md), WARMUP (1), REPS (3).
+# PEER_PYTHON (default /usr/bin/python3, torch with a fast BLAS: see benchmarks/RESULTS.md), WARMUP (1), REPS (3),
+# NTK4J_MKL_AMD (as for ./ntk4j).
 # Needs the core compiled offline-capable (it runs `mvn -o -q compile` itself); writes its raw JSON to a temporary
 # folder it names at the end.
 set -euo pipefail
@@ -20,6 +21,13 @@ WARMUP=${WARMUP:-1}
 REPS=${REPS:-3}
 PY=${PEER_PYTHON:-/usr/bin/python3}
 OUT=$(mktemp -d /tmp/compare-kernel.XXXXXX)
+# ntk4j runs as the launcher runs it: with the MKL shim on AMD (NTK4J_MKL_AMD=off: MKL as shipped; `./ntk4j --help`
+# builds the shim once)
+MKL_SHIM=""
+if [ "${NTK4J_MKL_AMD:-on}" = on ] && [ -f target/mkl-amd/libntk4j_mkl_amd.so ]; then
+  MKL_SHIM="$PWD/target/mkl-amd/libntk4j_mkl_amd.so"
+fi
+echo "ntk4j's MKL: ${MKL_SHIM:-as shipped}" >&2
 
 mvn -B -o -q compile -Dspotless.check.skip=true -Dcheckstyle.skip >/dev/null
 mvn -B -o -q dependency:build-classpath -Dmdep.outputFile="$OUT/cp.txt" >/dev/null
@@ -33,7 +41,7 @@ CONV=$(tr ',' '\n' <<<"$CASES" | grep '^c-' | paste -sd, - || true)
 export OMP_WAIT_POLICY=PASSIVE OPENBLAS_CORETYPE=SkylakeX
 
 ntk4j() {
-    java -Dai.djl.offline=true -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
+    env ${MKL_SHIM:+LD_PRELOAD=$MKL_SHIM} java -Dai.djl.offline=true -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
         benchmarks/peer/KernelHarness.java "$CASES" "$WARMUP" "$REPS" >>"$OUT/ntk4j.jsonl"
 }
 peer() {
