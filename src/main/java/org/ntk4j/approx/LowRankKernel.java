@@ -223,15 +223,19 @@ public final class LowRankKernel {
             return;
         }
         DMatrixRMaj g = gram();
-        Lapack.Eigen eig;
-        try {
-            eig = Lapack.symmetric(g);
-        } catch (ArithmeticException e) {
-            throw new UserException("the eigendecomposition of the " + r + "×" + r + " feature Gram matrix failed"
-                    + " (non-finite features?)");
-        }
+        Lapack.Eigen eig = eigen(g, "feature Gram matrix", "features");
         gramValues = eig.values();
         gramVectors = eig.vectors();
+    }
+
+    /** The eigendecomposition of a symmetric {@code what}, a failure one line blaming non-finite {@code source}. */
+    static Lapack.Eigen eigen(DMatrixRMaj a, String what, String source) {
+        try {
+            return Lapack.symmetric(a);
+        } catch (ArithmeticException e) {
+            throw new UserException("the eigendecomposition of the " + a.numRows + "×" + a.numCols + " " + what
+                    + " failed (non-finite " + source + "?)");
+        }
     }
 
     /** FᵀF in float64, r×r, summed over row slabs on the engine. */

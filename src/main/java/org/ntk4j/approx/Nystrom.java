@@ -138,13 +138,7 @@ public final class Nystrom {
      */
     static DMatrixRMaj inverseRoot(DMatrixRMaj w, double rcond) {
         int m = w.numRows;
-        Lapack.Eigen eig;
-        try {
-            eig = Lapack.symmetric(w);
-        } catch (ArithmeticException e) {
-            throw new UserException("the eigendecomposition of the " + m + "×" + m + " landmark kernel failed"
-                    + " (non-finite kernel entries?)");
-        }
+        Lapack.Eigen eig = LowRankKernel.eigen(w, "landmark kernel", "kernel entries");
         double[] s = eig.values(); // ascending
         double cut = rcond * s[m - 1];
         int r = 0;
@@ -192,13 +186,7 @@ public final class Nystrom {
         int r = k.rank();
         DMatrixRMaj g = k.gram();
         double lambda = CommonOps_DDRM.trace(g) / r;
-        Lapack.Eigen eig;
-        try {
-            eig = Lapack.symmetric(g);
-        } catch (ArithmeticException e) {
-            throw new UserException("the eigendecomposition of the " + r + "×" + r + " feature Gram matrix failed"
-                    + " (non-finite features?)");
-        }
+        Lapack.Eigen eig = LowRankKernel.eigen(g, "feature Gram matrix", "features");
         // (FᵀF + λI)⁻¹ = V diag(1 / (s + λ)) Vᵀ, so ℓ_i = Σ_j (F V)_ij² / (s_j + λ)
         double[] fv = LowRankKernel.product(k.trainFeatures(), k.trainRows(), r, eig.vectors());
         double[] s = eig.values();

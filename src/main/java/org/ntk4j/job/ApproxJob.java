@@ -113,7 +113,8 @@ public final class ApproxJob {
         private Ntk exact;
     }
 
-    private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
+    /** A run's state with its clock started and the train and test sets read. */
+    private Run start(Consumer<String> print, KernelFiles files) {
         Run u = new Run();
         u.files = files;
         u.print = print;
@@ -122,6 +123,11 @@ public final class ApproxJob {
         u.n = u.train.size();
         u.testSet = r.testSet(c.dataDir());
         u.test = r.samples().test();
+        return u;
+    }
+
+    private Result run(NDManager m, Consumer<String> print, KernelFiles files) {
+        Run u = start(print, files);
         DataType dt = r.dtype();
         try (Network net = r.network(m)) {
             u.net = net;
@@ -263,14 +269,7 @@ public final class ApproxJob {
 
     private String fromShards(
             ShardPlan plan, ShardAssembler.NystromBlocks blocks, NDManager m, Consumer<String> print, KernelFiles f) {
-        Run u = new Run();
-        u.files = f;
-        u.print = print;
-        u.t0 = System.nanoTime();
-        u.train = r.trainSet(c.dataDir());
-        u.n = u.train.size();
-        u.testSet = r.testSet(c.dataDir());
-        u.test = r.samples().test();
+        Run u = start(print, f);
         if (u.n != plan.n()) {
             throw new UserException("the plan has " + plan.n() + " training images of "
                     + r.samples().dataset() + " but " + u.n + " were read here");
