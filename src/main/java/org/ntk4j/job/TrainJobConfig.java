@@ -263,21 +263,31 @@ public record TrainJobConfig(
         }
     }
 
-    /** args.json's {@code "probeEvery": "epochs"} (a {@link Schedule} as it parses). */
-    static final class ScheduleJson extends TypeAdapter<Schedule> {
+    /** A value written to args.json as the text it parses from; a text that does not parse is a JSON error. */
+    abstract static class TextJson<T> extends TypeAdapter<T> {
+        abstract T parse(String s);
+
         @Override
-        public void write(JsonWriter out, Schedule value) throws IOException {
+        public void write(JsonWriter out, T value) throws IOException {
             out.value(value.toString());
         }
 
         @Override
-        public Schedule read(JsonReader in) throws IOException {
+        public T read(JsonReader in) throws IOException {
             String s = in.nextString();
             try {
-                return Schedule.parse(s);
+                return parse(s);
             } catch (UserException e) {
                 throw new JsonParseException(e.getMessage());
             }
+        }
+    }
+
+    /** args.json's {@code "probeEvery": "epochs"} (a {@link Schedule} as it parses). */
+    static final class ScheduleJson extends TextJson<Schedule> {
+        @Override
+        Schedule parse(String s) {
+            return Schedule.parse(s);
         }
     }
 
@@ -300,20 +310,10 @@ public record TrainJobConfig(
     }
 
     /** args.json's {@code "approx": "pntk"}. */
-    static final class ApproxJson extends TypeAdapter<ApproxSpec> {
+    static final class ApproxJson extends TextJson<ApproxSpec> {
         @Override
-        public void write(JsonWriter out, ApproxSpec value) throws IOException {
-            out.value(value.toString());
-        }
-
-        @Override
-        public ApproxSpec read(JsonReader in) throws IOException {
-            String s = in.nextString();
-            try {
-                return ApproxSpec.parse(s);
-            } catch (UserException e) {
-                throw new JsonParseException(e.getMessage());
-            }
+        ApproxSpec parse(String s) {
+            return ApproxSpec.parse(s);
         }
     }
 }

@@ -78,7 +78,7 @@ public final class Dense extends Module implements TangentLayer {
 
     @Override
     public NDArray forward(NDArray a, Forward ctx) {
-        if (ctx.fused() && ctx.probe() == null && parameterization != Parameterization.NTK) {
+        if (ctx.fused() && parameterization != Parameterization.NTK) { // a fused pass has no probe
             // y = a·Wᵀ + b in one addmm (PyTorch's linear): what a training step runs
             NDArray b = bias == null ? null : bias.value();
             return a.getNDArrayInternal().linear(a, weight.value(), b).singletonOrThrow();

@@ -232,6 +232,19 @@ public record ShardPlan(
         shards = List.copyOf(shards);
     }
 
+    /** The number of train images, after checking the worker count and shard size (one line each). */
+    private static int trainCount(KernelRequest request, Integer shardSize, int workers, java.nio.file.Path dataDir) {
+        if (workers < 1) {
+            throw new OptionException(KernelOption.WORKERS, " must be >= 1 (got " + workers + ")");
+        }
+        if (shardSize != null && shardSize < 1) {
+            throw new OptionException(KernelOption.SHARD_SIZE, " must be >= 1 (got " + shardSize + ")");
+        }
+        return request.samples().perClass() != null
+                ? request.trainSet(dataDir).size()
+                : request.samples().n();
+    }
+
     /**
      * Plans {@code request} (its model, weights, samples, mode, dtype, options) for tasks with its memory budget each:
      * the tile is the request's fixed tile, else the largest whose working set fits half the budget ({@link
@@ -244,15 +257,7 @@ public record ShardPlan(
     public static ShardPlan plan(
             KernelRequest request, Integer shardSize, int workers, java.nio.file.Path dataDir, NDManager m) {
         long perTaskMemory = request.options().memoryBytes();
-        if (workers < 1) {
-            throw new OptionException(KernelOption.WORKERS, " must be >= 1 (got " + workers + ")");
-        }
-        if (shardSize != null && shardSize < 1) {
-            throw new OptionException(KernelOption.SHARD_SIZE, " must be >= 1 (got " + shardSize + ")");
-        }
-        int n = request.samples().perClass() != null
-                ? request.trainSet(dataDir).size()
-                : request.samples().n();
+        int n = trainCount(request, shardSize, workers, dataDir);
         int test = request.samples().test();
         try (NDManager pm = m.newSubManager();
                 Network net = request.network(pm)) {
@@ -352,15 +357,7 @@ public record ShardPlan(
         if (approx == null) {
             return plan(request, shardSize, workers, dataDir, m);
         }
-        if (workers < 1) {
-            throw new OptionException(KernelOption.WORKERS, " must be >= 1 (got " + workers + ")");
-        }
-        if (shardSize != null && shardSize < 1) {
-            throw new OptionException(KernelOption.SHARD_SIZE, " must be >= 1 (got " + shardSize + ")");
-        }
-        int n = request.samples().perClass() != null
-                ? request.trainSet(dataDir).size()
-                : request.samples().n();
+        int n = trainCount(request, shardSize, workers, dataDir);
         Approx ap = Approx.of(approx.spec(), approx.holdout(), request, n);
         return nystrom(request, ap, n, request.samples().test(), shardSize, workers, m);
     }
