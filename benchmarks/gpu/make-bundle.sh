@@ -10,9 +10,10 @@
 # jdk.management, java.net.http and the JNI headers), lib/ (ntk4j.jar and its runtime jars without
 # pytorch-native-cpu, re-packed uncompressed so that xz compresses them across files), bench/ (the JMH
 # benchmarks compiled here, and JMH), awt/ + fonts/ (the native libraries Java's AWT needs to draw
-# text in PNGs, and DejaVu fonts, copied from this machine), data/ (the first N MNIST training images;
-# the first N CIFAR-10 training images as one CIFAR binary file), djl-src/ (DJL v0.35.0's JNI sources),
-# scripts/ (run.sh, summarize.py, augment_cifar.py, ntk_peer.py) and BUNDLE.txt (what, from where,
+# text in PNGs, and DejaVu fonts, copied from this machine), data/ (the first N MNIST training images
+# and 2,000 test images; the first N CIFAR-10 training images and 1,200 test images as CIFAR binary
+# files), djl-src/ (DJL v0.35.0's JNI sources), scripts/ (run.sh, summarize.py, augment_cifar.py,
+# ntk_peer.py, and the training peer train_peer.py, train_compare.py, TrainBench.java) and BUNDLE.txt (what, from where,
 # SHA-256 of the data). The bundle must fit the device tool's 64 MiB together with the repository's
 # tracked files; the default --max-mib is that limit less their size less 1 MiB.
 set -euo pipefail
@@ -23,6 +24,8 @@ data_dir="${NTK4J_DATA:-$HOME/.ntk4j/data}"
 djl_src=""
 mnist_n=30000
 cifar_n=8192
+mnist_test_n=2000     # the training step's test sets (ntk4j train evaluates one each epoch)
+cifar_test_n=1200     # the first 1,200 CIFAR-10 test images hold at least 100 of each class (resnet20 case)
 max_mib=""
 keep=""
 mvn_cmd=(mvn -B -q)
@@ -148,19 +151,21 @@ cp $fonts "$b/fonts/"
 step "data"
 [ -f "$data_dir/mnist/train-images-idx3-ubyte" ] || [ -f "$data_dir/mnist/train-images-idx3-ubyte.gz" ] \
   || die "no MNIST in $data_dir/mnist: run './ntk4j data fetch mnist' (or pass --data-dir)"
-python3 - "$data_dir/mnist" "$b/data/mnist" "$mnist_n" <<'EOF'
+python3 - "$data_dir/mnist" "$b/data/mnist" "$mnist_n" "$mnist_test_n" <<'EOF'
 import gzip, os, struct, sys
-src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src, dst = sys.argv[1], sys.argv[2]
 def read(name):
     p = os.path.join(src, name)
     return gzip.open(p + ".gz").read() if not os.path.exists(p) else open(p, "rb").read()
-img, lab = read("train-images-idx3-ubyte"), read("train-labels-idx1-ubyte")
-magic, count, rows, cols = struct.unpack(">IIII", img[:16])
-assert magic == 2051 and count >= n, (magic, count)
-open(os.path.join(dst, "train-images-idx3-ubyte"), "wb").write(struct.pack(">IIII", magic, n, rows, cols) + img[16:16 + n * rows * cols])
-magic, count = struct.unpack(">II", lab[:8])
-assert magic == 2049 and count >= n, (magic, count)
-open(os.path.join(dst, "train-labels-idx1-ubyte"), "wb").write(struct.pack(">II", magic, n) + lab[8:8 + n])
+for prefix, n in (("train", int(sys.argv[3])), ("t10k", int(sys.argv[4]))):
+    img, lab = read(prefix + "-images-idx3-ubyte"), read(prefix + "-labels-idx1-ubyte")
+    magic, count, rows, cols = struct.unpack(">IIII", img[:16])
+    assert magic == 2051 and count >= n, (magic, count)
+    open(os.path.join(dst, prefix + "-images-idx3-ubyte"), "wb").write(
+        struct.pack(">IIII", magic, n, rows, cols) + img[16:16 + n * rows * cols])
+    magic, count = struct.unpack(">II", lab[:8])
+    assert magic == 2049 and count >= n, (magic, count)
+    open(os.path.join(dst, prefix + "-labels-idx1-ubyte"), "wb").write(struct.pack(">II", magic, n) + lab[8:8 + n])
 EOF
 cifar_bin=""
 for d in "$data_dir/cifar10/cifar-10-batches-bin" "$data_dir/cifar10"; do
@@ -168,18 +173,24 @@ for d in "$data_dir/cifar10/cifar-10-batches-bin" "$data_dir/cifar10"; do
 done
 if [ -n "$cifar_bin" ]; then
   cat "$cifar_bin"/data_batch_{1,2,3,4,5}.bin | head -c $(( cifar_n * 3073 )) > "$b/data/cifar10/data_batch.bin"
+  head -c $(( cifar_test_n * 3073 )) "$cifar_bin/test_batch.bin" > "$b/data/cifar10/test_batch.bin"
 elif [ -f "$data_dir/cifar10/data_batch_1.png" ]; then
   java -cp "$jar_file:$(cat "$root/target/classpath.txt")" "$here/CifarSlice.java" "$data_dir/cifar10" "$cifar_n" "$b/data/cifar10/data_batch.bin"
+  java -cp "$jar_file:$(cat "$root/target/classpath.txt")" "$here/CifarSlice.java" "$data_dir/cifar10" "$cifar_test_n" \
+    "$b/data/cifar10/test_batch.bin" test
 else
   die "no CIFAR-10 in $data_dir/cifar10: run './ntk4j data fetch cifar10' (or pass --data-dir)"
 fi
 [ "$(stat -c %s "$b/data/cifar10/data_batch.bin")" -eq $(( cifar_n * 3073 )) ] || die "CIFAR-10 slice has the wrong size"
+[ "$(stat -c %s "$b/data/cifar10/test_batch.bin")" -eq $(( cifar_test_n * 3073 )) ] || die "CIFAR-10 test slice has the wrong size"
 
 # 7. DJL's JNI sources (only the parts native build reads) and the scripts
 step "DJL sources and scripts"
 (cd "$djl_src" && tar cf - LICENSE engines/pytorch/pytorch-native api/src/main/native \
    engines/pytorch/pytorch-engine/src/main/java/ai/djl/pytorch/jni/PyTorchLibrary.java) | tar xf - -C "$b/djl-src"
-cp "$here/run.sh" "$here/summarize.py" "$here/augment_cifar.py" "$root/benchmarks/peer/ntk_peer.py" "$b/scripts/"
+cp "$here/run.sh" "$here/summarize.py" "$here/augment_cifar.py" "$root/benchmarks/peer/ntk_peer.py" \
+   "$root/benchmarks/peer/train_peer.py" "$root/benchmarks/peer/train_compare.py" "$root/benchmarks/peer/TrainBench.java" \
+   "$b/scripts/"
 commit="$(cd "$root" && git rev-parse HEAD 2>/dev/null || echo unknown)"
 dirty="$(cd "$root" && git status --porcelain 2>/dev/null | grep -v '^??' | head -1 || true)"
 {
@@ -189,9 +200,10 @@ dirty="$(cd "$root" && git status --porcelain 2>/dev/null | grep -v '^??' | head
   echo "jars: $(ls "$b/lib" | wc -l) in lib/ (no pytorch-native-cpu), JMH 1.37 in bench/"
   echo "awt: $(ls "$b/awt" | paste -sd' ')"
   echo "fonts: $(ls "$b/fonts" | paste -sd' ')"
-  echo "data/mnist: the first $mnist_n MNIST training images and labels (IDX, from $data_dir/mnist)"
+  echo "data/mnist: the first $mnist_n MNIST training images and labels, the first $mnist_test_n test images (IDX, from $data_dir/mnist)"
   echo "data/cifar10/data_batch.bin: the first $cifar_n CIFAR-10 training images in file order (CIFAR binary records, from $data_dir/cifar10)"
   echo "  run.sh builds the 50,000-image case from these by augmentation (scripts/augment_cifar.py)"
+  echo "data/cifar10/test_batch.bin: the first $cifar_test_n CIFAR-10 test images (for the training step)"
   echo "djl-src: DJL v0.35.0 JNI sources from $djl_src (Apache-2.0, LICENSE inside)"
   echo "sha256:"
   (cd "$b" && sha256sum data/mnist/* data/cifar10/*)

@@ -205,7 +205,7 @@ else
 fi
 cifar_n=$(( $(stat -L -c %s "$work/data-cifar-small/cifar10/data_batch.bin") / 3073 ))
 [ "$rn_small" -le "$cifar_n" ] || rn_small=$cifar_n
-if want resnet-large-default || want resnet-large-replicated; then
+if want resnet-large-default || want resnet-large-replicated || { want train && [ "$mode" = gpu ]; }; then
   python3 "$S/augment_cifar.py" "$work/data-cifar-small/cifar10/data_batch.bin" "$rn_large" \
     "$work/data-cifar-large/cifar10/data_batch.bin" >&2 || die "cannot build the $rn_large-image CIFAR-10 set"
 fi
@@ -222,6 +222,23 @@ run_step native-status 60 "ntk4j native status (the recorded build, GPUs seen by
 # 2. the quickstart on the device (training, probes, PNG plots through the bundle's AWT libraries and fonts)
 run_step quickstart 120 "ntk4j quickstart --device $dev --epochs $qs_epochs" -- \
   "$ntk4j" --vm -Xmx8g -- quickstart --device "$dev" --epochs "$qs_epochs" --threads "$cores" --out "$work/quickstart" --force
+# 2b. training against the plain PyTorch loop on the same device (benchmarks/peer/train_compare.py: the same
+#     data, batch order, initial weights and hyper-parameters; issue 23). Data: the carried MNIST (train and
+#     test) and CIFAR-10 (the 50,000-image set in gpu mode, for resnet20-full; the carried test images)
+mkdir -p "$work/data-train/mnist" "$work/data-train/cifar10"
+ln -sf "$B"/data/mnist/* "$work/data-train/mnist/"
+ln -sf "$B/data/cifar10/test_batch.bin" "$work/data-train/cifar10/test_batch.bin"
+if [ "$mode" = gpu ]; then
+  train_cases=mlp,resnet20,resnet20-full; train_epochs=2; train_dev=cuda
+  ln -sf "$work/data-cifar-large/cifar10/data_batch.bin" "$work/data-train/cifar10/data_batch.bin"
+else
+  train_cases=mlp; train_epochs=1; train_dev=cpu
+fi
+run_step train 200 "ntk4j train vs the plain PyTorch loop on $train_dev: $train_cases, $train_epochs epochs, batch 128" -- \
+  env OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE "$py" "$S/train_compare.py" --cases "$train_cases" \
+    --rounds 1 --epochs "$train_epochs" --threads "$cores" --device "$train_dev" --data-dir "$work/data-train" \
+    --java "$JAVA" --classpath "$cp_main" --bench-dir "$work/train-bench" --json "$out/train.json" \
+    --ntk4j "bundle=$ntk4j --vm -Xmx16g --"
 # 3. TF32: a float32 ResNet-20 kernel on the device with --tf32 off and on against the CPU's
 run_step tf32 180 "ResNet-20 trace kernel, $tf32_n CIFAR-10 images, float32: $dev --tf32 off / on vs cpu" -- \
   bash -c "set -e

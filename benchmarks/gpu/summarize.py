@@ -5,7 +5,7 @@
 
 Reads env.txt, steps.jsonl (one line per step: status, wall time, cap), sidecars/<step>.json (the
 kernel sidecars: compute seconds, phases, device, tf32, peak RSS), jmh-*.json (JMH's JSON results),
-peer.json (benchmarks/peer/ntk_peer.py) and tf32.json. Standard library only.
+peer.json (benchmarks/peer/ntk_peer.py), train.json (benchmarks/peer/train_compare.py) and tf32.json. Standard library only.
 """
 import json
 import os
@@ -109,6 +109,22 @@ def main():
             for case, a, b in rows:
                 lines.append(f"| {case} | {a:.4g} | {b:.4g} | {b / a:.2f}x |")
             results["ntk4j_vs_peer"] = [{"case": c, "ntk4j_ms": a, "peer_ms": b, "ratio": b / a} for c, a, b in rows]
+    train = load(os.path.join(d, "train.json"))
+    if train:
+        # benchmarks/peer/train_compare.py --json: one row per side and case; ratio = torch epoch / ntk4j epoch
+        results["train"] = train
+        lines.append("")
+        lines.append("| training case | side | epoch s | torch / ntk4j | wall s | wall - epochs s | test acc |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+        for r in train:
+            peer = next((p for p in train if p["case"] == r["case"] and p["round"] == r["round"]
+                         and p["side"] == "torch"), None)
+            ratio = ("" if peer is None or r is peer else
+                     ", ".join(f"{a / b:.2f}x" for a, b in zip(peer["seconds"], r["seconds"])))
+            acc = r["test_accuracy"][-1] if r.get("test_accuracy") else None
+            lines.append(f"| {r['case']} | {r['side']} | {', '.join(f'{x:.2f}' for x in r['seconds'])} | {ratio} "
+                         f"| {r['wall']:.1f} | {r['wall'] - sum(r['seconds']):.1f} "
+                         f"| {'' if acc is None else f'{acc:.4f}'} |")
     with open(os.path.join(d, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print("\n".join(lines))

@@ -13,7 +13,8 @@ From the repository root, after `mvn -B -o -q -DskipTests package`:
 
 --ntk4j LABEL=COMMAND (repeatable) compares several ntk4j builds in the same interleaved run, e.g.
 --ntk4j after=./ntk4j --ntk4j before=/tmp/before/ntk4j; the default is after=./ntk4j. --device cuda runs both
-sides on the GPU (ntk4j train --device gpu). --json FILE also writes every measurement. By default each ntk4j
+sides on the GPU (ntk4j train --device gpu). --json FILE also writes every measurement. --data-dir, --java,
+--classpath and --bench-dir point it elsewhere than the repository (benchmarks/gpu/run.sh's training step). By default each ntk4j
 launcher applies its own OMP_WAIT_POLICY and allocator settings (the peer's are not passed on); --keep-env passes
 this shell's to every side (to compare builds with the same process settings).
 """
@@ -37,20 +38,22 @@ CASES = {
 }
 
 
-def java_cmd(threads):
-    cp = os.path.join(ROOT, "target", "ntk4j.jar") + ":" + open(os.path.join(ROOT, "target", "classpath.txt")).read().strip()
-    return ["java", "-Xmx8g", "-Dai.djl.offline=true", f"-Dai.djl.pytorch.num_threads={threads}",
+def java_cmd(threads, java, classpath):
+    cp = classpath or (os.path.join(ROOT, "target", "ntk4j.jar") + ":"
+                       + open(os.path.join(ROOT, "target", "classpath.txt")).read().strip())
+    return [java, "-Xmx8g", "-Dai.djl.offline=true", f"-Dai.djl.pytorch.num_threads={threads}",
             "-Dai.djl.pytorch.num_interop_threads=1", "-cp", cp]
 
 
-def export(case, epochs, threads):
-    d = os.path.join(ROOT, "target", "train-bench", case)
+def export(case, epochs, threads, a):
+    d = os.path.join(a.bench_dir, case)
     f = os.path.join(d, "data.npz")
     if os.path.exists(f):
         import numpy as np
         if np.load(f)["order"].shape[0] >= epochs:
             return d
-    cmd = java_cmd(threads) + [os.path.join(HERE, "TrainBench.java"), "export", case, d, str(epochs)]
+    cmd = java_cmd(threads, a.java, a.classpath) + [os.path.join(HERE, "TrainBench.java"), "export", case, d,
+                                                     str(epochs)]
     subprocess.run(cmd, check=True, cwd=ROOT)
     return d
 
@@ -116,6 +119,12 @@ def main():
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--ntk4j", action="append", metavar="LABEL=COMMAND")
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--java", default="java", help="the java that runs TrainBench.java's export (default: java)")
+    ap.add_argument("--classpath", help="ntk4j's classpath for the export (default: target/ntk4j.jar and "
+                    "target/classpath.txt)")
+    ap.add_argument("--bench-dir", default=os.path.join(ROOT, "target", "train-bench"),
+                    help="where the exported data and initial weights go (default: target/train-bench)")
+    ap.add_argument("--data-dir", help="the data folder for both sides (NTK4J_DATA; default: ntk4j's own)")
     ap.add_argument("--keep-env", action="store_true",
                     help="pass this shell's OMP_WAIT_POLICY / MALLOC_* on to ntk4j (default: each launcher's own)")
     a = ap.parse_args()
@@ -124,7 +133,9 @@ def main():
     for c in cases:
         if c not in CASES:
             sys.exit(f"unknown case {c}; expected one of {sorted(CASES)}")
-    data = {c: export(c, a.epochs, a.threads) for c in cases}
+    if a.data_dir:
+        os.environ["NTK4J_DATA"] = os.path.abspath(a.data_dir)
+    data = {c: export(c, a.epochs, a.threads, a) for c in cases}
     rows = []
     with tempfile.TemporaryDirectory(prefix="ntk4j-train-compare") as tmp:
         for rnd in range(1, a.rounds + 1):
