@@ -269,13 +269,21 @@ if [ "$mode" = gpu ]; then
   jmh jmh-contraction 60 "JMH ContractionBenchmark, -p device=gpu" 'org\.ntk4j\.bench\.ContractionBenchmark\.' -wi 2 -i 5 -w 1s -r 1s
   run_step peer 150 "benchmarks/peer/ntk_peer.py on CUDA, all cases" -- \
     bash -c "'$py' '$S/ntk_peer.py' --devices cuda --threads $cores > '$out/peer.json'"
+  harness_cases=a-fcn2048-full,b-mlp512-trace,b-mlp512-full,b-mlp512-full-layers,c-resnet20-trace,d-mlp3-trace-1000
+  harness_reps="3 10"
 else
   jmh jmh-ntk 120 "JMH NtkBenchmark b-mlp512-trace structured, -p device=cpu" 'org\.ntk4j\.bench\.NtkBenchmark\.' \
     -p useCase=b-mlp512-trace -p method=structured -wi 0 -i 1 -r 1s
   jmh jmh-contraction 60 "JMH ContractionBenchmark denseContraction, -p device=cpu"   'org\.ntk4j\.bench\.ContractionBenchmark\.denseContraction' -wi 0 -i 1 -r 1s
   run_step peer 120 "benchmarks/peer/ntk_peer.py on the CPU, b-mlp512-trace" -- \
     bash -c "OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE '$py' '$S/ntk_peer.py' --devices cpu --cases b-mlp512-trace --threads 1 --warmup 1 --reps 2 > '$out/peer.json'"
+  harness_cases=b-mlp512-trace; harness_reps="1 2"
 fi
+# the peer's cases timed as the peer times them (benchmarks/peer/KernelHarness.java: the total kernel, warm runs in
+# one JVM, phases with the device synchronised), on the engine's default device (the GPU in gpu mode)
+run_step harness 120 "benchmarks/peer/KernelHarness.java on $dev: $harness_cases" -- \
+  bash -c "'$JAVA' -Xmx${heap_s} ${jopts[*]} -Dai.djl.pytorch.num_threads=$cores -cp '$cp_main' '$S/KernelHarness.java' \
+    $harness_cases $harness_reps > '$out/harness.jsonl'"
 # 5. the traced MLP 784-512x3-10 on MNIST, and ResNet-20 on CIFAR-10 (default and replicated backward)
 kernel_step mlp-small 90 "MLP 784-512x3-10 trace kernel, $mlp_small MNIST images" "$heap_s" "$mem_s" mlp3-relu mnist "$work/data" "$mlp_small"
 kernel_step mlp-large 150 "MLP 784-512x3-10 trace kernel, $mlp_large MNIST images" "$heap_l" "$mem_l" mlp3-relu mnist "$work/data" "$mlp_large"

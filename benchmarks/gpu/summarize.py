@@ -5,7 +5,8 @@
 
 Reads env.txt, steps.jsonl (one line per step: status, wall time, cap), sidecars/<step>.json (the
 kernel sidecars: compute seconds, phases, device, tf32, peak RSS), jmh-*.json (JMH's JSON results),
-peer.json (benchmarks/peer/ntk_peer.py), train.json (benchmarks/peer/train_compare.py) and tf32.json. Standard library only.
+peer.json (benchmarks/peer/ntk_peer.py), train.json (benchmarks/peer/train_compare.py),
+harness.jsonl (benchmarks/peer/KernelHarness.java) and tf32.json. Standard library only.
 """
 import json
 import os
@@ -109,6 +110,25 @@ def main():
             for case, a, b in rows:
                 lines.append(f"| {case} | {a:.4g} | {b:.4g} | {b / a:.2f}x |")
             results["ntk4j_vs_peer"] = [{"case": c, "ntk4j_ms": a, "peer_ms": b, "ratio": b / a} for c, a, b in rows]
+    harness = []
+    if os.path.exists(os.path.join(d, "harness.jsonl")):
+        harness = [json.loads(line) for line in open(os.path.join(d, "harness.jsonl")) if line.startswith("{")]
+    if harness:
+        # benchmarks/peer/KernelHarness.java: the peer's cases timed as the peer times them (total kernel, warm)
+        results["harness"] = harness
+        factorised = {r["case"]: r["ms_median"] for r in (peer or {}).get("results", []) if r["method"] == "factorised"}
+        jac = {r["case"]: r["ms_median"] for r in (peer or {}).get("results", []) if r["method"] == "jacrev"}
+        lines.append("")
+        lines.append("| KernelHarness case | device | ntk4j median ms | factors / contraction / host ms | ops per pair "
+                     "| peer median ms (method) | peer time / ntk4j time |")
+        lines.append("| --- | --- | --- | --- | --- | --- | --- |")
+        for r in harness:
+            base = r["case"][:-len("-layers")] if r["case"].endswith("-layers") else r["case"]
+            p, how = (factorised[base], "factorised") if base in factorised else (jac.get(base), "jacrev")
+            ratio = f"{p / r['ms_median']:.2f}x" if p else ""
+            lines.append(f"| {r['case']} | {r.get('device', '')} | {r['ms_median']:.4g} | {r['factors_ms']:.3g} / "
+                         f"{r['contraction_ms']:.3g} / {r['host_ms']:.3g} | {r['ops_per_pair']} "
+                         f"| {'' if p is None else f'{p:.4g} ({how})'} | {ratio} |")
     train = load(os.path.join(d, "train.json"))
     if train:
         # benchmarks/peer/train_compare.py --json: one row per side and case; ratio = torch epoch / ntk4j epoch

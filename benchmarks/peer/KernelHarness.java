@@ -2,8 +2,6 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.pytorch.jni.JniUtils;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +14,8 @@ import org.ntk4j.spec.ModelSpec;
 
 /**
  * The ntk4j side of benchmarks/peer/compare_kernel.sh: the cases of benchmarks/peer/ntk_peer.py (same networks,
- * same N, the total kernel only, float32, structured), each timed after warm-up runs in this JVM. Prints one JSON
+ * same N, the total kernel only, float32, structured; a case name ending in {@code -layers}, e.g. b-mlp512-full-layers,
+ * also keeps the per-layer kernels, as the JMH NtkBenchmark does), each timed after warm-up runs in this JVM. Prints one JSON
  * line per case: min and median wall ms, the median process CPU ms (all threads: under load the wall time
  * measures the machine, CPU time the work), and the phase split (factors, contraction, host) of the median run, the
  * engine operations per tile pair and the bytes of kernel that reached the host.
@@ -57,7 +56,7 @@ public class KernelHarness {
             spec = MLP;
             shape = new Shape(256, 1, 28, 28);
         } else if (useCase.startsWith("c-")) {
-            spec = Files.readString(Path.of("models/resnet20.json"));
+            spec = null; // ntk4j's own resnet20 spec, wherever this runs from
             shape = new Shape(64, 3, 32, 32);
         } else if (useCase.startsWith("d-")) {
             spec = MLP3;
@@ -67,7 +66,8 @@ public class KernelHarness {
         }
         Mode mode = useCase.contains("-full") ? Mode.FULL : Mode.TRACE;
         try (NDManager m = manager.newSubManager();
-                Network net = Network.build(ModelSpec.parse(spec, "bench"), 0, m)) {
+                Network net = Network.build(
+                        spec == null ? ModelSpec.resolve("resnet20") : ModelSpec.parse(spec, "bench"), 0, m)) {
             NDArray x = useCase.startsWith("c-") ? m.randomUniform(0, 1, shape) : m.randomNormal(shape);
             List<double[]> runs = new ArrayList<>();
             KernelResult last = null;
@@ -76,11 +76,8 @@ public class KernelHarness {
             for (int r = 0; r < warmup + reps; r++) {
                 long c0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
-                KernelResult k = Ntk.of(net)
-                        .mode(mode)
-                        .method(Method.STRUCTURED)
-                        .memory(memory)
-                        .compute(x);
+                Ntk ntk = Ntk.of(net).mode(mode).method(Method.STRUCTURED).memory(memory);
+                KernelResult k = (useCase.endsWith("-layers") ? ntk.perLayer() : ntk).compute(x);
                 double ms = (System.nanoTime() - t0) / 1e6;
                 double cpu = (os.getProcessCpuTime() - c0) / 1e6;
                 k.total().get(0, 0);
@@ -104,11 +101,12 @@ public class KernelHarness {
             var st = last.stats();
             System.out.println(String.format(
                     Locale.ROOT,
-                    "{\"case\": \"%s\", \"side\": \"ntk4j\", \"ms_min\": %.3f, \"ms_median\": %.3f, \"cpu_ms_median\": %.3f,"
+                    "{\"case\": \"%s\", \"side\": \"ntk4j\", \"device\": \"%s\", \"ms_min\": %.3f, \"ms_median\": %.3f, \"cpu_ms_median\": %.3f,"
                             + " \"factors_ms\": %.3f,"
                             + " \"contraction_ms\": %.3f, \"host_ms\": %.3f, \"tile\": %d, \"pairs\": %d,"
                             + " \"ops_per_pair\": %d, \"host_bytes\": %d, \"output_bytes\": %d, \"reps\": %d}",
                     useCase,
+                    x.getDevice(),
                     runs.get(0)[0],
                     med[0],
                     cpuMedian,
