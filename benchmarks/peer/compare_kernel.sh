@@ -9,7 +9,8 @@
 #
 # ROUNDS default 2; CASES (comma list) default: every case of the issue's table. Environment: THREADS (default 2),
 # PEER_PYTHON (default /usr/bin/python3, torch with a fast BLAS: see benchmarks/RESULTS.md), WARMUP (1), REPS (3),
-# NTK4J_MKL_AMD (as for ./ntk4j).
+# NTK4J_MKL_AMD (as for ./ntk4j), MALLOC_TOP_PAD_ / MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ (ntk4j's side;
+# default the launcher's).
 # Needs the core compiled offline-capable (it runs `mvn -o -q compile` itself); writes its raw JSON to a temporary
 # folder it names at the end.
 set -euo pipefail
@@ -40,8 +41,11 @@ CONV=$(tr ',' '\n' <<<"$CASES" | grep '^c-' | paste -sd, - || true)
 # libtorch's small ops by orders of magnitude, in the JVM as in Python
 export OMP_WAIT_POLICY=PASSIVE OPENBLAS_CORETYPE=SkylakeX
 
+# ntk4j with the launcher's allocator settings (./ntk4j exports them; set any to override)
 ntk4j() {
-    env ${MKL_SHIM:+LD_PRELOAD=$MKL_SHIM} java -Dai.djl.offline=true -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
+    env ${MKL_SHIM:+LD_PRELOAD=$MKL_SHIM} MALLOC_TOP_PAD_="${MALLOC_TOP_PAD_:-134217728}" \
+        MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}" \
+        MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-268435456}" java -Dai.djl.offline=true -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
         benchmarks/peer/KernelHarness.java "$CASES" "$WARMUP" "$REPS" >>"$OUT/ntk4j.jsonl"
 }
 peer() {

@@ -31,6 +31,9 @@ final class TileLoop {
     private final NtkOptions opts;
     private final NtkPlan plan;
     private final Consumer<Double> progress;
+    /** Computations shorter than this leave their freed native memory to the allocator (see {@link #run}). */
+    static final long TRIM_AFTER_NANOS = 2_000_000_000L;
+
     private final long[] nanos = new long[3]; // factors, contraction, host
     private long opsMax = -1;
     private long opsSum;
@@ -108,8 +111,12 @@ final class TileLoop {
                 }
             }
             // the freed intermediates go back to the OS once, at the end: each pair reuses what the previous one
-            // freed, and trimming after every pair made the next one fault its pages in again
-            Ntk.trimNativeHeap();
+            // freed, and trimming after every pair made the next one fault its pages in again. A short computation
+            // (a probe, a benchmark's repetition) leaves them to the allocator for the next one: trimming after it
+            // made the next fault every page in again (tens of ms on a kernel of 1,000 samples)
+            if (System.nanoTime() - start >= TRIM_AFTER_NANOS) {
+                Ntk.trimNativeHeap();
+            }
             KernelResult r = finish(out, clock, xr, schedule, outputBytes, start, symmetric);
             done = true;
             return r;

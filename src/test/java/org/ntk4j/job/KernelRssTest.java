@@ -53,10 +53,11 @@ class KernelRssTest {
                 dir.resolve(name + ".npz").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd);
-        // glibc's heap as the ntk4j launcher sets it (freed blocks up to 32 MiB kept for reuse, trimmed at 256 MiB):
-        // the bound is the one a user's `ntk4j kernel` keeps
+        // glibc's heap as the ntk4j launcher sets it (freed blocks up to 32 MiB kept for reuse, trimmed at 256 MiB,
+        // 128 MiB kept above each arena's top): the bound is the one a user's `ntk4j kernel` keeps
         pb.environment().put("MALLOC_MMAP_THRESHOLD_", "33554432");
         pb.environment().put("MALLOC_TRIM_THRESHOLD_", "268435456");
+        pb.environment().put("MALLOC_TOP_PAD_", "134217728");
         Process p = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
         assertEquals(0, p.waitFor(), Files.readString(log));
         return Long.parseLong(Files.readString(rss)
