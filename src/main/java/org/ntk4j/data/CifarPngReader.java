@@ -46,10 +46,12 @@ public final class CifarPngReader {
                 : List.of(dir.resolve(TEST_IMAGES));
         Path labelsFile = dir.resolve(split == Split.TRAIN ? TRAIN_LABELS : TEST_LABELS);
         int[] labels = readLabels(labelsFile, Datasets.CIFAR_CLASSES);
-        float[][] parts = new float[pngs.size()][];
+        // the batches' bytes first, then one float array (no per-batch float copies to concatenate: on a virtual
+        // machine every fresh page costs a fault, and 600 MB of them took seconds)
+        byte[][] parts = new byte[pngs.size()][];
         long total = 0;
         for (int i = 0; i < parts.length; i++) {
-            parts[i] = readImages(pngs.get(i));
+            parts[i] = pixels(pngs.get(i));
             total += parts[i].length;
         }
         int n = (int) (total / 3072);
@@ -57,12 +59,46 @@ public final class CifarPngReader {
             throw new UserException(labelsFile + ": holds " + labels.length + " labels but the "
                     + split.name().toLowerCase() + " PNG batches hold " + n + " images (expected equal counts)");
         }
-        float[] all = concat(parts, total);
+        float[] all = new float[Math.toIntExact(total)];
+        int off = 0;
+        for (int i = 0; i < parts.length; i++) {
+            toUnit(parts[i], all, off);
+            off += parts[i].length;
+            parts[i] = null;
+        }
         return new LabelledSet("cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);
     }
 
-    /** Decodes one batch PNG into channel-first [0,1] floats, 3072 per row. */
+    /**
+     * Decodes one batch PNG into channel-first [0,1] floats, 3072 per row. The decoded bytes are kept beside the PNG
+     * ({@link DecodedCache}) and read from there while the PNG is unchanged.
+     */
     public static float[] readImages(Path png) {
+        byte[] px = pixels(png);
+        float[] out = new float[px.length];
+        toUnit(px, out, 0);
+        return out;
+    }
+
+    /** The PNG's channel-first pixel bytes, 3072 per row: from the decoded copy while it is current, else decoded. */
+    private static byte[] pixels(Path png) {
+        byte[] px = DecodedCache.read(png);
+        if (px == null || px.length % 3072 != 0) {
+            px = decode(png);
+            DecodedCache.write(png, px);
+        }
+        return px;
+    }
+
+    /** {@code out[off + i] = px[i] / 255} for the unsigned bytes px. */
+    private static void toUnit(byte[] px, float[] out, int off) {
+        for (int i = 0; i < px.length; i++) {
+            out[off + i] = (px[i] & 0xFF) / 255f;
+        }
+    }
+
+    /** The PNG's pixels as channel-first bytes, 3072 per row (image). */
+    private static byte[] decode(Path png) {
         byte[] bytes = DataFiles.readAll(png);
         BufferedImage img;
         try {
@@ -82,15 +118,19 @@ public final class CifarPngReader {
         if (bands < 3) {
             throw new UserException(png + ": PNG has " + bands + " colour channel(s) (expected RGB)");
         }
+        int bits = r.getSampleModel().getSampleSize(0);
+        if (bits != 8) {
+            throw new UserException(png + ": PNG has " + bits + "-bit samples (expected 8-bit RGB)");
+        }
         int rows = img.getHeight();
-        float[] out = new float[rows * 3072];
+        byte[] out = new byte[Math.multiplyExact(rows, 3072)];
         int[] buf = new int[WIDTH * bands];
         for (int row = 0; row < rows; row++) {
             r.getPixels(0, row, WIDTH, 1, buf);
             int base = row * 3072;
             for (int p = 0; p < WIDTH; p++) {
                 for (int c = 0; c < 3; c++) {
-                    out[base + c * 1024 + p] = buf[p * bands + c] / 255f;
+                    out[base + c * 1024 + p] = (byte) buf[p * bands + c];
                 }
             }
         }

@@ -3,6 +3,7 @@ package org.ntk4j.data;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.ntk4j.data.IdxReaderTest.assertOneLine;
 
 import java.nio.charset.StandardCharsets;
@@ -45,6 +46,44 @@ class CifarReadersTest {
         for (int i = 0; i < 3; i++) {
             assertImage(d, i, i);
         }
+    }
+
+    /**
+     * The decoded copy kept beside a PNG: written by the first read, used by the next (the copy alone: the PNG is
+     * then overwritten in place with its size and time kept, so only a read from the copy gives the old pixels),
+     * dropped when the PNG changes, and a truncated copy is ignored.
+     */
+    @Test
+    void pngDecodedCopyIsReusedWhileThePngIsUnchanged() throws Exception {
+        Path png = TestFiles.cifarPng(dir.resolve("test_batch.png"), 3, 0, 1024);
+        json("test_lables.json", "[3, 8, 0]");
+        LabelledSet first = Datasets.loadFrom("cifar10", Split.TEST, dir);
+        Path copy = DecodedCache.of(png);
+        assertTrue(Files.isRegularFile(copy), "decoded copy written");
+        assertEquals(32 + 3 * 3072, Files.size(copy));
+        // the copy is read, not the PNG: a PNG of other pixels with the same size and time still gives the first's
+        byte[] original = Files.readAllBytes(png);
+        java.nio.file.attribute.FileTime time = Files.getLastModifiedTime(png);
+        Path other = TestFiles.cifarPng(dir.resolve("other.png"), 3, 5, 1024);
+        Files.write(png, java.util.Arrays.copyOf(Files.readAllBytes(other), original.length));
+        Files.setLastModifiedTime(png, time);
+        assertArrayEquals(
+                first.features(), Datasets.loadFrom("cifar10", Split.TEST, dir).features(), 0f);
+        // a changed PNG (new time) is decoded again and its copy replaced
+        Files.setLastModifiedTime(png, java.nio.file.attribute.FileTime.fromMillis(time.toMillis() + 5000));
+        TestFiles.cifarPng(png, 3, 5, 1024);
+        LabelledSet changed = Datasets.loadFrom("cifar10", Split.TEST, dir);
+        for (int i = 0; i < 3; i++) {
+            assertImage(changed, i, 5 + i);
+        }
+        // a truncated copy is ignored (decoded again, same values)
+        byte[] c = Files.readAllBytes(copy);
+        Files.write(copy, java.util.Arrays.copyOf(c, c.length - 100));
+        assertArrayEquals(
+                changed.features(),
+                Datasets.loadFrom("cifar10", Split.TEST, dir).features(),
+                0f);
+        assertEquals(c.length, Files.size(copy), "the truncated copy was rewritten");
     }
 
     @Test

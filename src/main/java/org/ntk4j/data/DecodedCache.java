@@ -1,0 +1,109 @@
+package org.ntk4j.data;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The decoded pixels of an image file kept beside it ({@code .NAME.u8}), so that a dataset stored as PNG is decoded
+ * once, not by every command: decoding CIFAR-10's six batch PNGs took 9.6 s of a ResNet-20 training run's 20 s; the
+ * decoded bytes read back in a fraction of a second. The copy names the file's size and modification time and is
+ * used only while both match; it is written to a temporary name and moved into place, so a reader never sees half of
+ * one, and any failure to read or write it (a read-only folder, a truncated copy) falls back to decoding.
+ *
+ * <p>Layout: the magic {@code NTK4JU8\1}, the source's size and modification time in milliseconds (two big-endian
+ * longs), the number of bytes that follow (a big-endian long), then those bytes.
+ */
+final class DecodedCache {
+    private static final byte[] MAGIC = {'N', 'T', 'K', '4', 'J', 'U', '8', 1};
+    private static final int HEADER = MAGIC.length + 3 * Long.BYTES;
+
+    private DecodedCache() {}
+
+    /** The cache file of {@code source}. */
+    static Path of(Path source) {
+        return source.resolveSibling("." + source.getFileName() + ".u8");
+    }
+
+    /** The decoded bytes of {@code source} when a current copy is kept, else null. */
+    static byte[] read(Path source) {
+        Path cache = of(source);
+        try (FileChannel ch = FileChannel.open(cache, StandardOpenOption.READ)) {
+            ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
+            while (h.hasRemaining() && ch.read(h) >= 0) {
+                // fill the header
+            }
+            if (h.hasRemaining()) {
+                return null;
+            }
+            h.flip();
+            for (byte m : MAGIC) {
+                if (h.get() != m) {
+                    return null;
+                }
+            }
+            long size = h.getLong();
+            long mtime = h.getLong();
+            long length = h.getLong();
+            if (size != Files.size(source)
+                    || mtime != Files.getLastModifiedTime(source).toMillis()
+                    || length < 0
+                    || length > Integer.MAX_VALUE - 8
+                    || ch.size() != HEADER + length) {
+                return null;
+            }
+            ByteBuffer body = ByteBuffer.allocate((int) length);
+            while (body.hasRemaining() && ch.read(body) >= 0) {
+                // read it all
+            }
+            return body.hasRemaining() ? null : body.array();
+        } catch (IOException | RuntimeException e) {
+            return null; // absent or unreadable: decode
+        }
+    }
+
+    /** Keeps {@code decoded} as the copy of {@code source}; best effort (nothing happens when it cannot be written). */
+    static void write(Path source, byte[] decoded) {
+        Path cache = of(source);
+        Path tmp = cache.resolveSibling(
+                cache.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
+                        + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        try {
+            ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
+            h.put(MAGIC);
+            h.putLong(Files.size(source));
+            h.putLong(Files.getLastModifiedTime(source).toMillis());
+            h.putLong(decoded.length);
+            h.flip();
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer body = ByteBuffer.wrap(decoded);
+                while (h.hasRemaining()) {
+                    ch.write(h);
+                }
+                while (body.hasRemaining()) {
+                    ch.write(body);
+                }
+            }
+            try {
+                Files.move(tmp, cache, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, cache, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort: the next command decodes again
+        } finally {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException e) {
+                // nothing more to do
+            }
+        }
+    }
+}
