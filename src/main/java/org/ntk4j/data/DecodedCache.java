@@ -37,10 +37,7 @@ final class DecodedCache {
         Path cache = of(source);
         try (FileChannel ch = FileChannel.open(cache, StandardOpenOption.READ)) {
             ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
-            while (h.hasRemaining() && ch.read(h) >= 0) {
-                // fill the header
-            }
-            if (h.hasRemaining()) {
+            if (!readFully(ch, h)) {
                 return null;
             }
             h.flip();
@@ -60,13 +57,20 @@ final class DecodedCache {
                 return null;
             }
             ByteBuffer body = ByteBuffer.allocate((int) length);
-            while (body.hasRemaining() && ch.read(body) >= 0) {
-                // read it all
-            }
-            return body.hasRemaining() ? null : body.array();
+            return readFully(ch, body) ? body.array() : null;
         } catch (IOException | RuntimeException e) {
             return null; // absent or unreadable: decode
         }
+    }
+
+    /** Fills {@code b} from the channel; false when the file ends first. */
+    private static boolean readFully(FileChannel ch, ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Keeps {@code decoded} as the copy of {@code source}; best effort (nothing happens when it cannot be written). */
@@ -83,12 +87,9 @@ final class DecodedCache {
             h.putLong(decoded.length);
             h.flip();
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer body = ByteBuffer.wrap(decoded);
-                while (h.hasRemaining()) {
-                    ch.write(h);
-                }
-                while (body.hasRemaining()) {
-                    ch.write(body);
+                ByteBuffer[] parts = {h, ByteBuffer.wrap(decoded)};
+                while (parts[0].hasRemaining() || parts[1].hasRemaining()) {
+                    ch.write(parts);
                 }
             }
             try {
