@@ -1,5 +1,6 @@
 package org.ntk4j.io;
 
+import ai.djl.ndarray.types.DataType;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -194,6 +195,49 @@ public record NpyHeader(String descr, boolean fortranOrder, long[] shape, long h
             throw new UserException(file + " is not a readable NPZ file (" + IoMessages.words(e.getMessage()) + ")");
         } catch (IOException e) {
             throw new UserException("cannot read " + file + ": " + IoMessages.describe(e));
+        }
+    }
+
+    /** NPY 1.0 header: magic, version, little-endian header length, dict padded to 64 bytes with '\n'. */
+    public static byte[] encode(String descr, long[] shape) {
+        StringBuilder s = new StringBuilder("(");
+        for (long d : shape) {
+            s.append(d).append(", ");
+        }
+        String shp = shape.length == 1
+                ? s.substring(0, s.length() - 1) + ")"
+                : shape.length == 0 ? "()" : s.substring(0, s.length() - 2) + ")";
+        String dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shp + ", }";
+        int total = 10 + dict.length() + 1;
+        int pad = (64 - total % 64) % 64;
+        String h = dict + " ".repeat(pad) + "\n";
+        ByteBuffer b = ByteBuffer.allocate(10 + h.length()).order(ByteOrder.LITTLE_ENDIAN);
+        b.put((byte) 0x93)
+                .put("NUMPY".getBytes(StandardCharsets.US_ASCII))
+                .put((byte) 1)
+                .put((byte) 0);
+        b.putShort((short) h.length());
+        b.put(h.getBytes(StandardCharsets.US_ASCII));
+        return b.array();
+    }
+
+    /** The NPY dtype of an engine data type; other types are refused in one line. */
+    public static String descr(DataType t) {
+        switch (t) {
+            case FLOAT32:
+                return "<f4";
+            case FLOAT64:
+                return "<f8";
+            case INT32:
+                return "<i4";
+            case INT64:
+                return "<i8";
+            case UINT8:
+                return "|u1";
+            case INT8:
+                return "|i1";
+            default:
+                throw new UserException("cannot export arrays of type " + t + " to NPZ");
         }
     }
 }

@@ -95,7 +95,9 @@ public final class CheckpointListener implements Checkpoints {
             deleteTree(run.file("checkpoint.tmp")); // left by versions before the temporaries' naming rule
             p.net().saveParameters(tmp.resolve("weights.npz"));
             NDList os = opt.state();
-            Files2.writeAtomically(tmp.resolve("optimizer.npz"), out -> os.encode(out, NDList.Encoding.NPZ));
+            java.util.List<String> names = new java.util.ArrayList<>();
+            os.forEach(a -> names.add(a.getName()));
+            org.ntk4j.io.Weights.write(tmp.resolve("optimizer.npz"), names, os);
             st.records(run.recordCount());
             Files2.writeString(tmp.resolve("state.json"), Specs.toJson(st));
             com.google.gson.JsonObject sums = new com.google.gson.JsonObject();

@@ -6,10 +6,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -337,27 +334,13 @@ public final class Network implements AutoCloseable {
      * such as {@code 01Linear.weight}, never DJL's bare {@code weight}), atomically.
      */
     public void saveParameters(Path file) throws IOException {
-        NDList list = new NDList();
-        List<Param> ps = params();
         List<String> names = new ArrayList<>();
-        for (Param p : ps) {
-            NDArray a = p.value();
-            names.add(a.getName());
-            a.setName(p.name()); // the NPZ entry's name; a DJL block's own array is named e.g. "weight"
-            list.add(a);
+        List<NDArray> values = new ArrayList<>();
+        for (Param p : params()) {
+            names.add(p.name()); // the NPZ entry's name; a DJL block's own array is named e.g. "weight"
+            values.add(p.value());
         }
-        Path tmp = org.ntk4j.files.TempFiles.file(file);
-        try {
-            try (OutputStream os = Files.newOutputStream(tmp)) {
-                list.encode(os, NDList.Encoding.NPZ);
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            for (int i = 0; i < ps.size(); i++) {
-                ps.get(i).value().setName(names.get(i));
-            }
-            org.ntk4j.files.TempFiles.delete(tmp);
-        }
+        org.ntk4j.io.Weights.write(file, names, values);
     }
 
     /**

@@ -1,7 +1,6 @@
 package org.ntk4j.report;
 
 import ai.djl.ndarray.NDArray;
-import ai.djl.ndarray.types.DataType;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -28,6 +27,7 @@ import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.ntk4j.UserException;
 import org.ntk4j.files.TempFiles;
+import org.ntk4j.io.NpyHeader;
 import org.ntk4j.kernel.KernelMatrix;
 
 /**
@@ -85,7 +85,7 @@ public final class Npz {
     }
 
     public Npz put(String name, NDArray a) {
-        String descr = descr(a.getDataType());
+        String descr = NpyHeader.descr(a.getDataType());
         long[] shape = a.getShape().getShape();
         ByteBuffer bytes = a.toByteBuffer().order(ByteOrder.nativeOrder());
         byte[] raw = new byte[bytes.remaining()];
@@ -152,7 +152,7 @@ public final class Npz {
                             StandardOpenOption.CREATE_NEW,
                             StandardOpenOption.WRITE)) {
                         WritableByteChannel out = hashing(ch, sha);
-                        writeFully(out, ByteBuffer.wrap(header(e.descr(), e.shape())));
+                        writeFully(out, ByteBuffer.wrap(NpyHeader.encode(e.descr(), e.shape())));
                         e.body().write(out);
                     }
                     hashes.put(e.name() + ".npy", hex(sha));
@@ -220,7 +220,7 @@ public final class Npz {
         MessageDigest sha = sha256();
         WritableByteChannel hc = hashing(ch, sha);
         for (Entry e : entries) {
-            byte[] head = header(e.descr(), e.shape());
+            byte[] head = NpyHeader.encode(e.descr(), e.shape());
             byte[] name = (e.name() + ".npy").getBytes(StandardCharsets.UTF_8);
             long size = head.length + e.bytes();
             long offset = ch.position();
@@ -455,48 +455,6 @@ public final class Npz {
     private static void writeFully(WritableByteChannel out, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
             out.write(b);
-        }
-    }
-
-    /** NPY 1.0 header: magic, version, little-endian header length, dict padded to 64 bytes with '\n'. */
-    static byte[] header(String descr, long[] shape) {
-        StringBuilder s = new StringBuilder("(");
-        for (long d : shape) {
-            s.append(d).append(", ");
-        }
-        String shp = shape.length == 1
-                ? s.substring(0, s.length() - 1) + ")"
-                : shape.length == 0 ? "()" : s.substring(0, s.length() - 2) + ")";
-        String dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shp + ", }";
-        int total = 10 + dict.length() + 1;
-        int pad = (64 - total % 64) % 64;
-        String h = dict + " ".repeat(pad) + "\n";
-        ByteBuffer b = ByteBuffer.allocate(10 + h.length()).order(ByteOrder.LITTLE_ENDIAN);
-        b.put((byte) 0x93)
-                .put("NUMPY".getBytes(StandardCharsets.US_ASCII))
-                .put((byte) 1)
-                .put((byte) 0);
-        b.putShort((short) h.length());
-        b.put(h.getBytes(StandardCharsets.US_ASCII));
-        return b.array();
-    }
-
-    static String descr(DataType t) {
-        switch (t) {
-            case FLOAT32:
-                return "<f4";
-            case FLOAT64:
-                return "<f8";
-            case INT32:
-                return "<i4";
-            case INT64:
-                return "<i8";
-            case UINT8:
-                return "|u1";
-            case INT8:
-                return "|i1";
-            default:
-                throw new UserException("cannot export arrays of type " + t + " to NPZ");
         }
     }
 }

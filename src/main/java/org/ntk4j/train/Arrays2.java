@@ -22,6 +22,24 @@ public final class Arrays2 {
         }
     }
 
+    /**
+     * {@code v} in the engine as one array of {@code type} with no second copy, for an array its caller holds open
+     * until every array computed from it is closed (the training set of a run, a batch): in float32 on the CPU the
+     * engine computes on the Java direct buffer that the returned array keeps ({@code from_blob}), where
+     * {@link #fromFloats} copies it again (a 60,000-image MNIST set is 188 MB, and each first touch of fresh memory
+     * costs page faults: 0.4-0.5 s per copy on the benchmark machine, benchmarks/RESULTS.md); on a GPU, or in another
+     * type, the engine makes its own copy either way. Never give the result to code that may close it early while a
+     * view of it lives (a slice, a reshape): that view would read a buffer the garbage collector may reclaim.
+     */
+    public static NDArray held(NDManager m, float[] v, Shape shape, DataType type) {
+        if (type == DataType.FLOAT32) {
+            return m.create(v, shape);
+        }
+        try (NDArray tmp = m.create(v, shape)) {
+            return tmp.toType(type, true).duplicate();
+        }
+    }
+
     /** Samples [from, to) of {@code data} as the network's input batch (to − from, input shape...) in its data type. */
     public static NDArray inputs(
             NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.LabelledSet data, int from, int to) {

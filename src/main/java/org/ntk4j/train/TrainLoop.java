@@ -181,8 +181,9 @@ public final class TrainLoop {
             int n = train.size();
             int o = net.outputs();
             Shape xs = new Shape(prepend(n, net.inputShape().getShape()));
-            NDArray x = Arrays2.fromFloats(m, train.features(), xs, net.dataType());
-            NDArray y = Arrays2.fromFloats(m, targets(spec, train), new Shape(n, o), net.dataType());
+            // held open by m for the whole fit; batches are gathered copies, a full batch is x itself
+            NDArray x = Arrays2.held(m, train.features(), xs, net.dataType());
+            NDArray y = Arrays2.held(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
             int stepsPerEpoch = (n + batch - 1) / batch;
             UpdateRule opt = new UpdateRule(spec, net.trainableParams(), m)
@@ -534,12 +535,12 @@ public final class TrainLoop {
             int to = Math.min(n, from + batch);
             try (NDScope scope = new NDScope();
                     NDManager m = net.manager().newSubManager()) {
-                NDArray x = Arrays2.fromFloats(
+                NDArray x = Arrays2.held( // closed with m, after everything computed from it
                         m,
                         java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
                         new Shape(prepend(to - from, net.inputShape().getShape())),
                         net.dataType());
-                NDArray y = Arrays2.fromFloats(
+                NDArray y = Arrays2.held(
                         m, java.util.Arrays.copyOfRange(t, from * o, to * o), new Shape(to - from, o), net.dataType());
                 Forward ctx = Forward.eval(m);
                 NDArray f = net.forward(x, ctx);
