@@ -46,8 +46,9 @@ public final class CifarPngReader {
                 : List.of(dir.resolve(TEST_IMAGES));
         Path labelsFile = dir.resolve(split == Split.TRAIN ? TRAIN_LABELS : TEST_LABELS);
         int[] labels = readLabels(labelsFile, Datasets.CIFAR_CLASSES);
-        // the batches' bytes first, then one float array (no per-batch float copies to concatenate: on a virtual
-        // machine every fresh page costs a fault, and 600 MB of them took seconds)
+        // the batches' bytes, joined; the float features are made only when asked for (LabelledSet.ofPixels): a
+        // per-class subset copies bytes (on a virtual machine every fresh page costs a fault, and 600 MB of float
+        // pages took seconds)
         byte[][] parts = new byte[pngs.size()][];
         long total = 0;
         for (int i = 0; i < parts.length; i++) {
@@ -59,14 +60,17 @@ public final class CifarPngReader {
             throw new UserException(labelsFile + ": holds " + labels.length + " labels but the "
                     + split.name().toLowerCase() + " PNG batches hold " + n + " images (expected equal counts)");
         }
-        float[] all = new float[Math.toIntExact(total)];
-        int off = 0;
-        for (int i = 0; i < parts.length; i++) {
-            toUnit(parts[i], all, off);
-            off += parts[i].length;
-            parts[i] = null;
+        byte[] all = parts.length == 1 ? parts[0] : new byte[Math.toIntExact(total)];
+        if (parts.length > 1) {
+            int off = 0;
+            for (int i = 0; i < parts.length; i++) {
+                System.arraycopy(parts[i], 0, all, off, parts[i].length);
+                off += parts[i].length;
+                parts[i] = null;
+            }
         }
-        return new LabelledSet("cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);
+        return LabelledSet.ofPixels(
+                "cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);
     }
 
     /**

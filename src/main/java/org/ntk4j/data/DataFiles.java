@@ -3,7 +3,6 @@ package org.ntk4j.data;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
@@ -35,8 +34,16 @@ final class DataFiles {
     }
 
     static byte[] readAll(Path file) {
-        try {
-            return Files.readAllBytes(file);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            long size = ch.size();
+            if (size > Integer.MAX_VALUE - 8) {
+                throw new UserException(file + ": " + size + " bytes, too large to read into memory");
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) size);
+            if (!DecodedCache.readFully(ch, b)) {
+                return java.util.Arrays.copyOf(b.array(), b.position()); // shrank while read
+            }
+            return b.array();
         } catch (NoSuchFileException e) {
             throw new UserException(file + ": file not found", e);
         } catch (IOException e) {

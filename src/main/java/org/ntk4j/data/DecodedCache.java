@@ -63,14 +63,23 @@ final class DecodedCache {
         }
     }
 
-    /** Fills {@code b} from the channel; false when the file ends first. */
-    private static boolean readFully(FileChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.read(b) < 0) {
-                return false;
+    /**
+     * Fills {@code b} from the channel, 1 MiB at a time; false when the file ends first. (The JDK reads a heap buffer
+     * through a temporary direct buffer as large as the read: one whole-file read touched twice the file's memory.)
+     */
+    static boolean readFully(FileChannel ch, ByteBuffer b) throws IOException {
+        int end = b.limit();
+        try {
+            while (b.position() < end) {
+                b.limit(Math.min(end, b.position() + (1 << 20)));
+                if (ch.read(b) < 0) {
+                    return false;
+                }
             }
+            return true;
+        } finally {
+            b.limit(end);
         }
-        return true;
     }
 
     /** Keeps {@code decoded} as the copy of {@code source}; best effort (nothing happens when it cannot be written). */

@@ -21,11 +21,20 @@ public final class IdxReader {
 
     private IdxReader() {}
 
-    /** Images as read from an IDX file: n samples of rows×cols pixels scaled to [0,1]. */
-    public record Images(float[] pixels, int count, int rows, int cols) {
+    /** Images as read from an IDX file: n samples of rows×cols unsigned 8-bit pixels. */
+    public record Images(byte[] bytes, int count, int rows, int cols) {
         /** Channel-first shape of one image: {1, rows, cols}. */
         public int[] sampleShape() {
             return new int[] {1, rows, cols};
+        }
+
+        /** The pixels scaled to [0,1], {@code (b & 0xFF) / 255f}, in a new array. */
+        public float[] pixels() {
+            float[] px = new float[bytes.length];
+            for (int i = 0; i < px.length; i++) {
+                px[i] = (bytes[i] & 0xff) / 255f;
+            }
+            return px;
         }
     }
 
@@ -66,7 +75,7 @@ public final class IdxReader {
             throw new UserException(imagesWhat + ": holds " + im.count() + " images but " + labelsWhat + " holds "
                     + labels.length + " labels (expected equal counts)");
         }
-        return new LabelledSet(name, im.pixels(), im.sampleShape(), labels, numClasses);
+        return LabelledSet.ofPixels(name, im.bytes(), im.sampleShape(), labels, numClasses);
     }
 
     /**
@@ -93,11 +102,7 @@ public final class IdxReader {
             long size = (long) rows * cols;
             DataFiles.skipFully(s, from * size, what);
             byte[] b = DataFiles.readFully(s, (int) (count * size), what, count + " images from index " + from);
-            float[] px = new float[b.length];
-            for (int i = 0; i < px.length; i++) {
-                px[i] = (b[i] & 0xff) / 255f;
-            }
-            return new Images(px, count, rows, cols);
+            return new Images(b, count, rows, cols);
         } catch (java.io.IOException e) {
             throw new UserException(what + ": cannot read (" + e.getMessage() + ")", e);
         }
@@ -173,11 +178,7 @@ public final class IdxReader {
             throw new UserException(
                     what + ": " + n + " images of " + rows + "x" + cols + " are too many to hold in memory");
         }
-        float[] px = new float[n * rows * cols];
-        for (int i = 0; i < px.length; i++) {
-            px[i] = (b[16 + i] & 0xff) / 255f;
-        }
-        return new Images(px, n, rows, cols);
+        return new Images(java.util.Arrays.copyOfRange(b, 16, 16 + n * rows * cols), n, rows, cols);
     }
 
     static int[] parseLabels(byte[] b, String what, int numClasses) {

@@ -12,10 +12,19 @@ import java.util.Objects;
  *
  * <p>Immutable by convention: methods that transform return a new LabelledSet; the arrays returned
  * by the accessors are the backing arrays and must not be modified.
+ *
+ * <p>A set read from 8-bit images ({@link #ofPixels}) keeps its bytes and makes the float features, {@code (b &amp;
+ * 0xFF) / 255f}, on the first call of {@link #features()}: a subset ({@link #subset}, {@link #head}) taken before
+ * copies bytes only, so that training ResNet-20 on 2,000 of CIFAR-10's 50,000 images no longer fills a 614 MB float
+ * array first (benchmarks/RESULTS.md, "Memory's first touch"). The values are the same either way.
  */
 public final class LabelledSet {
     private final String name;
-    private final float[] features;
+    /** The features; for a set of pixels, null until {@link #features()} makes them. */
+    private float[] features;
+    /** Unsigned 8-bit pixels whose features are {@code (b & 0xFF) / 255f}, or null. */
+    private final byte[] pixels;
+
     private final int[] sampleShape;
     private final int[] labels;
     private final int numClasses;
@@ -24,6 +33,14 @@ public final class LabelledSet {
 
     public LabelledSet(String name, float[] features, int[] sampleShape, int[] labels, int numClasses) {
         this(name, features, sampleShape, labels, numClasses, null, 0);
+    }
+
+    /**
+     * A set of 8-bit images: sample i's features are {@code (pixels[i·d + j] & 0xFF) / 255f}, made when first asked
+     * for ({@link #features()}).
+     */
+    public static LabelledSet ofPixels(String name, byte[] pixels, int[] sampleShape, int[] labels, int numClasses) {
+        return new LabelledSet(name, pixels, sampleShape, labels, numClasses);
     }
 
     private LabelledSet(
@@ -36,18 +53,36 @@ public final class LabelledSet {
             int targetOutputs) {
         this.name = Objects.requireNonNull(name);
         this.features = Objects.requireNonNull(features);
+        this.pixels = null;
         this.sampleShape = sampleShape.clone();
         this.labels = Objects.requireNonNull(labels);
         this.numClasses = numClasses;
         this.targets = targets;
         this.targetOutputs = targetOutputs;
+        check(features.length);
+    }
+
+    /** A set of pixels (no real-valued targets), see {@link #ofPixels}. */
+    private LabelledSet(String name, byte[] pixels, int[] sampleShape, int[] labels, int numClasses) {
+        this.name = Objects.requireNonNull(name);
+        this.features = null;
+        this.pixels = Objects.requireNonNull(pixels);
+        this.sampleShape = sampleShape.clone();
+        this.labels = Objects.requireNonNull(labels);
+        this.numClasses = numClasses;
+        this.targets = null;
+        this.targetOutputs = 0;
+        check(pixels.length);
+    }
+
+    private void check(long values) {
         if (targets != null && (targetOutputs <= 0 || (long) labels.length * targetOutputs != targets.length)) {
             throw new IllegalArgumentException(name + ": " + targets.length + " target values for " + labels.length
                     + " samples × " + targetOutputs + " outputs");
         }
         int d = featureDim();
-        if ((long) labels.length * d != features.length) {
-            throw new IllegalArgumentException(name + ": " + labels.length + " labels but " + features.length
+        if ((long) labels.length * d != values) {
+            throw new IllegalArgumentException(name + ": " + labels.length + " labels but " + values
                     + " feature values (expected " + (long) labels.length * d + ")");
         }
         for (int i = 0; i < labels.length; i++) {
@@ -81,8 +116,20 @@ public final class LabelledSet {
     }
 
     /** Row-major features, length size()·featureDim(). Do not modify. */
-    public float[] features() {
+    public synchronized float[] features() {
+        if (features == null) {
+            float[] f = new float[pixels.length];
+            for (int i = 0; i < f.length; i++) {
+                f[i] = (pixels[i] & 0xFF) / 255f;
+            }
+            features = f;
+        }
         return features;
+    }
+
+    /** Whether the float features are not made yet (a set of {@link #ofPixels} whose features nobody asked for). */
+    private synchronized boolean pixelsOnly() {
+        return features == null;
     }
 
     /** Class labels in [0, numClasses). Do not modify. */
@@ -115,10 +162,13 @@ public final class LabelledSet {
         return targetOutputs;
     }
 
-    /** Samples at the given indices, in that order. */
+    /** Samples at the given indices, in that order (bytes only, for a set of pixels whose features are not made). */
     public LabelledSet subset(int[] indices) {
         int d = featureDim();
-        float[] f = new float[indices.length * d];
+        boolean bytes = pixelsOnly();
+        float[] from = bytes ? null : features();
+        float[] f = bytes ? null : new float[indices.length * d];
+        byte[] b = bytes ? new byte[indices.length * d] : null;
         int[] l = new int[indices.length];
         float[] t = targets == null ? null : new float[indices.length * targetOutputs];
         for (int k = 0; k < indices.length; k++) {
@@ -126,13 +176,19 @@ public final class LabelledSet {
             if (i < 0 || i >= size()) {
                 throw new IndexOutOfBoundsException("index " + i + " outside [0, " + size() + ")");
             }
-            System.arraycopy(features, i * d, f, k * d, d);
+            if (bytes) {
+                System.arraycopy(pixels, i * d, b, k * d, d);
+            } else {
+                System.arraycopy(from, i * d, f, k * d, d);
+            }
             l[k] = labels[i];
             if (t != null) {
                 System.arraycopy(targets, i * targetOutputs, t, k * targetOutputs, targetOutputs);
             }
         }
-        return new LabelledSet(name, f, sampleShape, l, numClasses, t, targetOutputs);
+        return bytes
+                ? new LabelledSet(name, b, sampleShape, l, numClasses) // a set of pixels has no targets
+                : new LabelledSet(name, f, sampleShape, l, numClasses, t, targetOutputs);
     }
 
     /** The first n samples. */
@@ -149,7 +205,9 @@ public final class LabelledSet {
 
     /** Same samples and features, new labels (e.g. after label corruption). */
     public LabelledSet withLabels(int[] newLabels) {
-        return new LabelledSet(name, features, sampleShape, newLabels, numClasses, targets, targetOutputs);
+        return pixelsOnly()
+                ? new LabelledSet(name, pixels, sampleShape, newLabels, numClasses)
+                : new LabelledSet(name, features(), sampleShape, newLabels, numClasses, targets, targetOutputs);
     }
 
     /** Samples per class. */

@@ -521,32 +521,33 @@ public final class TrainLoop {
     /**
      * [mean loss, accuracy] on a dataset, eval mode, in batches of the training batch size (at
      * least 64; 256 for full-batch runs): a scope holds a whole forward pass, and wide nets such as
-     * DenseNet keep every concatenated feature map alive until it closes.
+     * DenseNet keep every concatenated feature map alive until it closes. The set goes into the engine once per call
+     * and each batch is a slice of it: a fresh Java direct buffer per batch cost 3-4 ms of page faults (the buffers
+     * are freed only when the garbage collector runs), 0.25-0.33 s of a 10,000-image MNIST evaluation.
      */
     public double[] evaluate(LabelledSet data) {
         double lossSum = 0;
         long correct = 0;
         int n = data.size();
         int o = net.outputs();
-        float[] t = targets(spec, data);
-        int d = data.featureDim();
         int batch = spec.batchSize() == 0 ? 256 : Math.max(64, spec.batchSize());
-        for (int from = 0; from < n; from += batch) {
-            int to = Math.min(n, from + batch);
-            try (NDScope scope = new NDScope();
-                    NDManager m = net.manager().newSubManager()) {
-                NDArray x = Arrays2.held( // closed with m, after everything computed from it
-                        m,
-                        java.util.Arrays.copyOfRange(data.features(), from * d, to * d),
-                        new Shape(prepend(to - from, net.inputShape().getShape())),
-                        net.dataType());
-                NDArray y = Arrays2.held(
-                        m, java.util.Arrays.copyOfRange(t, from * o, to * o), new Shape(to - from, o), net.dataType());
-                Forward ctx = Forward.eval(m);
-                NDArray f = net.forward(x, ctx);
-                lossSum += Arrays2.value(loss.evaluate(f, y, ctx)) * (to - from);
-                if (!data.isRegression()) {
-                    correct += countCorrect(f, y);
+        try (NDManager held = net.manager().newSubManager()) {
+            NDArray xs = Arrays2.held(
+                    held, data.features(), new Shape(prepend(n, net.inputShape().getShape())), net.dataType());
+            NDArray ys = Arrays2.held(held, targets(spec, data), new Shape(n, o), net.dataType());
+            for (int from = 0; from < n; from += batch) {
+                int to = Math.min(n, from + batch);
+                try (NDScope scope = new NDScope();
+                        NDManager m = net.manager().newSubManager()) {
+                    NDIndex rows = new NDIndex().addSliceDim(from, to);
+                    NDArray x = xs.get(rows); // views of the held set, closed with the batch's scope
+                    NDArray y = ys.get(rows);
+                    Forward ctx = Forward.eval(m);
+                    NDArray f = net.forward(x, ctx);
+                    lossSum += Arrays2.value(loss.evaluate(f, y, ctx)) * (to - from);
+                    if (!data.isRegression()) {
+                        correct += countCorrect(f, y);
+                    }
                 }
             }
         }
