@@ -46,31 +46,55 @@ public final class CifarPngReader {
                 : List.of(dir.resolve(TEST_IMAGES));
         Path labelsFile = dir.resolve(split == Split.TRAIN ? TRAIN_LABELS : TEST_LABELS);
         int[] labels = readLabels(labelsFile, Datasets.CIFAR_CLASSES);
-        // the batches' bytes, joined; the float features are made only when asked for (LabelledSet.ofPixels): a
-        // per-class subset copies bytes (on a virtual machine every fresh page costs a fault, and 600 MB of float
-        // pages took seconds)
-        byte[][] parts = new byte[pngs.size()][];
-        long total = 0;
-        for (int i = 0; i < parts.length; i++) {
-            parts[i] = pixels(pngs.get(i));
-            total += parts[i].length;
-        }
-        int n = (int) (total / 3072);
+        // the batches' bytes in one array (read straight into it from their decoded copies when all are current);
+        // the float features are made only when asked for (LabelledSet.ofPixels): a per-class subset copies bytes
+        // (on a virtual machine every fresh page costs a fault, and 600 MB of float pages took seconds)
+        byte[] all = joined(pngs);
+        int n = all.length / 3072;
         if (n != labels.length) {
             throw new UserException(labelsFile + ": holds " + labels.length + " labels but the "
                     + split.name().toLowerCase() + " PNG batches hold " + n + " images (expected equal counts)");
         }
-        byte[] all = parts.length == 1 ? parts[0] : new byte[Math.toIntExact(total)];
-        if (parts.length > 1) {
-            int off = 0;
-            for (int i = 0; i < parts.length; i++) {
-                System.arraycopy(parts[i], 0, all, off, parts[i].length);
-                off += parts[i].length;
-                parts[i] = null;
-            }
-        }
         return LabelledSet.ofPixels(
                 "cifar10-" + split.name().toLowerCase(), all, SHAPE, labels, Datasets.CIFAR_CLASSES);
+    }
+
+    /** The batches' channel-first pixel bytes, one after another. */
+    private static byte[] joined(List<Path> pngs) {
+        long total = 0;
+        long[] lengths = new long[pngs.size()];
+        for (int i = 0; i < lengths.length && total >= 0; i++) {
+            lengths[i] = DecodedCache.length(pngs.get(i));
+            total = lengths[i] < 0 || lengths[i] % 3072 != 0 ? -1 : total + lengths[i];
+        }
+        if (total >= 0 && total <= Integer.MAX_VALUE - 8) {
+            byte[] all = new byte[(int) total];
+            int off = 0;
+            boolean read = true;
+            for (int i = 0; i < lengths.length && read; i++) {
+                read = DecodedCache.readInto(pngs.get(i), all, off, (int) lengths[i]);
+                off += (int) lengths[i];
+            }
+            if (read) {
+                return all;
+            }
+        }
+        byte[][] parts = new byte[pngs.size()][]; // a copy is missing or stale: decode, keeping copies for next time
+        total = 0;
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = pixels(pngs.get(i));
+            total += parts[i].length;
+        }
+        if (parts.length == 1) {
+            return parts[0];
+        }
+        byte[] all = new byte[Math.toIntExact(total)];
+        int off = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, all, off, p.length);
+            off += p.length;
+        }
+        return all;
     }
 
     /**

@@ -34,26 +34,9 @@ final class DecodedCache {
 
     /** The decoded bytes of {@code source} when a current copy is kept, else null. */
     static byte[] read(Path source) {
-        Path cache = of(source);
-        try (FileChannel ch = FileChannel.open(cache, StandardOpenOption.READ)) {
-            ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
-            if (!readFully(ch, h)) {
-                return null;
-            }
-            h.flip();
-            for (byte m : MAGIC) {
-                if (h.get() != m) {
-                    return null;
-                }
-            }
-            long size = h.getLong();
-            long mtime = h.getLong();
-            long length = h.getLong();
-            if (size != Files.size(source)
-                    || mtime != Files.getLastModifiedTime(source).toMillis()
-                    || length < 0
-                    || length > Integer.MAX_VALUE - 8
-                    || ch.size() != HEADER + length) {
+        try (FileChannel ch = FileChannel.open(of(source), StandardOpenOption.READ)) {
+            long length = current(ch, source);
+            if (length < 0) {
                 return null;
             }
             ByteBuffer body = ByteBuffer.allocate((int) length);
@@ -61,6 +44,52 @@ final class DecodedCache {
         } catch (IOException | RuntimeException e) {
             return null; // absent or unreadable: decode
         }
+    }
+
+    /** The length of {@code source}'s decoded copy while it is current, else -1 (absent, stale, damaged). */
+    static long length(Path source) {
+        try (FileChannel ch = FileChannel.open(of(source), StandardOpenOption.READ)) {
+            return current(ch, source);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Reads {@code source}'s current decoded copy of {@code length} bytes into {@code dst} from {@code off} (several
+     * copies into one array, without a second copy of each); false when it is not current or ends early.
+     */
+    static boolean readInto(Path source, byte[] dst, int off, int length) {
+        try (FileChannel ch = FileChannel.open(of(source), StandardOpenOption.READ)) {
+            return current(ch, source) == length && readFully(ch, ByteBuffer.wrap(dst, off, length));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Reads the header of a decoded copy: its body's length when it matches {@code source}, else -1. */
+    private static long current(FileChannel ch, Path source) throws IOException {
+        ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
+        if (!readFully(ch, h)) {
+            return -1;
+        }
+        h.flip();
+        for (byte m : MAGIC) {
+            if (h.get() != m) {
+                return -1;
+            }
+        }
+        long size = h.getLong();
+        long mtime = h.getLong();
+        long length = h.getLong();
+        if (size != Files.size(source)
+                || mtime != Files.getLastModifiedTime(source).toMillis()
+                || length < 0
+                || length > Integer.MAX_VALUE - 8
+                || ch.size() != HEADER + length) {
+            return -1;
+        }
+        return length;
     }
 
     /**
