@@ -127,6 +127,26 @@ public final class LabelledSet {
         return features;
     }
 
+    /**
+     * Puts the features into {@code dst} (size()·featureDim() values from its position on), from the bytes when the
+     * float features are not made yet, without making them: the training set goes into the engine's buffer without a
+     * float array on the Java heap first.
+     */
+    public void copyFeaturesTo(java.nio.FloatBuffer dst) {
+        if (!pixelsOnly()) {
+            dst.put(features());
+            return;
+        }
+        float[] chunk = new float[Math.min(pixels.length, 1 << 16)];
+        for (int from = 0; from < pixels.length; from += chunk.length) {
+            int len = Math.min(chunk.length, pixels.length - from);
+            for (int i = 0; i < len; i++) {
+                chunk[i] = (pixels[from + i] & 0xFF) / 255f;
+            }
+            dst.put(chunk, 0, len);
+        }
+    }
+
     /** Whether the float features are not made yet (a set of {@link #ofPixels} whose features nobody asked for). */
     private synchronized boolean pixelsOnly() {
         return features == null;

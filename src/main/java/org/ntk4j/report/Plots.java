@@ -71,6 +71,31 @@ public final class Plots {
      * Records {@code f} in the folder's figure index and draws it to {@code file} (a PNG), or, when it cannot be
      * drawn here, writes its data to {@code <name>.csv} (and removes a stale PNG of the same name).
      */
+    /**
+     * Prepares the chart drawing on a background daemon thread (a small chart drawn into memory, {@link
+     * XChartPlots#warmUp}), so that a command whose report comes at the end does not pay the first chart's class
+     * loading and font set-up then: 0.3-0.5 s of a training run's time outside its epochs (benchmarks/RESULTS.md,
+     * "Memory's first touch"). For a command that starts with single-threaded work (reading data, loading the engine)
+     * on a machine with a core to spare; nothing happens without XChart, and a failure is left to the real chart.
+     */
+    public static void prepareInBackground() {
+        if (!xchartAvailable() || !java.awt.GraphicsEnvironment.isHeadless()) {
+            return;
+        }
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        XChartPlots.warmUp();
+                    } catch (Exception | LinkageError | java.awt.AWTError e) {
+                        // the real chart meets the same failure and says so (or writes the data file instead)
+                    }
+                },
+                "ntk4j-plots-warm-up");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        t.start();
+    }
+
     public static void draw(Path file, Figure f) {
         Path dir = file.toAbsolutePath().getParent();
         Figure.register(dir, f);

@@ -40,6 +40,26 @@ public final class Arrays2 {
         }
     }
 
+    /**
+     * The features of {@code data} in the engine as {@link #held} gives them, written straight into the engine's
+     * buffer ({@link LabelledSet#copyFeaturesTo}: a set of 8-bit images never makes its float array on the Java
+     * heap).
+     */
+    public static NDArray held(NDManager m, org.ntk4j.data.LabelledSet data, Shape shape, DataType type) {
+        long values = (long) data.size() * data.featureDim();
+        if (values * 4 > Integer.MAX_VALUE - 8 || shape.size() != values) {
+            return held(m, data.features(), shape, type); // DJL's own path and its checks
+        }
+        java.nio.ByteBuffer buf = m.allocateDirect((int) (values * 4));
+        data.copyFeaturesTo(buf.asFloatBuffer());
+        if (type == DataType.FLOAT32) {
+            return m.create(buf, shape, DataType.FLOAT32); // the array keeps the buffer (as m.create(float[]) does)
+        }
+        try (NDArray tmp = m.create(buf, shape, DataType.FLOAT32)) {
+            return tmp.toType(type, true).duplicate();
+        }
+    }
+
     /** Samples [from, to) of {@code data} as the network's input batch (to − from, input shape...) in its data type. */
     public static NDArray inputs(
             NDManager m, org.ntk4j.model.Network net, org.ntk4j.data.LabelledSet data, int from, int to) {

@@ -182,7 +182,7 @@ public final class TrainLoop {
             int o = net.outputs();
             Shape xs = new Shape(prepend(n, net.inputShape().getShape()));
             // held open by m for the whole fit; batches are gathered copies, a full batch is x itself
-            NDArray x = Arrays2.held(m, train.features(), xs, net.dataType());
+            NDArray x = Arrays2.held(m, train, xs, net.dataType());
             NDArray y = Arrays2.held(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
             int stepsPerEpoch = (n + batch - 1) / batch;
@@ -533,7 +533,7 @@ public final class TrainLoop {
         int batch = spec.batchSize() == 0 ? 256 : Math.max(64, spec.batchSize());
         try (NDManager held = net.manager().newSubManager()) {
             NDArray xs = Arrays2.held(
-                    held, data.features(), new Shape(prepend(n, net.inputShape().getShape())), net.dataType());
+                    held, data, new Shape(prepend(n, net.inputShape().getShape())), net.dataType());
             NDArray ys = Arrays2.held(held, targets(spec, data), new Shape(n, o), net.dataType());
             for (int from = 0; from < n; from += batch) {
                 int to = Math.min(n, from + batch);

@@ -45,6 +45,13 @@ class LabelledSetPixelsTest {
                 LabelledSet.ofPixels("p", px, new int[] {3, 2, 2}, labels, 4)
                         .withLabels(relabelled)
                         .features());
+        // straight into a buffer, before and after the features are made
+        for (LabelledSet set :
+                new LabelledSet[] {LabelledSet.ofPixels("p", px, new int[] {3, 2, 2}, labels, 4), late}) {
+            java.nio.FloatBuffer b = java.nio.FloatBuffer.allocate(want.length);
+            set.copyFeaturesTo(b);
+            assertArrayEquals(want, b.array());
+        }
         assertThrows(
                 IllegalArgumentException.class,
                 () -> LabelledSet.ofPixels("p", new byte[d * n - 1], new int[] {3, 2, 2}, labels, 4));
