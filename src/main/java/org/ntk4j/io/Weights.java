@@ -62,12 +62,15 @@ public final class Weights {
         }
     }
 
+    /** The entries' time, as numpy.savez writes it: DOS time's first day. */
+    private static final java.time.LocalDateTime EPOCH = java.time.LocalDateTime.of(1980, 1, 1, 0, 0);
+
     /**
      * Writes {@code arrays} as an NPZ of STORED entries {@code <name>.npy} (what {@link #read} and
      * {@code numpy.load} read), atomically: into a hidden temporary sibling, then moved into place. Stored, not
      * deflated as DJL's {@code NDList.encode(NPZ)} does: weights barely compress (a float32 MLP's 2.7 MB by 8 %) and
      * deflating them took 100-170 ms against 7-65 ms stored for mlp-relu's (benchmarks/RESULTS.md, "Memory's first
-     * touch"); a checkpoint writes two such files.
+     * touch"); a checkpoint writes two such files. The same arrays give the same file, byte for byte.
      */
     public static void write(Path file, List<String> names, List<NDArray> arrays) throws IOException {
         if (names.size() != arrays.size()) {
@@ -95,6 +98,7 @@ public final class Weights {
                     e.setSize(size);
                     e.setCompressedSize(size);
                     e.setCrc(crc.getValue());
+                    e.setTimeLocal(EPOCH); // the same arrays give the same bytes (numpy.savez does the same)
                     z.putNextEntry(e);
                     z.write(head);
                     while (data.hasRemaining()) {

@@ -120,6 +120,19 @@ public final class CheckpointListener implements Checkpoints {
         }
     }
 
+    /** Whether the run in {@code dir} has a checkpoint folder to resume from (intact or not). */
+    static boolean exists(Path dir) {
+        for (String n : CHECKPOINTS) {
+            if (Files.isDirectory(dir.resolve(n))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The checkpoint folders, newest first (checkpoint.old: versions that kept one). */
+    private static final String[] CHECKPOINTS = {"checkpoint", "checkpoint.prev", "checkpoint.old"};
+
     /**
      * Loads the newest intact checkpoint into the network, optimizer and state of {@code p}:
      * checkpoint/, else (damaged: a checksum mismatch, a missing file, a state.json that does not
@@ -128,7 +141,7 @@ public final class CheckpointListener implements Checkpoints {
     @Override
     public void restore(TrainProgress p) {
         java.util.List<Path> candidates = new java.util.ArrayList<>();
-        for (String n : new String[] {"checkpoint", "checkpoint.prev", "checkpoint.old"}) {
+        for (String n : CHECKPOINTS) {
             if (Files.isDirectory(run.file(n))) {
                 candidates.add(run.file(n));
             }

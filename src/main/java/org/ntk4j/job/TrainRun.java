@@ -75,7 +75,8 @@ public final class TrainRun {
     }
 
     /**
-     * Continues the run in {@code dir} from its last checkpoint with {@code args}: its args.json, with at most the
+     * Continues the run in {@code dir} from its last checkpoint (or trains it from its start when it stopped before its
+     * first checkpoint) with {@code args}: its args.json, with at most the
      * epochs extended (see {@link #extensionAllowed}) and the checkpoint interval changed; {@code epochsBefore} is the
      * number of epochs it was started with. An extension is written to args.json (with the thread count the run was
      * started with, or {@code threads} where it recorded none).
@@ -93,6 +94,14 @@ public final class TrainRun {
         }
         try (RunFolder run = new RunFolder(dir)) {
             run.lock();
+            // a run stopped before its first checkpoint (they come every 30 s by default) saved nothing to continue
+            // from: it is trained again from its start, which gives the same run (seeded), so nothing is lost
+            boolean fromStart = !CheckpointListener.exists(dir);
+            if (fromStart) {
+                System.err.println("ntk4j: " + dir + " has no checkpoint yet (the run stopped before its first);"
+                        + " training it from the start with its arguments");
+                run.truncateRecords(0); // the stopped run's step records, if any
+            }
             ResumeGuard guard = new ResumeGuard(dir); // a failed resume leaves args.json as it found it
             if (args.train().epochs() != epochsBefore) {
                 run.writeJson("args.json", args.withThreads(args.threads() != null ? args.threads() : threads));
@@ -100,7 +109,7 @@ public final class TrainRun {
                         + args.train().epochs() + " epochs");
             }
             try (NDManager m = manager.get()) {
-                return TrainJob.run(args, run, dataDir, m, true, quiet);
+                return TrainJob.run(args, run, dataDir, m, !fromStart, quiet);
             } catch (RuntimeException e) {
                 guard.restoreIfUnchanged();
                 throw e;

@@ -128,4 +128,31 @@ class ResumeEdgeTest {
         assertTrue(r.err().contains("the run has finished its 2 epochs (step 4); nothing to resume"), r.err());
         assertArrayEquals(metrics, Files.readAllBytes(run.resolve("metrics.jsonl")), "nothing trained or logged");
     }
+
+    @Test
+    void aRunStoppedBeforeItsFirstCheckpointIsTrainedFromItsStart(@TempDir Path dir) throws Exception {
+        Path run = copy(dir.resolve("r"));
+        List<String> losses = ReliabilityTest.epochLosses(run);
+        byte[] weights = Files.readAllBytes(run.resolve("weights.npz"));
+        // what a kill in the first 30 s leaves: args.json, some step records, no checkpoint and no weights
+        for (String c : List.of("checkpoint", "checkpoint.prev")) {
+            try (var s = Files.walk(run.resolve(c))) {
+                for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Files.delete(run.resolve("weights.npz"));
+        List<String> lines = Files.readAllLines(run.resolve("metrics.jsonl"));
+        Files.write(run.resolve("metrics.jsonl"), lines.subList(0, 2));
+        CliTest.Run r = withStderr("train", "--resume", run.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(
+                r.err()
+                        .contains("has no checkpoint yet (the run stopped before its first); training it from the"
+                                + " start"),
+                r.err());
+        assertEquals(losses, ReliabilityTest.epochLosses(run), "the same epochs, each logged once");
+        assertArrayEquals(weights, Files.readAllBytes(run.resolve("weights.npz")), "the same weights");
+    }
 }
