@@ -56,15 +56,13 @@ public final class CifarBinaryReader {
     /** Loads one split from a folder in the binary layout. */
     public static LabelledSet read(Path dir, Split split) {
         List<Path> files = files(dir, split);
-        float[][] parts = new float[files.size()][];
+        byte[][] parts = new byte[files.size()][];
         int[][] labs = new int[files.size()][];
-        long total = 0;
         int n = 0;
         for (int i = 0; i < files.size(); i++) {
             byte[] b = DataFiles.readMaybeGzip(files.get(i));
             labs[i] = new int[b.length / RECORD];
-            parts[i] = parse(b, files.get(i).toString(), labs[i]);
-            total += parts[i].length;
+            parts[i] = pixels(b, files.get(i).toString(), labs[i]);
             n += labs[i].length;
         }
         int[] labels = new int[n];
@@ -73,9 +71,9 @@ public final class CifarBinaryReader {
             System.arraycopy(l, 0, labels, off, l.length);
             off += l.length;
         }
-        return new LabelledSet(
+        return LabelledSet.ofPixels( // float features made when asked for, as for the PNG layout
                 "cifar10-" + split.name().toLowerCase(),
-                CifarPngReader.concat(parts, total),
+                DataFiles.join(parts),
                 CifarPngReader.SHAPE,
                 labels,
                 Datasets.CIFAR_CLASSES);
@@ -93,7 +91,7 @@ public final class CifarBinaryReader {
             if (count == 0) {
                 return new float[0];
             }
-            float[] px = parse(b, what, labels);
+            float[] px = LabelledSet.unit(pixels(b, what, labels));
             if (from > 0) {
                 for (int i = 0; i < count; i++) {
                     checkLabelAt(labels[i], from + i, what);
@@ -111,8 +109,8 @@ public final class CifarBinaryReader {
         }
     }
 
-    /** Parses records; fills {@code labels} (length = bytes / RECORD) and returns the pixels. */
-    static float[] parse(byte[] b, String what, int[] labels) {
+    /** Parses records; fills {@code labels} (length = bytes / RECORD) and returns the pixel bytes, 3072 per record. */
+    static byte[] pixels(byte[] b, String what, int[] labels) {
         if (b.length == 0) {
             throw new UserException(what + ": empty file (expected 3073-byte CIFAR-10 records)");
         }
@@ -121,7 +119,7 @@ public final class CifarBinaryReader {
                     + " (truncated file? the last record has " + (b.length % RECORD) + " bytes)");
         }
         int n = b.length / RECORD;
-        float[] px = new float[n * 3072];
+        byte[] px = new byte[n * 3072];
         for (int i = 0; i < n; i++) {
             int y = b[i * RECORD] & 0xff;
             if (y >= Datasets.CIFAR_CLASSES) {
@@ -129,11 +127,7 @@ public final class CifarBinaryReader {
                         + (Datasets.CIFAR_CLASSES - 1) + ")");
             }
             labels[i] = y;
-            int src = i * RECORD + 1;
-            int dst = i * 3072;
-            for (int k = 0; k < 3072; k++) {
-                px[dst + k] = (b[src + k] & 0xff) / 255f;
-            }
+            System.arraycopy(b, i * RECORD + 1, px, i * 3072, 3072);
         }
         return px;
     }

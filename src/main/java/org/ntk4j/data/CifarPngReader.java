@@ -80,21 +80,10 @@ public final class CifarPngReader {
             }
         }
         byte[][] parts = new byte[pngs.size()][]; // a copy is missing or stale: decode, keeping copies for next time
-        total = 0;
         for (int i = 0; i < parts.length; i++) {
             parts[i] = pixels(pngs.get(i));
-            total += parts[i].length;
         }
-        if (parts.length == 1) {
-            return parts[0];
-        }
-        byte[] all = new byte[Math.toIntExact(total)];
-        int off = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, all, off, p.length);
-            off += p.length;
-        }
-        return all;
+        return DataFiles.join(parts);
     }
 
     /**
@@ -102,10 +91,7 @@ public final class CifarPngReader {
      * ({@link DecodedCache}) and read from there while the PNG is unchanged.
      */
     public static float[] readImages(Path png) {
-        byte[] px = pixels(png);
-        float[] out = new float[px.length];
-        toUnit(px, out, 0);
-        return out;
+        return LabelledSet.unit(pixels(png));
     }
 
     /** The PNG's channel-first pixel bytes, 3072 per row: from the decoded copy while it is current, else decoded. */
@@ -116,13 +102,6 @@ public final class CifarPngReader {
             DecodedCache.write(png, px);
         }
         return px;
-    }
-
-    /** {@code out[off + i] = px[i] / 255} for the unsigned bytes px. */
-    private static void toUnit(byte[] px, float[] out, int off) {
-        for (int i = 0; i < px.length; i++) {
-            out[off + i] = (px[i] & 0xFF) / 255f;
-        }
     }
 
     /** The PNG's pixels as channel-first bytes, 3072 per row (image). */
@@ -195,18 +174,5 @@ public final class CifarPngReader {
             labels[i] = (int) v;
         }
         return labels;
-    }
-
-    static float[] concat(float[][] parts, long total) {
-        if (parts.length == 1) {
-            return parts[0];
-        }
-        float[] all = new float[Math.toIntExact(total)];
-        int off = 0;
-        for (float[] p : parts) {
-            System.arraycopy(p, 0, all, off, p.length);
-            off += p.length;
-        }
-        return all;
     }
 }

@@ -40,7 +40,7 @@ final class DataFiles {
                 throw new UserException(file + ": " + size + " bytes, too large to read into memory");
             }
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) size);
-            if (!DecodedCache.readFully(ch, b)) {
+            if (!readFully(ch, b)) {
                 return java.util.Arrays.copyOf(b.array(), b.position()); // shrank while read
             }
             return b.array();
@@ -49,6 +49,43 @@ final class DataFiles {
         } catch (IOException e) {
             throw new UserException(file + ": cannot read (" + e.getMessage() + ")", e);
         }
+    }
+
+    /**
+     * Fills {@code b} from the channel, 1 MiB at a time; false when the file ends first. (The JDK reads a heap buffer
+     * through a temporary direct buffer as large as the read: one whole-file read touched twice the file's memory.)
+     */
+    static boolean readFully(java.nio.channels.FileChannel ch, java.nio.ByteBuffer b) throws IOException {
+        int end = b.limit();
+        try {
+            while (b.position() < end) {
+                b.limit(Math.min(end, b.position() + (1 << 20)));
+                if (ch.read(b) < 0) {
+                    return false;
+                }
+            }
+            return true;
+        } finally {
+            b.limit(end);
+        }
+    }
+
+    /** The parts one after another (the part itself when there is one). */
+    static byte[] join(byte[][] parts) {
+        if (parts.length == 1) {
+            return parts[0];
+        }
+        long total = 0;
+        for (byte[] p : parts) {
+            total += p.length;
+        }
+        byte[] all = new byte[Math.toIntExact(total)];
+        int off = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, all, off, p.length);
+            off += p.length;
+        }
+        return all;
     }
 
     /** {@code in} itself, or a gunzipping stream over it when it starts with the gzip magic. */

@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.ThreadLocalRandom;
+import org.ntk4j.files.TempFiles;
 
 /**
  * The decoded pixels of an image file kept beside it ({@code .NAME.u8}), so that a dataset stored as PNG is decoded
@@ -34,16 +34,12 @@ final class DecodedCache {
 
     /** The decoded bytes of {@code source} when a current copy is kept, else null. */
     static byte[] read(Path source) {
-        try (FileChannel ch = FileChannel.open(of(source), StandardOpenOption.READ)) {
-            long length = current(ch, source);
-            if (length < 0) {
-                return null;
-            }
-            ByteBuffer body = ByteBuffer.allocate((int) length);
-            return readFully(ch, body) ? body.array() : null;
-        } catch (IOException | RuntimeException e) {
-            return null; // absent or unreadable: decode
+        long length = length(source);
+        if (length < 0) {
+            return null;
         }
+        byte[] b = new byte[(int) length];
+        return readInto(source, b, 0, b.length) ? b : null;
     }
 
     /** The length of {@code source}'s decoded copy while it is current, else -1 (absent, stale, damaged). */
@@ -61,7 +57,7 @@ final class DecodedCache {
      */
     static boolean readInto(Path source, byte[] dst, int off, int length) {
         try (FileChannel ch = FileChannel.open(of(source), StandardOpenOption.READ)) {
-            return current(ch, source) == length && readFully(ch, ByteBuffer.wrap(dst, off, length));
+            return current(ch, source) == length && DataFiles.readFully(ch, ByteBuffer.wrap(dst, off, length));
         } catch (IOException | RuntimeException e) {
             return false;
         }
@@ -70,7 +66,7 @@ final class DecodedCache {
     /** Reads the header of a decoded copy: its body's length when it matches {@code source}, else -1. */
     private static long current(FileChannel ch, Path source) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
-        if (!readFully(ch, h)) {
+        if (!DataFiles.readFully(ch, h)) {
             return -1;
         }
         h.flip();
@@ -92,39 +88,19 @@ final class DecodedCache {
         return length;
     }
 
-    /**
-     * Fills {@code b} from the channel, 1 MiB at a time; false when the file ends first. (The JDK reads a heap buffer
-     * through a temporary direct buffer as large as the read: one whole-file read touched twice the file's memory.)
-     */
-    static boolean readFully(FileChannel ch, ByteBuffer b) throws IOException {
-        int end = b.limit();
-        try {
-            while (b.position() < end) {
-                b.limit(Math.min(end, b.position() + (1 << 20)));
-                if (ch.read(b) < 0) {
-                    return false;
-                }
-            }
-            return true;
-        } finally {
-            b.limit(end);
-        }
-    }
-
     /** Keeps {@code decoded} as the copy of {@code source}; best effort (nothing happens when it cannot be written). */
     static void write(Path source, byte[] decoded) {
         Path cache = of(source);
-        Path tmp = cache.resolveSibling(
-                cache.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
-                        + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Path tmp = null;
         try {
+            tmp = TempFiles.file(cache); // the project's one naming and clean-up rule for temporaries
             ByteBuffer h = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
             h.put(MAGIC);
             h.putLong(Files.size(source));
             h.putLong(Files.getLastModifiedTime(source).toMillis());
             h.putLong(decoded.length);
             h.flip();
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 ByteBuffer[] parts = {h, ByteBuffer.wrap(decoded)};
                 while (parts[0].hasRemaining() || parts[1].hasRemaining()) {
                     ch.write(parts);
@@ -138,10 +114,8 @@ final class DecodedCache {
         } catch (IOException | RuntimeException e) {
             // best effort: the next command decodes again
         } finally {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException e) {
-                // nothing more to do
+            if (tmp != null) {
+                TempFiles.delete(tmp); // a no-op once moved into place
             }
         }
     }

@@ -30,11 +30,7 @@ public final class IdxReader {
 
         /** The pixels scaled to [0,1], {@code (b & 0xFF) / 255f}, in a new array. */
         public float[] pixels() {
-            float[] px = new float[bytes.length];
-            for (int i = 0; i < px.length; i++) {
-                px[i] = (bytes[i] & 0xff) / 255f;
-            }
-            return px;
+            return LabelledSet.unit(bytes);
         }
     }
 

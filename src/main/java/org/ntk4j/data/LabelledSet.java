@@ -118,13 +118,22 @@ public final class LabelledSet {
     /** Row-major features, length size()·featureDim(). Do not modify. */
     public synchronized float[] features() {
         if (features == null) {
-            float[] f = new float[pixels.length];
-            for (int i = 0; i < f.length; i++) {
-                f[i] = (pixels[i] & 0xFF) / 255f;
-            }
-            features = f;
+            features = unit(pixels);
         }
         return features;
+    }
+
+    /** The features of 8-bit pixels: {@code (b & 0xFF) / 255f} for each byte, in a new array. */
+    public static float[] unit(byte[] px) {
+        float[] f = new float[px.length];
+        unit(px, 0, f, 0, px.length);
+        return f;
+    }
+
+    private static void unit(byte[] px, int from, float[] out, int off, int len) {
+        for (int i = 0; i < len; i++) {
+            out[off + i] = (px[from + i] & 0xFF) / 255f;
+        }
     }
 
     /**
@@ -140,9 +149,7 @@ public final class LabelledSet {
         float[] chunk = new float[Math.min(pixels.length, 1 << 16)];
         for (int from = 0; from < pixels.length; from += chunk.length) {
             int len = Math.min(chunk.length, pixels.length - from);
-            for (int i = 0; i < len; i++) {
-                chunk[i] = (pixels[from + i] & 0xFF) / 255f;
-            }
+            unit(pixels, from, chunk, 0, len);
             dst.put(chunk, 0, len);
         }
     }

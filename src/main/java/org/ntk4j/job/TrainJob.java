@@ -141,9 +141,7 @@ public final class TrainJob {
     private static Outcome runLocked(
             TrainJobConfig args, RunFolder run, Path dataDir, NDManager m, boolean resume, boolean quiet) {
         args = validate(args);
-        if (Runtime.getRuntime().availableProcessors() > 1) {
-            org.ntk4j.report.Plots.prepareInBackground(); // the report's charts come at the end
-        }
+        org.ntk4j.report.Plots.prepareInBackground(); // the report's charts come at the end
         Data data = data(args, dataDir);
         org.ntk4j.util.Phases.mark("data read");
         LabelledSet train = data.train();

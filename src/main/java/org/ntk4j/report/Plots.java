@@ -79,7 +79,9 @@ public final class Plots {
      * on a machine with a core to spare; nothing happens without XChart, and a failure is left to the real chart.
      */
     public static void prepareInBackground() {
-        if (!xchartAvailable() || !java.awt.GraphicsEnvironment.isHeadless()) {
+        if (Runtime.getRuntime().availableProcessors() < 2
+                || !xchartAvailable()
+                || !java.awt.GraphicsEnvironment.isHeadless()) {
             return;
         }
         Thread t = new Thread(
