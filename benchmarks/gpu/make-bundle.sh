@@ -96,7 +96,7 @@ for j in jars:
             info.compress_type = zipfile.ZIP_STORED
             zo.writestr(info, data)
 EOF
-ls "$b/lib" | grep -q pytorch-native-cpu && die "the CPU natives jar slipped into the bundle"
+compgen -G "$b/lib/*pytorch-native-cpu*" > /dev/null && die "the CPU natives jar slipped into the bundle"
 
 # 3. JMH and the benchmarks, compiled here against the same jars (no mvn install needed)
 step "JMH benchmarks"
@@ -127,7 +127,7 @@ rm -f "$b/runtime/lib/ct.sym"   # javac's tables for --release of older versions
 # 5. AWT's native dependencies (fonts for PNG text), less the C and C++ runtimes every machine has
 step "AWT libraries and fonts"
 base_libs='^(linux-vdso|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|ld-linux|libstdc\+\+\.so|libgcc_s\.so|libz\.so|libjvm\.so|libjava\.so|libawt\.so|libjli\.so)'
-fontconfig="$( { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | awk '/libfontconfig\.so\.1 .*x86-64/{print $NF; exit}')"
+fontconfig="$( { ldconfig -p 2>/dev/null || /sbin/ldconfig -p; } | awk '/libfontconfig\.so\.1 .*x86-64/ && !f {print $NF; f = 1}')" # no early exit: ldconfig would die of SIGPIPE
 [ -n "$fontconfig" ] || die "libfontconfig.so.1 not found (apt-get install libfontconfig1): Java's AWT loads it to find fonts"
 # Java links freetype, lcms2, jpeg, harfbuzz...; it dlopens libfontconfig.so.1 at run time
 ldd "$b"/runtime/lib/libfontmanager.so "$b"/runtime/lib/libawt_headless.so "$b"/runtime/lib/liblcms.so \
@@ -140,7 +140,7 @@ cp -L "$fontconfig" "$b/awt/libfontconfig.so.1"
 outside="$(LD_LIBRARY_PATH="$b/awt" ldd "$b"/awt/*.so* "$b"/runtime/lib/libfontmanager.so 2>/dev/null \
   | awk '/=> /{print $1, $3}' | grep -Ev "$base_libs" | grep -v " $b/" | sort -u || true)"
 [ -z "$outside" ] || die "AWT libraries depend on libraries outside the bundle: $outside"
-ls "$b/awt" | grep -q libfreetype || die "libfreetype not found by ldd (apt-get install libfreetype6 libfontconfig1)"
+compgen -G "$b/awt/libfreetype*" > /dev/null || die "libfreetype not found by ldd (apt-get install libfreetype6 libfontconfig1)"
 fonts=$(ls /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
         /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf 2>/dev/null) \
   || die "DejaVu fonts missing (apt-get install fonts-dejavu-core)"
@@ -172,7 +172,8 @@ for d in "$data_dir/cifar10/cifar-10-batches-bin" "$data_dir/cifar10"; do
   [ -f "$d/data_batch_1.bin" ] && { cifar_bin="$d"; break; }
 done
 if [ -n "$cifar_bin" ]; then
-  cat "$cifar_bin"/data_batch_{1,2,3,4,5}.bin | head -c $(( cifar_n * 3073 )) > "$b/data/cifar10/data_batch.bin"
+  # head stops reading early; under pipefail a piped cat would then fail with SIGPIPE (the size is checked below)
+  head -c $(( cifar_n * 3073 )) < <(cat "$cifar_bin"/data_batch_{1,2,3,4,5}.bin) > "$b/data/cifar10/data_batch.bin"
   head -c $(( cifar_test_n * 3073 )) "$cifar_bin/test_batch.bin" > "$b/data/cifar10/test_batch.bin"
 elif [ -f "$data_dir/cifar10/data_batch_1.png" ]; then
   java -cp "$jar_file:$(cat "$root/target/classpath.txt")" "$here/CifarSlice.java" "$data_dir/cifar10" "$cifar_n" "$b/data/cifar10/data_batch.bin"
