@@ -65,6 +65,17 @@ public final class Param {
         }
     }
 
+    /**
+     * Presents {@code v} as the value without taking ownership and returns the value it hides, which the caller puts
+     * back with a second swap before anything else reads this parameter: a trainer's per-step leaf
+     * (org.ntk4j.train.UpdateRule#beginStep). Nothing is closed.
+     */
+    public NDArray swap(NDArray v) {
+        NDArray old = value;
+        value = v;
+        return old;
+    }
+
     /** Points at an array owned elsewhere (a DJL block's parameter) without taking ownership. */
     void adopt(NDArray v) {
         value = v;

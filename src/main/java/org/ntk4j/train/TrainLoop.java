@@ -246,20 +246,24 @@ public final class TrainLoop {
                             yb = y.get(rows);
                         }
                         Forward ctx = Forward.trainStep(m);
-                        try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
-                            phase(StepPhases.Phase.FORWARD);
-                            NDArray f = net.forward(xb, ctx);
-                            phase(StepPhases.Phase.LOSS);
-                            NDArray lv = loss.evaluate(f, yb, lossScale[last]);
-                            phase(StepPhases.Phase.BACKWARD);
-                            gc.backward(lv);
-                            phase(StepPhases.Phase.METRICS);
-                            running.add(lv, f, yb, to - from);
+                        phase(StepPhases.Phase.FORWARD);
+                        opt.beginStep(); // fresh leaves: the gradients need no zeroing after the update
+                        try {
+                            try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                                NDArray f = net.forward(xb, ctx);
+                                phase(StepPhases.Phase.LOSS);
+                                NDArray lv = loss.evaluate(f, yb, lossScale[last]);
+                                phase(StepPhases.Phase.BACKWARD);
+                                gc.backward(lv);
+                                phase(StepPhases.Phase.METRICS);
+                                running.add(lv, f, yb, to - from);
+                            }
+                            phase(StepPhases.Phase.OPTIMIZER);
+                            opt.update(lr);
+                        } finally {
+                            phase(StepPhases.Phase.ZERO_GRAD);
+                            opt.endStep();
                         }
-                        phase(StepPhases.Phase.OPTIMIZER);
-                        opt.update(lr);
-                        phase(StepPhases.Phase.ZERO_GRAD);
-                        opt.zeroGradients();
                         phase(StepPhases.Phase.CLEANUP);
                     }
                     st.seen += to - from;

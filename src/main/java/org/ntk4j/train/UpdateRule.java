@@ -52,6 +52,8 @@ public final class UpdateRule {
     private NDArray flat1;
     private NDArray flat2;
     private NDArray[] views;
+    /** While a step's leaves are lent ({@link #beginStep}): the parameters' own arrays, which the update writes. */
+    private NDArray[] owned;
 
     public UpdateRule(TrainSpec spec, List<Param> params, NDManager m) {
         this.spec = spec;
@@ -140,11 +142,56 @@ public final class UpdateRule {
         zeroGradients();
     }
 
-    /** Zeroes every parameter's gradient (backward passes add to it). */
+    /** Zeroes every parameter's gradient (backward passes add to it); nothing to do while a step's leaves are lent. */
     public void zeroGradients() {
+        if (owned != null) {
+            return;
+        }
         for (Param p : params) {
             JniUtils.zeroGrad((PtNDArray) p.value());
         }
+    }
+
+    /**
+     * Starts a training step: until {@link #endStep}, every parameter presents a fresh leaf that shares its storage (a
+     * detached alias that requires a gradient). The step's backward pass then hands each gradient to its leaf without
+     * a copy (PyTorch's AccumulateGrad takes the incoming gradient when the leaf has none), so the step makes no
+     * accumulation pass into the parameters' gradients and no zeroing pass after the update: what torch.optim's
+     * {@code zero_grad(set_to_none=True)} saves, which DJL 0.35 cannot express (it has no call that drops a gradient).
+     * The arithmetic is unchanged (0 + g = g). Call it inside the step's NDScope, which closes the leaves and their
+     * gradients; {@link #update} writes the parameters' own arrays.
+     */
+    public void beginStep() {
+        endStep();
+        NDArray[] own = new NDArray[params.size()];
+        for (int k = 0; k < own.length; k++) {
+            Param p = params.get(k);
+            NDArray leaf = p.value().stopGradient();
+            leaf.setRequiresGradient(true);
+            own[k] = p.swap(leaf);
+        }
+        owned = own;
+    }
+
+    /** Ends a step begun by {@link #beginStep}: the parameters present their own arrays again (no-op otherwise). */
+    public void endStep() {
+        if (owned == null) {
+            return;
+        }
+        for (int k = 0; k < owned.length; k++) {
+            params.get(k).swap(owned[k]);
+        }
+        owned = null;
+    }
+
+    /** Parameter k's own array (not a step's leaf), which the update writes. */
+    private NDArray weight(int k) {
+        return owned != null ? owned[k] : params.get(k).value();
+    }
+
+    /** Parameter k's gradient from this step's backward pass (on its leaf while one is lent). */
+    private NDArray gradient(int k) {
+        return params.get(k).value().getGradient();
     }
 
     /** One update with learning rate {@code lr} from the parameters' gradients, which it leaves as they are. */
@@ -162,7 +209,7 @@ public final class UpdateRule {
             if (fusable()) {
                 NDArray[] grads = new NDArray[params.size()];
                 for (int k = 0; k < grads.length; k++) {
-                    grads[k] = params.get(k).value().getGradient().reshape(-1);
+                    grads[k] = gradient(k).reshape(-1);
                 }
                 NDArray g = ai.djl.ndarray.NDArrays.concat(new NDList(grads));
                 flatten(); // after reading the gradients: a value it replaces takes its gradient with it
@@ -170,10 +217,9 @@ public final class UpdateRule {
                 return;
             }
             for (int k = 0; k < params.size(); k++) {
-                NDArray w = params.get(k).value();
                 update(
-                        w,
-                        w.getGradient(),
+                        weight(k),
+                        gradient(k),
                         state1.get(k),
                         state2.isEmpty() ? null : state2.get(k),
                         lr * lrMultiplier[k],
@@ -234,10 +280,18 @@ public final class UpdateRule {
     private void flatten() {
         boolean same = views != null;
         for (int k = 0; same && k < params.size(); k++) {
-            same = params.get(k).value() == views[k];
+            same = weight(k) == views[k];
         }
         if (same) {
             return;
+        }
+        NDArray[] lent = null;
+        if (owned != null) { // the parameters' own arrays are replaced, the step's leaves (read already) stay lent
+            lent = new NDArray[params.size()];
+            for (int k = 0; k < lent.length; k++) {
+                lent[k] = params.get(k).value();
+            }
+            endStep();
         }
         List<NDArray> values = new ArrayList<>();
         params.forEach(p -> values.add(p.value()));
@@ -249,6 +303,13 @@ public final class UpdateRule {
         }
         if (oldW != null) {
             oldW.close(); // the handle; its storage lives while views of it do
+        }
+        if (lent != null) {
+            NDArray[] own = new NDArray[lent.length];
+            for (int k = 0; k < lent.length; k++) {
+                own[k] = params.get(k).swap(lent[k]);
+            }
+            owned = own;
         }
         if (flat1 == null) { // the moments stay in their buffers once flat (restore writes into the views)
             flat1 = concat(state1);
@@ -337,15 +398,15 @@ public final class UpdateRule {
         NDArray[] g = new NDArray[k];
         java.util.Map<Integer, Double> squares = new java.util.HashMap<>();
         for (int i = 0; i < k; i++) {
-            NDArray w = params.get(i).value();
-            g[i] = w.getGradient();
+            NDArray w = weight(i);
+            g[i] = gradient(i);
             if (spec.weightDecay() > 0) {
                 g[i] = g[i].add(w.mul(spec.weightDecay()));
             }
             squares.merge(group[i], Arrays2.value(g[i].mul(g[i]).sum()), Double::sum);
         }
         for (int i = 0; i < k; i++) {
-            NDArray w = params.get(i).value();
+            NDArray w = weight(i);
             double scale = lr * lrMultiplier[i] * speed[i] / (spec.eps() + Math.sqrt(squares.get(group[i])));
             if (Double.isFinite(scale)) { // ε = 0 and a zero gradient: no step
                 w.subi(g[i].mul(scale));

@@ -41,6 +41,14 @@ class FusedOptimizerTest {
 
     /** {@code steps} steps on fixed batches; returns the parameters and the optimizer state as float arrays. */
     private static List<float[]> train(TrainSpec t, boolean fuse, int steps, boolean reloadAfter2) {
+        return train(t, fuse, steps, reloadAfter2, false);
+    }
+
+    /**
+     * The same; with {@code leaves}, each step runs as the trainer runs it: on fresh leaves lent by {@link
+     * UpdateRule#beginStep} (no zeroing) instead of accumulating into zeroed gradients.
+     */
+    private static List<float[]> train(TrainSpec t, boolean fuse, int steps, boolean reloadAfter2, boolean leaves) {
         LabelledSet data = TrainLoopTest.small(Split.TRAIN, 4);
         List<float[]> out = new ArrayList<>();
         try (NDManager m = NDManager.newBaseManager();
@@ -53,12 +61,19 @@ class FusedOptimizerTest {
                     int from = (s * 8) % 40;
                     NDArray xb = x.get(from + ":" + (from + 8));
                     NDArray yb = y.get(from + ":" + (from + 8));
+                    if (leaves) {
+                        opt.beginStep();
+                    }
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                         NDArray f = net.forward(xb, Forward.train(m));
                         gc.backward(LossFunction.CE.evaluate(f, yb, Forward.train(m)));
                     }
                     opt.update(0.05 * (1 + s % 3));
-                    opt.zeroGradients();
+                    if (leaves) {
+                        opt.endStep();
+                    } else {
+                        opt.zeroGradients();
+                    }
                 }
                 if (reloadAfter2 && s == 2) {
                     // a checkpoint's values put in between steps, as Network.loadParameters does
@@ -84,6 +99,65 @@ class FusedOptimizerTest {
         assertEquals(per.size(), fused.size());
         for (int i = 0; i < per.size(); i++) {
             assertArrayEquals(per.get(i), fused.get(i), 0f, "array " + i + " (parameters, then optimizer state)");
+        }
+    }
+
+    /**
+     * A trainer's steps on lent leaves ({@link UpdateRule#beginStep}: the backward pass hands each gradient over, no
+     * zeroing) give the weights and optimizer state of steps that accumulate into zeroed gradients, bit for bit, per
+     * parameter and fused, with a checkpoint's values put in between steps.
+     */
+    @Test
+    void stepsOnLentLeavesAreBitIdenticalToZeroedGradients() {
+        TrainSpec[] specs = {
+            TrainLoopTest.spec("sgd", 1, 8).toBuilder().nesterov(true).weightDecay(5e-4).build(),
+            TrainLoopTest.spec("adam", 1, 8).toBuilder().weightDecay(1e-4).build()
+        };
+        for (TrainSpec t : specs) {
+            for (boolean fuse : new boolean[] {false, true}) {
+                List<float[]> zeroed = train(t, fuse, 7, true, false);
+                List<float[]> lent = train(t, fuse, 7, true, true);
+                for (int i = 0; i < zeroed.size(); i++) {
+                    assertArrayEquals(
+                            zeroed.get(i), lent.get(i), 0f, t.optimizer() + (fuse ? " fused" : "") + ", array " + i);
+                }
+            }
+        }
+    }
+
+    /** Between steps on lent leaves the parameters are their own arrays again, and the step left them no gradient. */
+    @Test
+    void aStepOnLentLeavesLeavesTheParametersNoGradient() {
+        TrainSpec t = TrainLoopTest.spec("sgd", 1, 8);
+        try (NDManager m = NDManager.newBaseManager();
+                Network net = Network.build(ModelSpec.parse(MLP3, "t"), 5, m)) {
+            UpdateRule opt = new UpdateRule(t, net.trainableParams(), m);
+            Param w = net.trainableParams().get(0);
+            NDArray own = w.value();
+            float[] before = own.toFloatArray();
+            NDArray x = Arrays2.inputs(m, net, TrainLoopTest.small(Split.TRAIN, 1), 0, 8);
+            try (NDScope scope = new NDScope()) {
+                opt.beginStep();
+                assertTrue(w.value() != own, "the step sees a leaf of its own");
+                try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
+                    gc.backward(net.forward(x, Forward.train(m)).sum());
+                }
+                opt.update(0.1);
+                opt.endStep();
+            }
+            assertSame(own, w.value(), "the parameter's own array is back");
+            assertTrue(!java.util.Arrays.equals(before, own.toFloatArray()), "the update reached the parameter");
+            assertTrue(own.hasGradient(), "still a leaf that requires a gradient");
+            assertTrue(!hasGradientValues(own), "no gradient accumulated into the parameter's own array");
+        }
+    }
+
+    /** Whether the array's gradient holds anything but zeros (DJL's getGradient fails on a leaf that never took one). */
+    private static boolean hasGradientValues(NDArray a) {
+        try (NDArray g = a.getGradient()) {
+            return g.abs().sum().getFloat() != 0f;
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 
