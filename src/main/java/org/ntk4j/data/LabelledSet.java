@@ -154,6 +154,19 @@ public final class LabelledSet {
         }
     }
 
+    /** Whether the features are 8-bit pixels' {@code (b & 0xFF) / 255f} ({@link #ofPixels}), whose bytes are kept. */
+    public boolean hasPixels() {
+        return pixels != null;
+    }
+
+    /** Puts the 8-bit pixels (size()·featureDim() bytes) into {@code dst}; only for a set that {@link #hasPixels}. */
+    public void copyPixelsTo(java.nio.ByteBuffer dst) {
+        if (pixels == null) {
+            throw new IllegalStateException(name + " holds float features, not 8-bit pixels");
+        }
+        dst.put(pixels);
+    }
+
     /** Whether the float features are not made yet (a set of {@link #ofPixels} whose features nobody asked for). */
     private synchronized boolean pixelsOnly() {
         return features == null;

@@ -181,8 +181,9 @@ public final class TrainLoop {
             int n = train.size();
             int o = net.outputs();
             Shape xs = new Shape(prepend(n, net.inputShape().getShape()));
-            // held open by m for the whole fit; batches are gathered copies, a full batch is x itself
-            NDArray x = Arrays2.held(m, train, xs, net.dataType());
+            // held open by m for the whole fit (8-bit images as bytes); batches are gathered copies, a full batch is
+            // the features themselves
+            HeldFeatures x = HeldFeatures.of(m, train, xs, net.dataType(), spec.batchSize() != 0);
             NDArray y = Arrays2.held(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
             int stepsPerEpoch = (n + batch - 1) / batch;
@@ -238,12 +239,14 @@ public final class TrainLoop {
                     try (NDScope scope = new NDScope();
                             NativeWork.Section nw = NativeWork.section()) {
                         phase(StepPhases.Phase.BATCH);
-                        NDArray xb = x;
+                        NDArray xb;
                         NDArray yb = y;
                         if (order != null) {
                             NDIndex rows = new NDIndex("{}", order.get(new NDIndex().addSliceDim(from, to)));
-                            xb = x.get(rows);
+                            xb = x.rows(rows);
                             yb = y.get(rows);
+                        } else {
+                            xb = x.all();
                         }
                         Forward ctx = Forward.trainStep(m);
                         phase(StepPhases.Phase.FORWARD);
@@ -536,15 +539,15 @@ public final class TrainLoop {
         int o = net.outputs();
         int batch = spec.batchSize() == 0 ? 256 : Math.max(64, spec.batchSize());
         try (NDManager held = net.manager().newSubManager()) {
-            NDArray xs = Arrays2.held(
-                    held, data, new Shape(prepend(n, net.inputShape().getShape())), net.dataType());
+            HeldFeatures xs = HeldFeatures.of(
+                    held, data, new Shape(prepend(n, net.inputShape().getShape())), net.dataType(), true);
             NDArray ys = Arrays2.held(held, targets(spec, data), new Shape(n, o), net.dataType());
             for (int from = 0; from < n; from += batch) {
                 int to = Math.min(n, from + batch);
                 try (NDScope scope = new NDScope();
                         NDManager m = net.manager().newSubManager()) {
                     NDIndex rows = new NDIndex().addSliceDim(from, to);
-                    NDArray x = xs.get(rows); // views of the held set, closed with the batch's scope
+                    NDArray x = xs.rows(rows); // closed with the batch's scope (a view of a float set)
                     NDArray y = ys.get(rows);
                     Forward ctx = Forward.eval(m);
                     NDArray f = net.forward(x, ctx);

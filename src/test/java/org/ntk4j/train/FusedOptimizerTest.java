@@ -110,7 +110,10 @@ class FusedOptimizerTest {
     @Test
     void stepsOnLentLeavesAreBitIdenticalToZeroedGradients() {
         TrainSpec[] specs = {
-            TrainLoopTest.spec("sgd", 1, 8).toBuilder().nesterov(true).weightDecay(5e-4).build(),
+            TrainLoopTest.spec("sgd", 1, 8).toBuilder()
+                    .nesterov(true)
+                    .weightDecay(5e-4)
+                    .build(),
             TrainLoopTest.spec("adam", 1, 8).toBuilder().weightDecay(1e-4).build()
         };
         for (TrainSpec t : specs) {

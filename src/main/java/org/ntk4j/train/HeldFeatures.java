@@ -1,0 +1,73 @@
+package org.ntk4j.train;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.DataType;
+import ai.djl.ndarray.types.Shape;
+import org.ntk4j.data.LabelledSet;
+
+/**
+ * A data set's inputs held in the engine while a trainer uses them, batch by batch. A set of 8-bit images ({@link
+ * LabelledSet#hasPixels}) is held as its bytes, a quarter of the float features' memory, and each batch is made
+ * float in the engine by the readers' formula {@code (b & 0xFF) / 255f} (a cast and one true division in float32:
+ * the same float as Java's, bit for bit); any other set is held as its features, and a batch of it is a view. For
+ * MNIST's 60,000 images that is 47 MB instead of 188 MB put into the engine at the start of a fit: on a virtual
+ * machine whose fresh memory costs ~15 µs per 4 KiB page at its first touch, 0.4 s (benchmarks/RESULTS.md, "Memory's
+ * first touch"); on a GPU, a quarter of the device memory. Arrays live in the manager given to {@link #of}.
+ */
+final class HeldFeatures {
+    private final NDArray held;
+    private final boolean bytes;
+    private final DataType type;
+    private final NDArray scale;
+
+    private HeldFeatures(NDArray held, boolean bytes, DataType type, NDArray scale) {
+        this.held = held;
+        this.bytes = bytes;
+        this.type = type;
+        this.scale = scale;
+    }
+
+    /**
+     * {@code data}'s inputs in the engine with {@code shape} (n, input...), as the network's {@code type}; with {@code
+     * asBytes} and a set of pixels as bytes, else as features ({@link Arrays2#held}).
+     */
+    static HeldFeatures of(NDManager m, LabelledSet data, Shape shape, DataType type, boolean asBytes) {
+        if (!asBytes || !data.hasPixels() || shape.size() > Integer.MAX_VALUE - 8) {
+            return new HeldFeatures(Arrays2.held(m, data, shape, type), false, type, null);
+        }
+        java.nio.ByteBuffer buf = m.allocateDirect((int) shape.size());
+        data.copyPixelsTo(buf);
+        buf.rewind();
+        NDArray px = m.create(buf, shape, DataType.UINT8); // the array keeps the buffer, as Arrays2.held's
+        NDArray scale = Arrays2.scalar(m, 255, DataType.FLOAT32, m.getDevice());
+        return new HeldFeatures(px, true, type, scale);
+    }
+
+    /** The inputs of the rows {@code rows} selects, in the network's type: a new array, or a view of a float set. */
+    NDArray rows(NDIndex rows) {
+        NDArray x = held.get(rows);
+        if (!bytes) {
+            return x;
+        }
+        NDArray f = x.toType(DataType.FLOAT32, false).divi(scale);
+        x.close();
+        if (type == DataType.FLOAT32) {
+            return f;
+        }
+        NDArray t = f.toType(type, false);
+        f.close();
+        return t;
+    }
+
+    /** How the set is held: UINT8 for bytes, else the network's type. */
+    DataType storedType() {
+        return held.getDataType();
+    }
+
+    /** The whole set as {@link #rows} gives it. */
+    NDArray all() {
+        return bytes ? rows(new NDIndex()) : held;
+    }
+}
