@@ -10,8 +10,8 @@ import org.ntk4j.data.LabelledSet;
 /**
  * A data set's inputs held in the engine while a trainer uses them, batch by batch. A set of 8-bit images ({@link
  * LabelledSet#hasPixels}) is held as its bytes, a quarter of the float features' memory, and each batch is made
- * float in the engine by the readers' formula {@code (b & 0xFF) / 255f} (a cast and one true division in float32:
- * the same float as Java's, bit for bit); any other set is held as its features, and a batch of it is a view. For
+ * float in the engine by the readers' formula {@code (b & 0xFF) / 255f} (one true division in float32 of the
+ * byte widened to float32, as PyTorch promotes uint8 / float32: the same float as Java's, bit for bit); any other set is held as its features, and a batch of it is a view. For
  * MNIST's 60,000 images that is 47 MB instead of 188 MB put into the engine at the start of a fit: on a virtual
  * machine whose fresh memory costs ~15 µs per 4 KiB page at its first touch, 0.4 s (benchmarks/RESULTS.md, "Memory's
  * first touch"); on a GPU, a quarter of the device memory. Arrays live in the manager given to {@link #of}.
@@ -51,7 +51,7 @@ final class HeldFeatures {
         if (!bytes) {
             return x;
         }
-        NDArray f = x.toType(DataType.FLOAT32, false).divi(scale);
+        NDArray f = x.div(scale); // uint8 / float32 0-d: one pass, each byte cast to float32, then divided
         x.close();
         if (type == DataType.FLOAT32) {
             return f;
@@ -59,6 +59,19 @@ final class HeldFeatures {
         NDArray t = f.toType(type, false);
         f.close();
         return t;
+    }
+
+    /**
+     * The samples {@code rows} selects (an epoch's batch order), gathered into a set of their own held the same way
+     * (bytes stay bytes); {@link #close} frees it.
+     */
+    HeldFeatures gather(NDIndex rows) {
+        return new HeldFeatures(held.get(rows), bytes, type, scale);
+    }
+
+    /** Frees the held array (a {@link #gather}ed set; the set of {@link #of} lives as long as its manager). */
+    void close() {
+        held.close();
     }
 
     /** How the set is held: UINT8 for bytes, else the network's type. */

@@ -223,8 +223,17 @@ public final class TrainLoop {
                 p.secondsBefore = secondsTotal;
                 p.epochStartNanos = t0;
                 running.begin(epoch);
-                // the epoch's batch order, held in the engine; a full-batch run takes the data set as it is
-                NDArray order = spec.batchSize() == 0 ? null : epochOrder(m, n, epoch);
+                // the epoch's samples in its batch order, gathered once in the engine, so that each batch is a slice
+                // of them (one gather per epoch instead of two per step); a full-batch run takes the set as it is
+                HeldFeatures xe = null;
+                NDArray ye = null;
+                if (spec.batchSize() != 0) {
+                    try (NDArray order = epochOrder(m, n, epoch)) {
+                        NDIndex inOrder = new NDIndex("{}", order);
+                        xe = x.gather(inOrder);
+                        ye = y.get(inOrder);
+                    }
+                }
                 for (int s = st.stepInEpoch; s < stepsPerEpoch; s++) {
                     int from = s * batch;
                     int to = Math.min(n, from + batch);
@@ -241,10 +250,10 @@ public final class TrainLoop {
                         phase(StepPhases.Phase.BATCH);
                         NDArray xb;
                         NDArray yb = y;
-                        if (order != null) {
-                            NDIndex rows = new NDIndex("{}", order.get(new NDIndex().addSliceDim(from, to)));
-                            xb = x.rows(rows);
-                            yb = y.get(rows);
+                        if (xe != null) {
+                            NDIndex rows = new NDIndex().addSliceDim(from, to);
+                            xb = xe.rows(rows);
+                            yb = ye.get(rows);
                         } else {
                             xb = x.all();
                         }
@@ -285,8 +294,9 @@ public final class TrainLoop {
                 }
                 running.read();
                 running.end();
-                if (order != null) {
-                    order.close();
+                if (xe != null) {
+                    xe.close();
+                    ye.close();
                 }
                 double secs = (System.nanoTime() - t0) / 1e9;
                 secondsTotal += secs;
