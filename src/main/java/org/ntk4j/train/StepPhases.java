@@ -10,7 +10,7 @@ package org.ntk4j.train;
 public interface StepPhases {
     /** The phases of one step, in the order they run. */
     enum Phase {
-        /** Selecting the batch's samples and targets from the data set held in the engine. */
+        /** The batch's samples and targets: slices of the epoch's samples, gathered in its order in the engine. */
         BATCH,
         /** The network's forward pass in training mode. */
         FORWARD,
@@ -22,7 +22,10 @@ public interface StepPhases {
         METRICS,
         /** The optimizer's update of every parameter. */
         OPTIMIZER,
-        /** Zeroing the gradients for the next step. */
+        /**
+         * Ending the step's lent leaves ({@link UpdateRule#endStep}): the gradients went with them, so nothing is
+         * zeroed (the phase that zeroed them before; torch's {@code zero_grad}).
+         */
         ZERO_GRAD,
         /** Closing the step's scope (freeing its temporaries). */
         CLEANUP,
