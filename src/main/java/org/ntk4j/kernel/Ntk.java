@@ -593,13 +593,19 @@ public final class Ntk {
         return hostBudget();
     }
 
-    /** Half the physical memory (the whole maximum heap when the memory cannot be read). */
+    /**
+     * Half the physical memory (the whole maximum heap when the memory cannot be read), read once: the JVM reads it
+     * from /proc and the container's control files at every call, a fixed cost of every kernel.
+     */
     private static long hostBudget() {
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getTotalMemorySize() / 2;
-        }
-        return Runtime.getRuntime().maxMemory();
+        return HostMemory.BUDGET;
+    }
+
+    private static final class HostMemory {
+        static final long BUDGET = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                        instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getTotalMemorySize() / 2
+                : Runtime.getRuntime().maxMemory();
     }
 
     /** Bytes of the cached factors of all N2 column samples, or 0 when they are not cached (more than half the budget). */
