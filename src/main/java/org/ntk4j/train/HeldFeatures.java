@@ -63,7 +63,8 @@ final class HeldFeatures {
 
     /**
      * The samples {@code rows} selects (an epoch's batch order), gathered into a set of their own held the same way
-     * (bytes stay bytes); {@link #close} frees it.
+     * (bytes stay bytes); {@link #close} frees it. While it lives the set is held twice: for 8-bit images a second
+     * copy of their bytes (MNIST 47 MB), for a float set of its features (MNIST padded to 32×32: 245 MB).
      */
     HeldFeatures gather(NDIndex rows) {
         return new HeldFeatures(held.get(rows), bytes, type, scale);
