@@ -181,8 +181,8 @@ public final class TrainLoop {
             int n = train.size();
             int o = net.outputs();
             Shape xs = new Shape(prepend(n, net.inputShape().getShape()));
-            // held open by m for the whole fit (8-bit images as bytes); batches are gathered copies, a full batch is
-            // the features themselves
+            // held open by m for the whole fit (8-bit images as bytes); each epoch gathers its own copy in its batch
+            // order (below), a full batch is the features themselves
             HeldFeatures x = HeldFeatures.of(m, train, xs, net.dataType(), spec.batchSize() != 0);
             NDArray y = Arrays2.held(m, targets(spec, train), new Shape(n, o), net.dataType());
             int batch = spec.batchSize() == 0 ? n : Math.min(spec.batchSize(), n);
