@@ -1,4 +1,4 @@
-# Shared by the wall-time scripts (sourced, not run): a scratch folder and a clock.
+# Shared by the benchmark scripts (sourced, not run): a scratch folder, a clock, the launcher's environment.
 #
 # scratch_dir: $OUT if set (created), else a temporary folder removed on exit; sets $out to its path.
 # now: seconds since the epoch with nanoseconds.
@@ -14,3 +14,16 @@ scratch_dir() {
 }
 now() { date +%s.%N; }
 prebuild() { "$1/ntk4j" --version > /dev/null 2>&1 || true; }
+
+# launcher_env DIR: the environment ./ntk4j gives the JVM, one NAME=VALUE per line (for `env`), for a harness that runs
+# a Java file outside the launcher (benchmarks/peer/profile_step.sh): OpenMP workers that sleep between regions,
+# glibc's allocator settings and huge pages, and on AMD MKL's shim in DIR/target/mkl-amd (built by `DIR/ntk4j --help`).
+# Values already in the environment win, as in the launcher. The JVM also needs -XX:+UseTransparentHugePages.
+launcher_env() {
+  printf '%s\n' OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}" MALLOC_TOP_PAD_="${MALLOC_TOP_PAD_:-134217728}" \
+    MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}" \
+    MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-268435456}" GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+  if [ "${NTK4J_MKL_AMD:-on}" = on ] && [ -f "$1/target/mkl-amd/libntk4j_mkl_amd.so" ]; then
+    printf '%s\n' LD_PRELOAD="$1/target/mkl-amd/libntk4j_mkl_amd.so"
+  fi
+}

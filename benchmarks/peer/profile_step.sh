@@ -25,18 +25,8 @@ if [ ! -f "target/train-bench/$CASE/data.npz" ]; then
   java -Dai.djl.offline=true -cp "target/ntk4j.jar:$(cat target/classpath.txt)" benchmarks/peer/TrainBench.java \
     export "$CASE" "target/train-bench/$CASE" 1 > /dev/null
 fi
-# the launcher's environment (./ntk4j): OpenMP workers sleep between regions, glibc keeps freed memory for reuse
-# and asks for huge pages, MKL's AMD shim
-launcher_env() {
-  local dir=$1
-  local e=(OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}" MALLOC_TOP_PAD_="${MALLOC_TOP_PAD_:-134217728}"
-           MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
-           MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-268435456}" GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
-  if [ "${NTK4J_MKL_AMD:-on}" = on ] && [ -f "$dir/target/mkl-amd/libntk4j_mkl_amd.so" ]; then
-    e+=(LD_PRELOAD="$dir/target/mkl-amd/libntk4j_mkl_amd.so")
-  fi
-  printf '%s\n' "${e[@]}"
-}
+# shellcheck source=benchmarks/lib.sh
+. benchmarks/lib.sh # launcher_env: the environment ./ntk4j gives the JVM
 for r in $(seq 1 "$ROUNDS"); do
   order=("${SIDES[@]}")
   if [ $((r % 2)) = 0 ]; then # every second round in the other order: the side that runs first can pay more

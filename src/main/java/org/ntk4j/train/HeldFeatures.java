@@ -18,13 +18,12 @@ import org.ntk4j.data.LabelledSet;
  */
 final class HeldFeatures {
     private final NDArray held;
-    private final boolean bytes;
     private final DataType type;
+    /** 255 as a float32 0-d array for a set held as bytes; null for a set held as its features. */
     private final NDArray scale;
 
-    private HeldFeatures(NDArray held, boolean bytes, DataType type, NDArray scale) {
+    private HeldFeatures(NDArray held, DataType type, NDArray scale) {
         this.held = held;
-        this.bytes = bytes;
         this.type = type;
         this.scale = scale;
     }
@@ -35,20 +34,20 @@ final class HeldFeatures {
      */
     static HeldFeatures of(NDManager m, LabelledSet data, Shape shape, DataType type, boolean asBytes) {
         if (!asBytes || !data.hasPixels() || shape.size() > Integer.MAX_VALUE - 8) {
-            return new HeldFeatures(Arrays2.held(m, data, shape, type), false, type, null);
+            return new HeldFeatures(Arrays2.held(m, data, shape, type), type, null);
         }
         java.nio.ByteBuffer buf = m.allocateDirect((int) shape.size());
         data.copyPixelsTo(buf);
         buf.rewind();
         NDArray px = m.create(buf, shape, DataType.UINT8); // the array keeps the buffer, as Arrays2.held's
         NDArray scale = Arrays2.scalar(m, 255, DataType.FLOAT32, m.getDevice());
-        return new HeldFeatures(px, true, type, scale);
+        return new HeldFeatures(px, type, scale);
     }
 
     /** The inputs of the rows {@code rows} selects, in the network's type: a new array, or a view of a float set. */
     NDArray rows(NDIndex rows) {
         NDArray x = held.get(rows);
-        if (!bytes) {
+        if (scale == null) {
             return x;
         }
         NDArray f = x.div(scale); // uint8 / float32 0-d: one pass, each byte cast to float32, then divided
@@ -67,7 +66,7 @@ final class HeldFeatures {
      * copy of their bytes (MNIST 47 MB), for a float set of its features (MNIST padded to 32×32: 245 MB).
      */
     HeldFeatures gather(NDIndex rows) {
-        return new HeldFeatures(held.get(rows), bytes, type, scale);
+        return new HeldFeatures(held.get(rows), type, scale);
     }
 
     /** Frees the held array (a {@link #gather}ed set; the set of {@link #of} lives as long as its manager). */
@@ -82,6 +81,6 @@ final class HeldFeatures {
 
     /** The whole set as {@link #rows} gives it. */
     NDArray all() {
-        return bytes ? rows(new NDIndex()) : held;
+        return scale != null ? rows(new NDIndex()) : held;
     }
 }
