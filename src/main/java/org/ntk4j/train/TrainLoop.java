@@ -2,6 +2,8 @@ package org.ntk4j.train;
 
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.NDScope;
 import ai.djl.ndarray.index.NDIndex;
@@ -197,7 +199,7 @@ public final class TrainLoop {
 
             State st = new State();
             boolean classify = !train.isRegression(); // a regression run has no accuracy
-            Running running = new Running(m, st, classify, net.dataType());
+            Running running = new Running(st, classify, net.dataType());
             TrainProgress p = new TrainProgress(net, spec, opt, st, resume, stepsPerEpoch, running::read);
             if (resume) {
                 if (checkpoints == null) {
@@ -222,18 +224,22 @@ public final class TrainLoop {
                 p.epoch = epoch;
                 p.secondsBefore = secondsTotal;
                 p.epochStartNanos = t0;
-                running.begin(epoch);
                 // the epoch's samples in its batch order, gathered once in the engine, so that each batch is a slice
                 // of them (one gather per epoch instead of two per step); a full-batch run takes the set as it is
                 HeldFeatures xe = null;
                 NDArray ye = null;
+                NDArray labels = null; // the epoch's target classes in batch order, for the running accuracy
                 if (spec.batchSize() != 0) {
                     try (NDArray order = epochOrder(m, n, epoch)) {
                         NDIndex inOrder = new NDIndex("{}", order);
                         xe = x.gather(inOrder);
                         ye = y.get(inOrder);
                     }
+                    if (classify && o > 1) {
+                        labels = ye.argMax(1);
+                    }
                 }
+                running.begin(epoch, labels, (long) st.stepInEpoch * batch);
                 for (int s = st.stepInEpoch; s < stepsPerEpoch; s++) {
                     int from = s * batch;
                     int to = Math.min(n, from + batch);
@@ -467,60 +473,90 @@ public final class TrainLoop {
     static final int READ_EVERY = 64;
 
     /**
-     * The epoch's running loss sum Σ_b ℓ_b·|b| (float64) and correct count (int64), accumulated in the engine
-     * step by step and copied into the {@link State} only when read: at the epoch end, every {@link #READ_EVERY}
-     * steps, and when a listener asks for the state or the running loss; a GPU is not made to wait for the host
-     * after every step. The sum is formed in float64 in the same order as a host sum of the steps' losses, so the
-     * logged numbers do not depend on when it is read.
+     * The epoch's running loss sum Σ_b ℓ_b·|b| (float64) and correct count, copied into the {@link State} only when
+     * read: at the epoch end, every {@link #READ_EVERY} steps, and when a listener asks for the state or the running
+     * loss; a GPU is not made to wait for the host after every step. A step adds one engine call: the predicted
+     * classes (argmax of the outputs); its loss is kept as the detached scalar the step computed. A read stacks the
+     * kept losses (one call) and sums ℓ_b·|b| on the host in step order, in float64 (a float32 loss times a batch size
+     * is exact in float64, so the sum does not depend on when it is read), and compares the kept predictions with the
+     * epoch's target classes at once (concatenate, compare, sum). A run without the epoch's target classes in batch
+     * order (a full batch, one ±1 output) keeps each step's correct count instead.
      */
     private final class Running {
-        private final NDManager m;
         private final State st;
         private final boolean classify;
         private final DataType type;
-        private final java.util.Map<Integer, NDArray> counts = new java.util.HashMap<>();
-        private NDArray lossSum;
-        private NDArray correct;
+        private final List<NDArray> losses = new ArrayList<>();
+        private final List<Integer> sizes = new ArrayList<>();
+        private final List<NDArray> marks = new ArrayList<>(); // predicted classes, or correct counts without labels
+        private NDArray labels; // the epoch's target classes in batch order, or null
+        private long labelsFrom; // the epoch row of the first kept prediction
         private int epoch;
 
-        Running(NDManager m, State st, boolean classify, DataType type) {
-            this.m = m;
+        Running(State st, boolean classify, DataType type) {
             this.st = st;
             this.classify = classify;
             this.type = type;
         }
 
-        /** Starts the epoch's sums from the state (zero, or a resumed run's partial epoch). */
-        void begin(int e) {
+        /**
+         * Starts an epoch whose steps' losses add to the state's sums (zero, or a resumed run's partial epoch);
+         * {@code epochLabels} are its target classes in batch order (owned here from now on), or null, and
+         * {@code firstRow} the row its first step starts at.
+         */
+        void begin(int e, NDArray epochLabels, long firstRow) {
             epoch = e;
-            try (NDArray l = m.create(st.lossSum);
-                    NDArray c = m.create(st.correct)) {
-                lossSum = l.toDevice(m.getDevice(), false).duplicate();
-                correct = c.toDevice(m.getDevice(), false).duplicate();
-            }
+            labels = epochLabels;
+            labelsFrom = firstRow;
         }
 
         /** Adds one step: its mean loss {@code lv} over {@code size} samples, outputs {@code f}, targets {@code y}. */
         void add(NDArray lv, NDArray f, NDArray y, int size) {
-            NDArray count = counts.computeIfAbsent(size, k -> {
-                NDArray c = Arrays2.scalar(m, k, DataType.FLOAT64, m.getDevice());
-                NDScope.unregister(c); // kept for the run, not for the step's scope
-                return c;
-            });
-            NDArray l = type == DataType.FLOAT64 ? lv : lv.toType(DataType.FLOAT64, false);
-            lossSum.addi(l.mul(count));
+            losses.add(kept(lv.stopGradient()));
+            sizes.add(size);
             if (classify) {
-                correct.addi(TrainLoop.correct(f, y));
+                marks.add(kept(labels != null ? f.argMax(1) : TrainLoop.correct(f, y)));
             }
+        }
+
+        private NDArray kept(NDArray a) {
+            NDScope.unregister(a); // kept until the next read, past the step's scope
+            return a;
         }
 
         /** Copies the sums into the state; a non-finite loss stops the run. */
         void read() {
-            if (lossSum == null) {
+            if (losses.isEmpty()) {
                 return;
             }
-            st.lossSum = lossSum.getDouble();
-            st.correct = correct.getLong();
+            double[] l;
+            try (NDArray s = NDArrays.stack(new NDList(losses))) {
+                l = type == DataType.FLOAT64 ? s.toDoubleArray() : toDoubles(s.toFloatArray());
+            }
+            for (int i = 0; i < l.length; i++) {
+                st.lossSum += l[i] * sizes.get(i);
+            }
+            if (classify) {
+                try (NDManager sub = marks.get(0).getManager().newSubManager()) {
+                    NDArray all = NDArrays.concat(new NDList(marks)); // 1-d predictions, or one count per step
+                    all.attach(sub);
+                    if (labels != null) {
+                        long rows = all.getShape().get(0);
+                        NDArray truth = labels.get(new NDIndex().addSliceDim(labelsFrom, labelsFrom + rows));
+                        truth.attach(sub);
+                        NDArray hits = all.eq(truth);
+                        hits.attach(sub);
+                        all = hits;
+                        labelsFrom += rows;
+                    }
+                    NDArray count = all.sum();
+                    count.attach(sub);
+                    st.correct += count.getLong();
+                }
+            }
+            close(losses);
+            close(marks);
+            sizes.clear();
             if (!Double.isFinite(st.lossSum)) {
                 throw new UserException("training diverged in epoch " + (epoch + 1) + " by step " + st.stepInEpoch
                         + " (loss " + st.lossSum + "); lower the learning rate (lr = " + spec.lr() + ")");
@@ -528,10 +564,28 @@ public final class TrainLoop {
         }
 
         void end() {
-            lossSum.close();
-            correct.close();
-            lossSum = null;
-            correct = null;
+            close(losses);
+            close(marks);
+            sizes.clear();
+            if (labels != null) {
+                labels.close();
+                labels = null;
+            }
+        }
+
+        private void close(List<NDArray> arrays) {
+            for (NDArray a : arrays) {
+                a.close();
+            }
+            arrays.clear();
+        }
+
+        private double[] toDoubles(float[] f) {
+            double[] d = new double[f.length];
+            for (int i = 0; i < f.length; i++) {
+                d[i] = f[i];
+            }
+            return d;
         }
     }
 

@@ -75,7 +75,10 @@ class TrainStepTest {
         }
     }
 
-    /** The epoch's mean loss is Σ_b ℓ_b·|b| / n over its steps, each ℓ_b the batch loss before that step's update. */
+    /**
+     * The epoch's mean loss is Σ_b ℓ_b·|b| / n over its steps, each ℓ_b the batch loss before that step's update, and
+     * its accuracy the count of the steps' correct predictions (argmax of the outputs against the target's) over n.
+     */
     @Test
     void epochLossIsTheSumOfTheStepsLossesInFloat64() {
         TrainSpec t = TrainLoopTest.spec("sgd", 1, 16);
@@ -84,6 +87,7 @@ class TrainStepTest {
                 Network net = Network.build(ModelSpec.parse(TrainLoopTest.MLP, "t"), 1, m)) {
             int[] order = TrainLoop.batchOrder(t, train.size(), 0);
             double[] sum = {0};
+            long[] correct = {0};
             LossFunction loss = LossFunction.CE;
             float[] targets = TrainLoop.targets(t, train);
             TrainLoop.Result r = new TrainLoop(net, t, train, null)
@@ -113,6 +117,16 @@ class TrainStepTest {
                                     sum[0] += (double) loss.evaluate(f, ya, Forward.train(s))
                                                     .getFloat()
                                             * (to - from);
+                                    long[] predicted = f.argMax(1).toLongArray();
+                                    for (int i = from; i < to; i++) {
+                                        int label = 0;
+                                        for (int k = 1; k < 10; k++) {
+                                            if (y[(i - from) * 10 + k] > y[(i - from) * 10 + label]) {
+                                                label = k;
+                                            }
+                                        }
+                                        correct[0] += predicted[i - from] == label ? 1 : 0;
+                                    }
                                 }
                             }
                         }
@@ -124,6 +138,7 @@ class TrainStepTest {
                     })
                     .fit(false);
             assertEquals(sum[0] / train.size(), r.trainLoss(), 1e-6 * Math.abs(r.trainLoss()));
+            assertEquals((double) correct[0] / train.size(), r.trainAccuracy(), 0.0);
         }
     }
 
