@@ -15,11 +15,20 @@ scratch_dir() {
 now() { date +%s.%N; }
 prebuild() { "$1/ntk4j" --version > /dev/null 2>&1 || true; }
 
-# launcher_env DIR: the environment ./ntk4j gives the JVM, one NAME=VALUE per line (for `env`), for a harness that runs
-# a Java file outside the launcher (benchmarks/peer/profile_step.sh): OpenMP workers that sleep between regions,
-# glibc's allocator settings and huge pages, and on AMD MKL's shim in DIR/target/mkl-amd (built by `DIR/ntk4j --help`).
-# Values already in the environment win, as in the launcher. The JVM also needs -XX:+UseTransparentHugePages.
+# launcher_env DIR [THREADS]: the environment DIR/ntk4j gives the JVM for a command on THREADS threads (default 2),
+# one NAME=VALUE per line (for `env`), for a harness that runs a Java file outside the launcher
+# (benchmarks/peer/profile_step.sh): OpenMP workers that sleep between regions (after a brief spin when every thread
+# has a free core), glibc's allocator settings and huge pages, and on AMD MKL's shim in DIR/target/mkl-amd (built by
+# `DIR/ntk4j --help`). Values already in the environment win, as in the launcher. The JVM also needs
+# -XX:+UseTransparentHugePages. A checkout whose launcher cannot print its environment (NTK4J_PRINT_ENV, before
+# 2026-11-27) gets the settings it had then.
 launcher_env() {
+  local printed
+  printed="$(NTK4J_PRINT_ENV=1 "$1/ntk4j" --threads "${2:-2}" --version 2> /dev/null | grep -E '^[A-Z_]+=' || true)"
+  if [ -n "$printed" ]; then
+    printf '%s\n' "$printed"
+    return
+  fi
   printf '%s\n' OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}" MALLOC_TOP_PAD_="${MALLOC_TOP_PAD_:-134217728}" \
     MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}" \
     MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-268435456}" GLIBC_TUNABLES=glibc.malloc.hugetlb=1

@@ -55,12 +55,12 @@ public final class RuntimeOptions {
     Path dataDir;
 
     /**
-     * The default thread count: the cores the current load leaves free, max(1, min(cores, cores −
-     * round(1-minute load average))). PyTorch's OpenMP pool spinning on busy cores is 2–4× slower than
+     * The default thread count: the cores other processes leave free, max(1, min(cores, cores − round(busy))),
+     * busy as {@link #busyCores} counts it. PyTorch's OpenMP pool spinning on busy cores is 2–4× slower than
      * one thread (README "Threads"); on an idle machine this is all cores.
      */
-    static int defaultThreads(int cores, double loadAverage) {
-        long free = cores - (loadAverage < 0 ? 0 : Math.round(loadAverage));
+    static int defaultThreads(int cores, double busy) {
+        long free = cores - (busy < 0 ? 0 : Math.round(busy));
         return (int) Math.max(1, Math.min(cores, free));
     }
 
@@ -92,8 +92,28 @@ public final class RuntimeOptions {
                 // fall through to the default
             }
         }
-        return defaultThreads(Machine.cores(), Machine.loadAverage());
+        return defaultThreads(Machine.cores(), busyCores());
     }
+
+    /**
+     * The cores other processes keep busy: the launcher's count ({@value #BUSY_CORES_PROPERTY}: the fewer of the
+     * rounded 1-minute load average and the processes running when it started, so that a command run right after
+     * another is not given fewer threads by the load the earlier one left in the average), else the load average.
+     */
+    static double busyCores() {
+        String p = System.getProperty(BUSY_CORES_PROPERTY);
+        if (p != null) {
+            try {
+                return Math.max(0, Integer.parseInt(p.trim()));
+            } catch (NumberFormatException e) {
+                // fall through to the load average
+            }
+        }
+        return Machine.loadAverage();
+    }
+
+    /** The system property through which the launcher passes the busy cores it counted. */
+    static final String BUSY_CORES_PROPERTY = "ntk4j.busyCores";
 
     Path dataDir() {
         return DataPaths.existingDataDir(dataDir, "--data-dir");

@@ -42,8 +42,25 @@ public final class Provenance {
         r.addProperty("cores", Runtime.getRuntime().availableProcessors());
         String threads = System.getProperty("ai.djl.pytorch.num_threads");
         r.addProperty("threads", threads == null ? "PyTorch default" : threads);
+        r.addProperty("openmp_wait", openMpWait(System.getenv("GOMP_SPINCOUNT"), System.getenv("OMP_WAIT_POLICY")));
         r.addProperty("command", BuildInfo.command());
         return r;
+    }
+
+    /**
+     * How libtorch's OpenMP workers wait between parallel regions (libgomp reads it at process start; it changes the
+     * speed, never a result): the launcher's brief spin ({@code GOMP_SPINCOUNT}) or the wait policy.
+     */
+    static String openMpWait(String spinCount, String waitPolicy) {
+        if (spinCount != null && !spinCount.isBlank()) {
+            return "spin " + spinCount.trim() + ", then sleep";
+        }
+        if (waitPolicy != null && !waitPolicy.isBlank()) {
+            return waitPolicy.trim().equalsIgnoreCase("passive")
+                    ? "sleep (passive)"
+                    : waitPolicy.trim().toLowerCase();
+        }
+        return "libgomp default";
     }
 
     /** The rows a report shows for one session record: label → value. */
@@ -61,6 +78,7 @@ public final class Provenance {
             {"os", "OS"},
             {"cores", "cores"},
             {"threads", "PyTorch threads"},
+            {"openmp_wait", "OpenMP workers between regions"},
             {"command", "command"}
         };
         for (String[] k : keys) {

@@ -183,4 +183,63 @@ class LauncherTest {
         Out rebuilt = launch(checkout, bin, home, Map.of(), "kernel", "--n", "10");
         assertTrue(rebuilt.stdout().contains("-XX:ArchiveClassesAtExit="), rebuilt.stdout());
     }
+
+    /**
+     * The cores other processes keep busy (the fewer of the rounded load average and the processes running besides
+     * the launcher) go to the CLI, and libtorch's OpenMP workers spin briefly only when every thread has a free core
+     * and nobody chose a wait policy.
+     */
+    @Test
+    void openMpWorkersSpinOnlyWhenEveryThreadHasAFreeCore(@TempDir Path dir) throws Exception {
+        Path checkout = checkout(dir);
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        script(
+                bin.resolve("mvn"),
+                "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt"
+                        + " && echo '[INFO] BUILD SUCCESS'\n");
+        script(bin.resolve("java"), "echo \"GOMP_SPINCOUNT=${GOMP_SPINCOUNT-unset}\"; printf '%s\\n' \"$@\"\n");
+        script(bin.resolve("nproc"), "echo 4\n");
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Path loadavg = dir.resolve("loadavg");
+        java.util.function.BiFunction<String, String[], String> run = (load, args) -> {
+            try {
+                Files.writeString(loadavg, load + "\n");
+                Out o = launch(checkout, bin, home, Map.of("NTK4J_LOADAVG", loadavg.toString()), args);
+                assertEquals(0, o.code(), o.stderr());
+                return o.stdout();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        String idle = run.apply("0.10 0.20 0.30 1/120 999", new String[] {"--version"});
+        assertTrue(idle.contains("GOMP_SPINCOUNT=3000"), idle);
+        assertTrue(idle.contains("-Dntk4j.busyCores=0"), idle);
+        // the average still holds an earlier command's load, but nothing else runs now: all cores are free
+        String stale = run.apply("3.60 2.00 1.00 1/120 999", new String[] {"--version"});
+        assertTrue(stale.contains("-Dntk4j.busyCores=0") && stale.contains("GOMP_SPINCOUNT=3000"), stale);
+        // two other processes run now, and have for a while: two of four cores are busy
+        String busy = run.apply("1.70 1.60 1.00 3/120 999", new String[] {"--version"});
+        assertTrue(busy.contains("-Dntk4j.busyCores=2") && busy.contains("GOMP_SPINCOUNT=3000"), busy);
+        assertTrue(run.apply("1.70 1.60 1.00 3/120 999", new String[] {"--threads", "2", "x"})
+                .contains("GOMP_SPINCOUNT=3000"));
+        assertTrue(
+                run.apply("1.70 1.60 1.00 3/120 999", new String[] {"--threads=3", "x"})
+                        .contains("GOMP_SPINCOUNT=unset"),
+                "3 threads on 2 free cores sleep");
+        assertTrue(
+                run.apply("0.10 0.20 0.30 1/120 999", new String[] {"--threads", "1", "x"})
+                        .contains("GOMP_SPINCOUNT=unset"),
+                "one thread has no workers");
+        Files.writeString(loadavg, "0.10 0.20 0.30 1/120 999\n");
+        for (Map<String, String> env : java.util.List.of(
+                Map.of("NTK4J_SPIN", "off"), Map.of("OMP_WAIT_POLICY", "PASSIVE"), Map.of("NTK4J_THREADS", "9"))) {
+            java.util.Map<String, String> e = new java.util.HashMap<>(env);
+            e.put("NTK4J_LOADAVG", loadavg.toString());
+            Out o = launch(checkout, bin, home, e, "--version");
+            assertTrue(o.stdout().contains("GOMP_SPINCOUNT=unset"), env + ": " + o.stdout());
+        }
+        java.util.Map<String, String> own = new java.util.HashMap<>(Map.of("GOMP_SPINCOUNT", "77"));
+        own.put("NTK4J_LOADAVG", loadavg.toString());
+        assertTrue(launch(checkout, bin, home, own, "--version").stdout().contains("GOMP_SPINCOUNT=77"));
+    }
 }
