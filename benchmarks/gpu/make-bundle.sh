@@ -13,7 +13,7 @@
 # text in PNGs, and DejaVu fonts, copied from this machine), data/ (the first N MNIST training images
 # and 2,000 test images; the first N CIFAR-10 training images and 1,200 test images as CIFAR binary
 # files), djl-src/ (DJL v0.35.0's JNI sources), scripts/ (run.sh, summarize.py, augment_cifar.py,
-# ntk_peer.py, KernelHarness.java, and the training peer train_peer.py, train_compare.py, TrainBench.java) and BUNDLE.txt (what, from where,
+# ntk_peer.py, peer_blas.py, KernelHarness.java, and the training peer train_peer.py, train_compare.py, TrainBench.java) and BUNDLE.txt (what, from where,
 # SHA-256 of the data). The bundle must fit the device tool's 64 MiB together with the repository's
 # tracked files; the default --max-mib is that limit less their size less 1 MiB.
 set -euo pipefail
@@ -189,7 +189,7 @@ fi
 step "DJL sources and scripts"
 (cd "$djl_src" && tar cf - LICENSE engines/pytorch/pytorch-native api/src/main/native \
    engines/pytorch/pytorch-engine/src/main/java/ai/djl/pytorch/jni/PyTorchLibrary.java) | tar xf - -C "$b/djl-src"
-cp "$here/run.sh" "$here/summarize.py" "$here/augment_cifar.py" "$root/benchmarks/peer/ntk_peer.py" \
+cp "$here/run.sh" "$here/summarize.py" "$here/augment_cifar.py" "$root/benchmarks/peer/ntk_peer.py" "$root/benchmarks/peer/peer_blas.py" \
    "$root/benchmarks/peer/train_peer.py" "$root/benchmarks/peer/train_compare.py" "$root/benchmarks/peer/TrainBench.java" \
    "$root/benchmarks/peer/KernelHarness.java" \
    "$b/scripts/"

@@ -9,8 +9,7 @@
 #
 # ROUNDS default 2; CASES (comma list) default: every case of the issue's table. Environment: THREADS (default 2),
 # PEER_PYTHON (default /usr/bin/python3, torch with a fast BLAS: see benchmarks/RESULTS.md), WARMUP (1), REPS (3),
-# NTK4J_MKL_AMD (as for ./ntk4j), MALLOC_TOP_PAD_ / MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ (ntk4j's side;
-# default the launcher's).
+# NTK4J_MKL_AMD, NTK4J_SPIN, GOMP_SPINCOUNT, MALLOC_* (ntk4j's side, as for ./ntk4j; default the launcher's).
 # Needs the core compiled offline-capable (it runs `mvn -o -q compile` itself); writes its raw JSON to a temporary
 # folder it names at the end.
 set -euo pipefail
@@ -22,13 +21,13 @@ WARMUP=${WARMUP:-1}
 REPS=${REPS:-3}
 PY=${PEER_PYTHON:-/usr/bin/python3}
 OUT=$(mktemp -d /tmp/compare-kernel.XXXXXX)
-# ntk4j runs as the launcher runs it: with the MKL shim on AMD (NTK4J_MKL_AMD=off: MKL as shipped; `./ntk4j --help`
-# builds the shim once)
-MKL_SHIM=""
-if [ "${NTK4J_MKL_AMD:-on}" = on ] && [ -f target/mkl-amd/libntk4j_mkl_amd.so ]; then
-  MKL_SHIM="$PWD/target/mkl-amd/libntk4j_mkl_amd.so"
-fi
-echo "ntk4j's MKL: ${MKL_SHIM:-as shipped}" >&2
+# ntk4j runs as the launcher runs it: its environment (launcher_env: MKL's shim on AMD, the allocator settings, huge
+# pages, the OpenMP wait the launcher picks for THREADS threads), printed once here
+./ntk4j --help > /dev/null # builds the jar and, on AMD, the MKL shim the launcher preloads
+# shellcheck source=benchmarks/lib.sh
+. benchmarks/lib.sh
+mapfile -t NTK4J_ENV < <(launcher_env "$PWD" "$THREADS")
+echo "ntk4j's environment: ${NTK4J_ENV[*]}" >&2
 
 mvn -B -o -q compile -Dspotless.check.skip=true -Dcheckstyle.skip >/dev/null
 mvn -B -o -q dependency:build-classpath -Dmdep.outputFile="$OUT/cp.txt" >/dev/null
@@ -37,24 +36,22 @@ CP="target/classes:$(cat "$OUT/cp.txt")"
 DENSE=$(tr ',' '\n' <<<"$CASES" | grep -v '^c-' | paste -sd, - || true)
 CONV=$(tr ',' '\n' <<<"$CASES" | grep '^c-' | paste -sd, - || true)
 
-# the same OpenMP setting on both sides: with the default (active) wait policy an oversubscribed machine slows
-# libtorch's small ops by orders of magnitude, in the JVM as in Python
-export OMP_WAIT_POLICY=PASSIVE OPENBLAS_CORETYPE=SkylakeX
+# the peer at its best setting: workers that sleep between regions (with the default active wait, an oversubscribed
+# machine slows libtorch's small ops by orders of magnitude; spinning OpenMP workers also fight its OpenBLAS threads)
+export OPENBLAS_CORETYPE=SkylakeX
 
-# ntk4j with the launcher's allocator settings (./ntk4j exports them; set any to override)
 ntk4j() {
-    env ${MKL_SHIM:+LD_PRELOAD=$MKL_SHIM} MALLOC_TOP_PAD_="${MALLOC_TOP_PAD_:-134217728}" \
-        MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}" \
-        MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-268435456}" java -Dai.djl.offline=true -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
+    env "${NTK4J_ENV[@]}" java -XX:+UseTransparentHugePages -Dai.djl.offline=true \
+        -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
         benchmarks/peer/KernelHarness.java "$CASES" "$WARMUP" "$REPS" >>"$OUT/ntk4j.jsonl"
 }
 peer() {
     if [ -n "$DENSE" ]; then
-        "$PY" benchmarks/peer/ntk_peer.py --threads "$THREADS" --devices cpu --methods factorised --cases "$DENSE" \
+        OMP_WAIT_POLICY=PASSIVE "$PY" benchmarks/peer/ntk_peer.py --threads "$THREADS" --devices cpu --methods factorised --cases "$DENSE" \
             --warmup "$WARMUP" --reps "$REPS" 2>/dev/null >"$OUT/peer-factorised-$1.json"
     fi
     if [ -n "$CONV" ]; then
-        "$PY" benchmarks/peer/ntk_peer.py --threads "$THREADS" --devices cpu --methods jacrev --cases "$CONV" \
+        OMP_WAIT_POLICY=PASSIVE "$PY" benchmarks/peer/ntk_peer.py --threads "$THREADS" --devices cpu --methods jacrev --cases "$CONV" \
             --warmup "$WARMUP" --reps "$REPS" 2>/dev/null >"$OUT/peer-jacrev-$1.json"
     fi
 }

@@ -41,6 +41,9 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_blas  # noqa: E402
+
 try:  # torch >= 2.0
     from torch.func import functional_call, jacrev, vmap
 
@@ -286,6 +289,8 @@ def main():
     ap.add_argument("--float64", action="store_true")
     ap.add_argument("--check", metavar="NPZ", help="compare with an ntk4j kernel NPZ of a ReLU MLP and exit")
     args = ap.parse_args()
+    if "cpu" in args.devices.split(","):
+        peer_blas.check()  # a peer on the reference BLAS would make every CPU ratio meaningless
     torch.set_num_threads(args.threads)
     if args.check:
         sys.exit(check(args.check))

@@ -42,6 +42,7 @@ import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_blas  # noqa: E402
 from ntk_peer import ResNet20  # noqa: E402  (the same ResNet-20 as the kernel peer: ntk4j's resnet20 spec)
 
 CASES = {
@@ -93,6 +94,8 @@ def main():
                     help="torch's own default initialisation from torch.manual_seed(SEED) instead of init.npz, and a "
                          "batch order from numpy's SEED (the spread of the plain loop over seeds)")
     a = ap.parse_args()
+    if a.device == "cpu":
+        peer_blas.check()  # a peer on the reference BLAS would make every CPU ratio meaningless
     t_start = time.perf_counter()
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)

@@ -1,0 +1,49 @@
+"""The BLAS under the PyTorch peer, checked before it is timed.
+
+Debian's python3-torch links the system's libblas.so.3, and installed alone (apt-get install python3-torch) that is
+the reference BLAS (libblas3): on the benchmark machine its float32 product ran at 6.5 GFLOP/s on one thread against
+OpenBLAS's 142, and the MLP training step took 73 ms instead of 1.9 (2026-11-27), so every ratio against such a peer
+measures the BLAS, not ntk4j. Which library answers is not told by what is mapped (Debian's torch maps OpenBLAS
+through LAPACK while its products may still go to the reference BLAS), so check() times one: a 256x256 product on one
+thread below MIN_GFLOPS stops the peer with one line. Any optimised BLAS of the last decade runs it several times
+faster than that on one core, loaded or not; PyTorch's wheels (MKL inside libtorch_cpu) pass. PEER_SLOW_BLAS_OK=1
+runs it anyway (e.g. a smoke run where only the code path matters).
+"""
+import os
+import sys
+import time
+
+MIN_GFLOPS = 25.0
+
+
+def gflops():
+    """float32 GFLOP/s of torch's 256x256 matrix product on one thread (best of three)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        a = torch.rand(256, 256)
+        b = torch.rand(256, 256)
+        _ = a @ b
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            _ = a @ b
+            best = min(best, time.perf_counter() - t)
+    finally:
+        torch.set_num_threads(threads)
+    return 2 * 256 ** 3 / best / 1e9
+
+
+def check():
+    """Exits 2 with one line when torch's CPU matrix product is the reference BLAS's (unless PEER_SLOW_BLAS_OK)."""
+    if os.environ.get("PEER_SLOW_BLAS_OK"):
+        return
+    g = gflops()
+    if g < MIN_GFLOPS:
+        print(f"peer: torch's float32 matrix product runs at {g:.1f} GFLOP/s on one thread (an optimised BLAS: "
+              f"well over {MIN_GFLOPS:.0f}), the reference BLAS's speed, so a ratio against this peer would measure "
+              "it; install OpenBLAS (Debian: apt-get install libopenblas0-pthread) or set PEER_SLOW_BLAS_OK=1",
+              file=sys.stderr)
+        sys.exit(2)
