@@ -538,7 +538,9 @@ public final class TrainLoop {
             }
             if (classify) {
                 try (NDManager sub = marks.get(0).getManager().newSubManager()) {
-                    NDArray all = NDArrays.concat(new NDList(marks)); // 1-d predictions, or one count per step
+                    // the predictions end to end (1-d each), or the steps' counts (0-d each) side by side
+                    NDArray all =
+                            labels != null ? NDArrays.concat(new NDList(marks)) : NDArrays.stack(new NDList(marks));
                     all.attach(sub);
                     if (labels != null) {
                         long rows = all.getShape().get(0);

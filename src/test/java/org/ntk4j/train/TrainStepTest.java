@@ -142,6 +142,59 @@ class TrainStepTest {
         }
     }
 
+    /**
+     * A ±1 target on one output (two classes, MSE, pm1) keeps each step's correct count instead of its predictions:
+     * the epoch's accuracy is the same whether the running sums are read after every step or only at its end.
+     */
+    @Test
+    void aOneOutputRunCountsItsAccuracyWhenReadAtAnyStep() {
+        LabelledSet ten = TrainLoopTest.small(Split.TRAIN, 5);
+        int[] parity = ten.labels().clone();
+        for (int i = 0; i < parity.length; i++) {
+            parity[i] %= 2;
+        }
+        LabelledSet train = new LabelledSet("parity", ten.features(), ten.sampleShape(), parity, 2);
+        TrainSpec t = TrainLoopTest.spec("sgd", 2, 16).toBuilder()
+                .loss("mse")
+                .target("pm1")
+                .build();
+        double[][] acc = new double[2][];
+        for (int reading = 0; reading < 2; reading++) {
+            List<Double> epochs = new ArrayList<>();
+            try (NDManager m = NDManager.newBaseManager();
+                    Network net = Network.build(
+                            ModelSpec.parse(TrainLoopTest.MLP, "t").toBuilder()
+                                    .outputs(1)
+                                    .build(),
+                            1,
+                            m)) {
+                TrainLoop tr = new TrainLoop(net, t, train, null).addListener(new TrainListener() {
+                    @Override
+                    public void onEpoch(TrainProgress p, TrainLoop.EpochRecord e) {
+                        epochs.add(e.trainAccuracy());
+                    }
+                });
+                if (reading == 1) {
+                    tr.addListener(new TrainListener() {
+                        @Override
+                        public void onStep(TrainProgress p) {
+                            p.runningLoss();
+                        }
+                    });
+                }
+                tr.fit(false);
+            }
+            acc[reading] = epochs.stream().mapToDouble(Double::doubleValue).toArray();
+        }
+        assertEquals(2, acc[0].length);
+        assertArrayEquals(acc[0], acc[1], 0.0);
+        for (double a : acc[0]) {
+            assertTrue(
+                    a >= 0 && a <= 1 && Math.abs(a * train.size() - Math.round(a * train.size())) < 1e-9,
+                    "a count over n: " + a);
+        }
+    }
+
     @Test
     void aDivergedRunStopsWithOneLine() {
         TrainSpec t =
