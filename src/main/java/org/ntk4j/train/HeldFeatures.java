@@ -61,6 +61,40 @@ final class HeldFeatures {
     }
 
     /**
+     * Rows [from, to) in the network's type, for a trainer that walks the set in order batch by batch (an epoch's
+     * gathered copy): a set held as bytes is made float a block of {@link #BLOCK_ELEMENTS} values at a time (whole
+     * batches of {@code to − from} rows from {@code from}), and each batch is a view of its block; one division per
+     * block instead of one per batch (on the CPU the batch's parallel call and its allocation; on a GPU a launch),
+     * the same floats. A float set gives a view.
+     */
+    NDArray range(long from, long to) {
+        if (scale == null) {
+            return held.get(new NDIndex().addSliceDim(from, to));
+        }
+        if (block == null || from < blockFrom || to > blockTo) {
+            if (block != null) {
+                block.close();
+            }
+            long n = held.getShape().get(0);
+            long rowElements = Math.max(1, held.getShape().size() / Math.max(1, n));
+            long batch = to - from;
+            long rows = batch * Math.max(1, BLOCK_ELEMENTS / (batch * rowElements));
+            blockFrom = from;
+            blockTo = Math.min(n, from + rows);
+            block = rows(new NDIndex().addSliceDim(blockFrom, blockTo));
+            ai.djl.ndarray.NDScope.unregister(block); // lives until the next block or close(), not the batch's scope
+        }
+        return block.get(new NDIndex().addSliceDim(from - blockFrom, to - blockFrom));
+    }
+
+    /** The values a {@link #range} block holds at most: 4 Mi (16 MB in float32, under the allocator's mmap threshold). */
+    static final long BLOCK_ELEMENTS = 1L << 22;
+
+    private NDArray block;
+    private long blockFrom;
+    private long blockTo;
+
+    /**
      * The samples {@code rows} selects (an epoch's batch order), gathered into a set of their own held the same way
      * (bytes stay bytes); {@link #close} frees it. While it lives the set is held twice: for 8-bit images a second
      * copy of their bytes (MNIST 47 MB), for a float set of its features (MNIST padded to 32×32: 245 MB).
@@ -69,9 +103,13 @@ final class HeldFeatures {
         return new HeldFeatures(held.get(rows), type, scale);
     }
 
-    /** Frees the held array (a {@link #gather}ed set; the set of {@link #of} lives as long as its manager). */
+    /** Frees the held array and its {@link #range} block (a {@link #gather}ed set; the set of {@link #of} lives as long as its manager). */
     void close() {
         held.close();
+        if (block != null) {
+            block.close();
+            block = null;
+        }
     }
 
     /** How the set is held: UINT8 for bytes, else the network's type. */

@@ -257,9 +257,8 @@ public final class TrainLoop {
                         NDArray xb;
                         NDArray yb = y;
                         if (xe != null) {
-                            NDIndex rows = new NDIndex().addSliceDim(from, to);
-                            xb = xe.rows(rows);
-                            yb = ye.get(rows);
+                            xb = xe.range(from, to);
+                            yb = ye.get(new NDIndex().addSliceDim(from, to));
                         } else {
                             xb = x.all();
                         }
