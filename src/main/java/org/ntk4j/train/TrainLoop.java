@@ -218,6 +218,7 @@ public final class TrainLoop {
             p.stepInEpoch = st.stepInEpoch;
             Phases.mark("training set in engine");
             each(l -> l.onStart(p));
+            HeldSet heldTest = null; // the test set in the engine, held once for the run's evaluations
             NDArray[] lossScale = new NDArray[2]; // -1/B or 1/(2B) for a full batch and for the last, shorter one
             for (int epoch = st.epoch; epoch < spec.epochs(); epoch++) {
                 long t0 = System.nanoTime();
@@ -306,7 +307,10 @@ public final class TrainLoop {
                 double secs = (System.nanoTime() - t0) / 1e9;
                 secondsTotal += secs;
                 Phases.mark("epoch " + (epoch + 1));
-                double[] te = test == null ? new double[] {Double.NaN, Double.NaN} : evaluate(test);
+                if (test != null && heldTest == null) {
+                    heldTest = HeldSet.of(m, test, net.inputShape(), spec, o, net.dataType()); // for every epoch
+                }
+                double[] te = test == null ? new double[] {Double.NaN, Double.NaN} : evaluate(test, heldTest);
                 Phases.mark("test evaluation");
                 EpochRecord rec = new EpochRecord(
                         epoch + 1,
@@ -594,32 +598,42 @@ public final class TrainLoop {
      * [mean loss, accuracy] on a dataset, eval mode, in batches of the training batch size (at
      * least 64; 256 for full-batch runs): a scope holds a whole forward pass, and wide nets such as
      * DenseNet keep every concatenated feature map alive until it closes. The set goes into the engine once per call
-     * and each batch is a slice of it: a fresh Java direct buffer per batch cost 3-4 ms of page faults (the buffers
-     * are freed only when the garbage collector runs), 0.25-0.33 s of a 10,000-image MNIST evaluation.
+     * ({@link #fit} keeps its test set there for the whole run) and each batch is a slice of it: a fresh Java direct
+     * buffer per batch cost 3-4 ms of page faults (the buffers are freed only when the garbage collector runs),
+     * 0.25-0.33 s of a 10,000-image MNIST evaluation.
      */
     public double[] evaluate(LabelledSet data) {
+        try (NDManager held = net.manager().newSubManager()) {
+            return evaluate(data, HeldSet.of(held, data, net.inputShape(), spec, net.outputs(), net.dataType()));
+        }
+    }
+
+    /** A labelled set's inputs and targets held in the engine for evaluations. */
+    private record HeldSet(HeldFeatures x, NDArray y) {
+        static HeldSet of(NDManager m, LabelledSet data, Shape inputShape, TrainSpec spec, int outputs, DataType t) {
+            int n = data.size();
+            return new HeldSet(
+                    HeldFeatures.of(m, data, new Shape(prepend(n, inputShape.getShape())), t, true),
+                    Arrays2.held(m, targets(spec, data), new Shape(n, outputs), t));
+        }
+    }
+
+    private double[] evaluate(LabelledSet data, HeldSet h) {
         double lossSum = 0;
         long correct = 0;
         int n = data.size();
-        int o = net.outputs();
         int batch = spec.batchSize() == 0 ? 256 : Math.max(64, spec.batchSize());
-        try (NDManager held = net.manager().newSubManager()) {
-            HeldFeatures xs = HeldFeatures.of(
-                    held, data, new Shape(prepend(n, net.inputShape().getShape())), net.dataType(), true);
-            NDArray ys = Arrays2.held(held, targets(spec, data), new Shape(n, o), net.dataType());
-            for (int from = 0; from < n; from += batch) {
-                int to = Math.min(n, from + batch);
-                try (NDScope scope = new NDScope();
-                        NDManager m = net.manager().newSubManager()) {
-                    NDIndex rows = new NDIndex().addSliceDim(from, to);
-                    NDArray x = xs.rows(rows); // closed with the batch's scope (a view of a float set)
-                    NDArray y = ys.get(rows);
-                    Forward ctx = Forward.eval(m);
-                    NDArray f = net.forward(x, ctx);
-                    lossSum += Arrays2.value(loss.evaluate(f, y, ctx)) * (to - from);
-                    if (!data.isRegression()) {
-                        correct += countCorrect(f, y);
-                    }
+        for (int from = 0; from < n; from += batch) {
+            int to = Math.min(n, from + batch);
+            try (NDScope scope = new NDScope();
+                    NDManager m = net.manager().newSubManager()) {
+                NDArray x = h.x().range(from, to); // a view of a float block, closed with the batch's scope
+                NDArray y = h.y().get(new NDIndex().addSliceDim(from, to));
+                Forward ctx = Forward.eval(m);
+                NDArray f = net.forward(x, ctx);
+                lossSum += Arrays2.value(loss.evaluate(f, y, ctx)) * (to - from);
+                if (!data.isRegression()) {
+                    correct += countCorrect(f, y);
                 }
             }
         }
