@@ -28,6 +28,10 @@ class LauncherTest {
         pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
         pb.environment().put("HOME", home.toString());
         pb.environment().remove("NTK4J_THREADS");
+        pb.environment().remove("NTK4J_SPIN"); // the tests' own choices of the OpenMP wait, not the caller's
+        pb.environment().remove("GOMP_SPINCOUNT");
+        pb.environment().remove("OMP_WAIT_POLICY");
+        pb.environment().remove("NTK4J_PRINT_ENV");
         pb.environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
