@@ -96,9 +96,9 @@ public final class RuntimeOptions {
     }
 
     /**
-     * The cores other processes keep busy: the launcher's count ({@value #BUSY_CORES_PROPERTY}: the fewer of the
-     * rounded 1-minute load average and the processes running when it started, so that a command run right after
-     * another is not given fewer threads by the load the earlier one left in the average), else the load average.
+     * The cores other processes keep busy: the launcher's count ({@value #BUSY_CORES_PROPERTY}: the processes running
+     * when it started, besides itself; the 1-minute load average still holds a command that has just ended and misses
+     * one started seconds ago), else the load average.
      */
     static double busyCores() {
         String p = System.getProperty(BUSY_CORES_PROPERTY);

@@ -189,9 +189,9 @@ class LauncherTest {
     }
 
     /**
-     * The cores other processes keep busy (the fewer of the rounded load average and the processes running besides
-     * the launcher) go to the CLI, and libtorch's OpenMP workers spin briefly only when every thread has a free core
-     * and nobody chose a wait policy.
+     * The cores other processes keep busy (the processes running besides the launcher, whatever the load average
+     * says) go to the CLI, and libtorch's OpenMP workers spin briefly only when every thread has a free core and
+     * nobody chose a wait policy.
      */
     @Test
     void openMpWorkersSpinOnlyWhenEveryThreadHasAFreeCore(@TempDir Path dir) throws Exception {
@@ -224,6 +224,9 @@ class LauncherTest {
         // two other processes run now, and have for a while: two of four cores are busy
         String busy = run.apply("1.70 1.60 1.00 3/120 999", new String[] {"--version"});
         assertTrue(busy.contains("-Dntk4j.busyCores=2") && busy.contains("GOMP_SPINCOUNT=3000"), busy);
+        // three started seconds ago (the average has not seen them yet): one core is left, so one thread, no spin
+        String fresh = run.apply("0.20 0.10 0.00 4/120 999", new String[] {"--version"});
+        assertTrue(fresh.contains("-Dntk4j.busyCores=3") && fresh.contains("GOMP_SPINCOUNT=unset"), fresh);
         assertTrue(run.apply("1.70 1.60 1.00 3/120 999", new String[] {"--threads", "2", "x"})
                 .contains("GOMP_SPINCOUNT=3000"));
         assertTrue(
