@@ -32,8 +32,10 @@ public final class RuntimeOptions {
     @Option(
             names = "--threads",
             paramLabel = "N",
-            description = "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores the current load leaves"
-                    + " free; see the launcher); more than the cores this process may use is lowered to them")
+            description = "PyTorch intra-op threads (default: $NTK4J_THREADS, else the cores other running processes"
+                    + " leave free; see the launcher, which also lets the threads spin briefly between engine calls"
+                    + " when each has a free core: NTK4J_SPIN=off); more than the cores this process may use is"
+                    + " lowered to them")
     void threads(Integer n) {
         threads = n == null || n < 1 ? n : MachineBudget.threads(n, cores(), "--threads", System.err::println);
     }
