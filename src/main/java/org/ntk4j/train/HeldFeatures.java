@@ -21,6 +21,14 @@ final class HeldFeatures {
     private final DataType type;
     /** 255 as a float32 0-d array for a set held as bytes; null for a set held as its features. */
     private final NDArray scale;
+    /** The float rows [blockFrom, blockTo) of a set held as bytes that {@link #range} hands views of. */
+    private NDArray block;
+
+    private long blockFrom;
+    private long blockTo;
+
+    /** The values a {@link #range} block holds at most: 4 Mi (16 MB in float32, under the allocator's mmap threshold). */
+    static final long BLOCK_ELEMENTS = 1L << 22;
 
     private HeldFeatures(NDArray held, DataType type, NDArray scale) {
         this.held = held;
@@ -45,7 +53,7 @@ final class HeldFeatures {
     }
 
     /** The inputs of the rows {@code rows} selects, in the network's type: a new array, or a view of a float set. */
-    NDArray rows(NDIndex rows) {
+    private NDArray rows(NDIndex rows) {
         NDArray x = held.get(rows);
         if (scale == null) {
             return x;
@@ -86,13 +94,6 @@ final class HeldFeatures {
         }
         return block.get(new NDIndex().addSliceDim(from - blockFrom, to - blockFrom));
     }
-
-    /** The values a {@link #range} block holds at most: 4 Mi (16 MB in float32, under the allocator's mmap threshold). */
-    static final long BLOCK_ELEMENTS = 1L << 22;
-
-    private NDArray block;
-    private long blockFrom;
-    private long blockTo;
 
     /**
      * The samples {@code rows} selects (an epoch's batch order), gathered into a set of their own held the same way

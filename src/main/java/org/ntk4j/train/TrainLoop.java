@@ -199,7 +199,7 @@ public final class TrainLoop {
 
             State st = new State();
             boolean classify = !train.isRegression(); // a regression run has no accuracy
-            Running running = new Running(st, classify, net.dataType());
+            Running running = new Running(st, classify);
             TrainProgress p = new TrainProgress(net, spec, opt, st, resume, stepsPerEpoch, running::read);
             if (resume) {
                 if (checkpoints == null) {
@@ -488,7 +488,6 @@ public final class TrainLoop {
     private final class Running {
         private final State st;
         private final boolean classify;
-        private final DataType type;
         private final List<NDArray> losses = new ArrayList<>();
         private final List<Integer> sizes = new ArrayList<>();
         private final List<NDArray> marks = new ArrayList<>(); // predicted classes, or correct counts without labels
@@ -496,10 +495,9 @@ public final class TrainLoop {
         private long labelsFrom; // the epoch row of the first kept prediction
         private int epoch;
 
-        Running(State st, boolean classify, DataType type) {
+        Running(State st, boolean classify) {
             this.st = st;
             this.classify = classify;
-            this.type = type;
         }
 
         /**
@@ -532,31 +530,24 @@ public final class TrainLoop {
             if (losses.isEmpty()) {
                 return;
             }
-            double[] l;
-            try (NDArray s = NDArrays.stack(new NDList(losses))) {
-                l = type == DataType.FLOAT64 ? s.toDoubleArray() : toDoubles(s.toFloatArray());
-            }
-            for (int i = 0; i < l.length; i++) {
-                st.lossSum += l[i] * sizes.get(i);
-            }
-            if (classify) {
-                try (NDManager sub = marks.get(0).getManager().newSubManager()) {
+            try (NDScope scope = new NDScope()) { // the read's own arrays
+                // float32 → float64 is exact: the same products ℓ_b·|b| and sums as on the host
+                double[] l = NDArrays.stack(new NDList(losses))
+                        .toType(DataType.FLOAT64, false)
+                        .toDoubleArray();
+                for (int i = 0; i < l.length; i++) {
+                    st.lossSum += l[i] * sizes.get(i);
+                }
+                if (classify) {
                     // the predictions end to end (1-d each), or the steps' counts (0-d each) side by side
                     NDArray all =
                             labels != null ? NDArrays.concat(new NDList(marks)) : NDArrays.stack(new NDList(marks));
-                    all.attach(sub);
                     if (labels != null) {
                         long rows = all.getShape().get(0);
-                        NDArray truth = labels.get(new NDIndex().addSliceDim(labelsFrom, labelsFrom + rows));
-                        truth.attach(sub);
-                        NDArray hits = all.eq(truth);
-                        hits.attach(sub);
-                        all = hits;
+                        all = all.eq(labels.get(new NDIndex().addSliceDim(labelsFrom, labelsFrom + rows)));
                         labelsFrom += rows;
                     }
-                    NDArray count = all.sum();
-                    count.attach(sub);
-                    st.correct += count.getLong();
+                    st.correct += all.sum().getLong();
                 }
             }
             close(losses);
@@ -583,14 +574,6 @@ public final class TrainLoop {
                 a.close();
             }
             arrays.clear();
-        }
-
-        private double[] toDoubles(float[] f) {
-            double[] d = new double[f.length];
-            for (int i = 0; i < f.length; i++) {
-                d[i] = f[i];
-            }
-            return d;
         }
     }
 

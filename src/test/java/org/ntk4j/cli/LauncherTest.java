@@ -48,6 +48,14 @@ class LauncherTest {
         return checkout;
     }
 
+    /** A fake mvn that "builds" the jar and classpath file and prints {@code output} (Maven's log lines). */
+    static void fakeMaven(Path bin, String output) throws Exception {
+        script(
+                bin.resolve("mvn"),
+                "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt\n"
+                        + "printf '%s\\n' '" + output + "'\n");
+    }
+
     static void script(Path f, String body) throws Exception {
         Files.writeString(f, "#!/usr/bin/env bash\n" + body);
         Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -57,10 +65,10 @@ class LauncherTest {
     void firstBuildSaysWhatItDownloadsAndNoAnsiIntoPipes(@TempDir Path dir) throws Exception {
         Path checkout = checkout(dir);
         Path bin = Files.createDirectories(dir.resolve("bin"));
-        script(
-                bin.resolve("mvn"),
-                "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt\n"
-                        + "printf '\\033[0m\\033[0m[INFO] Downloaded from central: https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)\\n'\n");
+        fakeMaven(
+                bin,
+                "\u001b[0m\u001b[0m[INFO] Downloaded from central:"
+                        + " https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)");
         script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
         Path home = Files.createDirectories(dir.resolve("home"));
 
@@ -197,10 +205,7 @@ class LauncherTest {
     void openMpWorkersSpinOnlyWhenEveryThreadHasAFreeCore(@TempDir Path dir) throws Exception {
         Path checkout = checkout(dir);
         Path bin = Files.createDirectories(dir.resolve("bin"));
-        script(
-                bin.resolve("mvn"),
-                "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/dep.jar' > target/classpath.txt"
-                        + " && echo '[INFO] BUILD SUCCESS'\n");
+        fakeMaven(bin, "[INFO] BUILD SUCCESS");
         script(bin.resolve("java"), "echo \"GOMP_SPINCOUNT=${GOMP_SPINCOUNT-unset}\"; printf '%s\\n' \"$@\"\n");
         script(bin.resolve("nproc"), "echo 4\n");
         Path home = Files.createDirectories(dir.resolve("home"));
