@@ -132,10 +132,8 @@ public final class ApproxJob {
         try (Network net = r.network(m)) {
             u.net = net;
             KernelJob.checkShape(net, u.train);
-            u.x1 = Arrays2.fromFloats(m, u.train.features(), KernelJob.shape(net, u.n), dt);
-            u.x2 = u.testSet == null
-                    ? null
-                    : Arrays2.fromFloats(m, u.testSet.features(), KernelJob.shape(net, u.test), dt);
+            u.x1 = Arrays2.owned(m, u.train, KernelJob.shape(net, u.n), dt);
+            u.x2 = u.testSet == null ? null : Arrays2.owned(m, u.testSet, KernelJob.shape(net, u.test), dt);
             u.target = r.features() ? net.features() : net;
             u.exact = r.ntk(net);
             u.exact.spillDir(files.spillDir());

@@ -82,7 +82,8 @@ public final class KernelJob {
         try (Network net = r.network(m)) {
             Phases.mark("network built");
             checkShape(net, train);
-            NDArray x1 = Arrays2.fromFloats(m, train.features(), shape(net, n), dt);
+            NDArray x1 = Arrays2.owned(m, train, shape(net, n), dt);
+            Phases.mark("inputs in engine");
             Network target = r.features() ? net.features() : net;
             // host buffers of the job beside the kernels: inputs (dataset, native, NPZ copy) and parameters (native,
             // NPZ copy); the metrics' working set comes after the tiles are freed, so it is checked on its own below
@@ -126,7 +127,7 @@ public final class KernelJob {
             KernelResult kt = null;
             NDArray x2 = null;
             if (testSet != null) {
-                x2 = Arrays2.fromFloats(m, testSet.features(), shape(net, test), dt);
+                x2 = Arrays2.owned(m, testSet, shape(net, test), dt);
                 ProgressBar bar2 = new ProgressBar("ntk " + test + "x" + n, 1000);
                 // the train kernel is held meanwhile: the test kernel's tiles get what is left of the budget
                 kt = ntk.memory(tileBudgets[1])
