@@ -1,4 +1,4 @@
-"""The GEMMs of GemmBench.java in the Python torch: thread CPU time per call (us), one intra-op thread.
+"""The GEMMs of GemmBench.java in the Python torch: thread CPU time per call (us), one thread (OpenBLAS too).
 
 Usage: OPENBLAS_CORETYPE=SkylakeX /usr/bin/python3 benchmarks/peer/gemm_peer.py [REPS] [ROUNDS] [THREADS]
 """
@@ -14,7 +14,7 @@ peer_blas.check()  # the reference BLAS would make the comparison meaningless
 
 reps = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-torch.set_num_threads(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+peer_blas.set_threads(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
 x = torch.rand(128, 784)
 w1 = torch.rand(512, 784) * .06 - .03
 w2 = torch.rand(512, 512) * .08 - .04

@@ -291,7 +291,7 @@ def main():
     args = ap.parse_args()
     if "cpu" in args.devices.split(","):
         peer_blas.check()  # a peer on the reference BLAS would make every CPU ratio meaningless
-    torch.set_num_threads(args.threads)
+    peer_blas.set_threads(args.threads)
     if args.check:
         sys.exit(check(args.check))
     dtype = torch.float64 if args.float64 else torch.float32

@@ -8,7 +8,14 @@ through LAPACK while its products may still go to the reference BLAS), so check(
 thread below MIN_GFLOPS stops the peer with one line. Any optimised BLAS of the last decade runs it several times
 faster than that on one core, loaded or not; PyTorch's wheels (MKL inside libtorch_cpu) pass. PEER_SLOW_BLAS_OK=1
 runs it anyway (e.g. a smoke run where only the code path matters).
+
+set_threads() gives the peer the thread count it is told: torch.set_num_threads sets OpenMP's and MKL's, but an
+OpenBLAS under Debian's torch keeps its own pool of one thread per core (measured 2026-11-27 on 2 cores: with
+torch.set_num_threads(1) a 128x784x512 product took 270 us of wall and 539 us of process CPU time; with OpenBLAS held
+to one thread 475 us of both), so a "one-thread" peer ran its products on every core, and on a machine with more
+cores than --threads every peer ran them on all of them.
 """
+import ctypes
 import os
 import sys
 import time
@@ -21,7 +28,7 @@ def gflops():
     import torch
 
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+    set_threads(1)
     try:
         a = torch.rand(256, 256)
         b = torch.rand(256, 256)
@@ -32,8 +39,35 @@ def gflops():
             _ = a @ b
             best = min(best, time.perf_counter() - t)
     finally:
-        torch.set_num_threads(threads)
+        set_threads(threads)
     return 2 * 256 ** 3 / best / 1e9
+
+
+def openblas():
+    """The OpenBLAS library this process has loaded (ctypes), or None."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "libopenblas" in line}
+    except OSError:
+        return None
+    for p in sorted(paths):
+        try:
+            lib = ctypes.CDLL(p)
+            lib.openblas_set_num_threads
+            return lib
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def set_threads(n):
+    """torch's intra-op threads and, under an OpenBLAS, its threads too: n in all (see the module comment)."""
+    import torch
+
+    torch.set_num_threads(n)
+    lib = openblas()
+    if lib is not None:
+        lib.openblas_set_num_threads(ctypes.c_int(n))
 
 
 def check():

@@ -5,7 +5,8 @@
 #
 #   benchmarks/peer/profile_step.sh [CASE] [STEPS] [ROUNDS] [OTHER_CHECKOUT ...]
 #
-# CASE mlp (default) or resnet20; STEPS timed steps (default 400); ROUNDS (default 2). Each OTHER_CHECKOUT (a built
+# CASE mlp (default) or resnet20; STEPS timed steps (default 400); ROUNDS (default 2); THREADS (environment, default 2)
+# for both sides (the peer's OpenBLAS included, benchmarks/peer/peer_blas.py). Each OTHER_CHECKOUT (a built
 # checkout of another commit, e.g. the one before a change) is profiled in the same rounds, in the other order every
 # second round. Run from a built checkout
 # (`mvn -B -o -q -DskipTests package`); the first run exports the case's data for torch (TrainBench.java export).
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/../.."
 CASE=${1:-mlp}
 STEPS=${2:-400}
 ROUNDS=${3:-2}
+THREADS=${THREADS:-2}
 shift $(( $# < 3 ? $# : 3 ))
 SIDES=("$PWD" "$@")
 PY=${PEER_PYTHON:-/usr/bin/python3}
@@ -33,15 +35,15 @@ for r in $(seq 1 "$ROUNDS"); do
     order=(); for ((i = ${#SIDES[@]} - 1; i >= 0; i--)); do order+=("${SIDES[$i]}"); done
   fi
   for dir in "${order[@]}"; do
-    mapfile -t envs < <(launcher_env "$dir")
+    mapfile -t envs < <(launcher_env "$dir" "$THREADS")
     (cd "$dir" && env "${envs[@]}" java -XX:+UseTransparentHugePages -Dai.djl.offline=true \
-        -Dai.djl.pytorch.num_threads=2 -Dai.djl.pytorch.num_interop_threads=1 \
+        -Dai.djl.pytorch.num_threads="$THREADS" -Dai.djl.pytorch.num_interop_threads=1 \
         -cp "target/ntk4j.jar:$(cat target/classpath.txt)" "$OLDPWD/benchmarks/peer/TrainBench.java" \
         profile "$CASE" "$STEPS" 10 2> /dev/null | grep '^{' | sed "s|^{|{\"side\":\"ntk4j $dir\",\"round\":$r,|") \
         >> "$OUT/rows.jsonl"
   done
   OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE "$PY" benchmarks/peer/train_peer.py --case "$CASE" \
-      --data "target/train-bench/$CASE" --epochs 1 --threads 2 --profile "$STEPS" 2> /dev/null \
+      --data "target/train-bench/$CASE" --epochs 1 --threads "$THREADS" --profile "$STEPS" 2> /dev/null \
       | grep '"summary"' | sed "s|^{|{\"side\":\"torch\",\"round\":$r,|" >> "$OUT/rows.jsonl"
   echo "round $r of $ROUNDS done (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 done

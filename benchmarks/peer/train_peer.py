@@ -97,7 +97,7 @@ def main():
     if a.device == "cpu":
         peer_blas.check()  # a peer on the reference BLAS would make every CPU ratio meaningless
     t_start = time.perf_counter()
-    torch.set_num_threads(a.threads)
+    peer_blas.set_threads(a.threads)
     device = torch.device(a.device)
     z = np.load(os.path.join(a.data, "data.npz"))
     order = z["order"]
