@@ -43,6 +43,7 @@ public final class Provenance {
         String threads = System.getProperty("ai.djl.pytorch.num_threads");
         r.addProperty("threads", threads == null ? "PyTorch default" : threads);
         r.addProperty("openmp_wait", openMpWait(System.getenv("GOMP_SPINCOUNT"), System.getenv("OMP_WAIT_POLICY")));
+        r.addProperty("jit", jit());
         r.addProperty("command", BuildInfo.command());
         return r;
     }
@@ -63,6 +64,25 @@ public final class Provenance {
         return "libgomp default";
     }
 
+    /**
+     * Which of HotSpot's compilers this JVM runs (it changes the speed, never a result: Java's arithmetic is the same in
+     * every tier): "C1 only" when it stops at tier 1 (the launcher's choice for train and quickstart on a CPU setup,
+     * NTK4J_JIT), else "C1 and C2".
+     */
+    static String jit() {
+        try {
+            var vm = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    com.sun.management.HotSpotDiagnosticMXBean.class);
+            if (!Boolean.parseBoolean(vm.getVMOption("TieredCompilation").getValue())) {
+                return "C2 only (no tiered compilation)";
+            }
+            int level = Integer.parseInt(vm.getVMOption("TieredStopAtLevel").getValue());
+            return level < 4 ? "C1 only (TieredStopAtLevel=" + level + ")" : "C1 and C2";
+        } catch (RuntimeException | LinkageError e) {
+            return "unknown";
+        }
+    }
+
     /** The rows a report shows for one session record: label → value. */
     public static Map<String, String> rows(JsonObject session) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -79,6 +99,7 @@ public final class Provenance {
             {"cores", "cores"},
             {"threads", "PyTorch threads"},
             {"openmp_wait", "OpenMP workers between regions"},
+            {"jit", "JVM compilers"},
             {"command", "command"}
         };
         for (String[] k : keys) {

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ./ntk4j launcher, run against fake {@code mvn} and {@code java} on PATH (no build, no JVM):
- * the first build says what it downloads, ANSI colours are off when output is not a terminal, and
- * the thread count is left to the CLI unless NTK4J_THREADS sets it.
+ * the first build says what it downloads, ANSI colours are off when output is not a terminal, the thread count is
+ * left to the CLI unless NTK4J_THREADS sets it, OpenMP workers spin only with free cores, and the training commands
+ * run on the JVM's first compiler alone.
  */
 class LauncherTest {
     record Out(int code, String stdout, String stderr) {}
@@ -32,6 +33,8 @@ class LauncherTest {
         pb.environment().remove("GOMP_SPINCOUNT");
         pb.environment().remove("OMP_WAIT_POLICY");
         pb.environment().remove("NTK4J_PRINT_ENV");
+        pb.environment().remove("NTK4J_JIT"); // the tests' own JIT choices and JVM flags
+        pb.environment().remove("JAVA_OPTS");
         pb.environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -253,5 +256,80 @@ class LauncherTest {
         java.util.Map<String, String> own = new java.util.HashMap<>(Map.of("GOMP_SPINCOUNT", "77"));
         own.put("NTK4J_LOADAVG", loadavg.toString());
         assertTrue(launch(checkout, bin, home, own, "--version").stdout().contains("GOMP_SPINCOUNT=77"));
+    }
+
+    /**
+     * The JIT policy: train and quickstart run on C1 alone on a CPU setup (their time is in the engine, and C2's
+     * compiler threads take the engine's cores), every other command keeps both compilers; a recorded CUDA build or
+     * --device gpu keeps both; NTK4J_JIT decides for any command; the user's JAVA_OPTS come later on the line (win);
+     * a bad NTK4J_JIT is one line and exit 2.
+     */
+    @Test
+    void trainingCommandsRunOnC1AloneOnACpuSetup(@TempDir Path dir) throws Exception {
+        Path checkout = checkout(dir);
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        fakeMaven(bin, "[INFO] BUILD SUCCESS");
+        script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Path noNative = dir.resolve("none.properties");
+        java.util.function.BiFunction<Map<String, String>, String[], Out> run = (env, args) -> {
+            try {
+                java.util.Map<String, String> e = new java.util.HashMap<>(env);
+                e.putIfAbsent("NTK4J_NATIVE_ENV", noNative.toString());
+                e.put("NTK4J_CDS", "off");
+                return launch(checkout, bin, home, e, args);
+            } catch (Exception x) {
+                throw new IllegalStateException(x);
+            }
+        };
+        String c1 = "-XX:TieredStopAtLevel=1";
+        for (String cmd : new String[] {"train", "quickstart"}) {
+            Out o = run.apply(Map.of(), new String[] {cmd, "--epochs", "1"});
+            assertEquals(0, o.code(), o.stderr());
+            assertTrue(o.stdout().contains(c1), cmd + ": " + o.stdout());
+        }
+        for (String cmd : new String[] {"kernel", "reproduce", "report"}) {
+            assertFalse(run.apply(Map.of(), new String[] {cmd}).stdout().contains(c1), cmd);
+        }
+        assertFalse(
+                run.apply(Map.of(), new String[] {"train", "--device", "gpu"})
+                        .stdout()
+                        .contains(c1),
+                "gpu");
+        assertFalse(
+                run.apply(Map.of(), new String[] {"train", "--device=gpu"})
+                        .stdout()
+                        .contains(c1),
+                "gpu");
+        assertFalse(
+                run.apply(Map.of("NTK4J_JIT", "full"), new String[] {"train"})
+                        .stdout()
+                        .contains(c1),
+                "full");
+        assertTrue(
+                run.apply(Map.of("NTK4J_JIT", "c1"), new String[] {"kernel"})
+                        .stdout()
+                        .contains(c1),
+                "c1");
+        // a recorded CUDA build: the GPU does the work (not measured there), unless the run asks for the CPU
+        Path lib = Files.createDirectories(dir.resolve("torch-cuda/lib"));
+        Path cuda = dir.resolve("cuda.properties");
+        Files.writeString(cuda, "PYTORCH_LIBRARY_PATH=" + lib + "\nPYTORCH_FLAVOR=cu124\n");
+        Map<String, String> recorded = Map.of("NTK4J_NATIVE_ENV", cuda.toString());
+        assertFalse(run.apply(recorded, new String[] {"train"}).stdout().contains(c1), "cuda build");
+        assertTrue(
+                run.apply(recorded, new String[] {"train", "--device", "cpu"})
+                        .stdout()
+                        .contains(c1),
+                "cpu");
+        // JAVA_OPTS after the policy's flag: the user's own choice is the one the JVM keeps (the last one)
+        String line = run.apply(Map.of("JAVA_OPTS", "-XX:TieredStopAtLevel=4"), new String[] {"train"})
+                .stdout();
+        assertTrue(line.indexOf(c1) >= 0 && line.indexOf(c1) < line.indexOf("-XX:TieredStopAtLevel=4"), line);
+        Out bad = run.apply(Map.of("NTK4J_JIT", "fast"), new String[] {"train"});
+        assertEquals(2, bad.code());
+        assertEquals(
+                "ntk4j: NTK4J_JIT must be auto, c1 or full (got 'fast')",
+                bad.stderr().strip());
     }
 }
