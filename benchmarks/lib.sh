@@ -15,16 +15,18 @@ scratch_dir() {
 now() { date +%s.%N; }
 prebuild() { "$1/ntk4j" --version > /dev/null 2>&1 || true; }
 
-# launcher_env DIR [THREADS]: the environment DIR/ntk4j gives the JVM for a command on THREADS threads (default 2),
-# one NAME=VALUE per line (for `env`), for a harness that runs a Java file outside the launcher
-# (benchmarks/peer/profile_step.sh): OpenMP workers that sleep between regions (after a brief spin when every thread
-# has a free core), glibc's allocator settings and huge pages, and on AMD MKL's shim in DIR/target/mkl-amd (built by
-# `DIR/ntk4j --help`). Values already in the environment win, as in the launcher. The JVM also needs
-# -XX:+UseTransparentHugePages. A checkout whose launcher cannot print its environment (NTK4J_PRINT_ENV, before
-# 2026-11-27) gets the settings it had then.
+# launcher_env DIR [THREADS] [COMMAND]: the environment DIR/ntk4j gives the JVM for COMMAND (e.g. train; default none,
+# as for kernel) on THREADS threads (default 2), one NAME=VALUE per line (for `env`), for a harness that runs a Java
+# file outside the launcher (benchmarks/peer/profile_step.sh): OpenMP workers that sleep between regions (after a
+# brief spin when every thread has a free core), glibc's allocator settings and huge pages, on AMD MKL's shim in
+# DIR/target/mkl-amd (built by `DIR/ntk4j --help`), and for train the JIT policy's JVM flags (JDK_JAVA_OPTIONS, which
+# the java launcher reads; it notes so on stderr). Values already in the environment win, as in the launcher. The JVM
+# also needs -XX:+UseTransparentHugePages. A checkout whose launcher cannot print its environment (NTK4J_PRINT_ENV,
+# before 2026-11-27) gets the settings it had then.
 launcher_env() {
   local printed
-  printed="$(NTK4J_PRINT_ENV=1 "$1/ntk4j" --threads "${2:-2}" --version 2> /dev/null | grep -E '^[A-Z_]+=' || true)"
+  # shellcheck disable=SC2086 # COMMAND is one word or none
+  printed="$(NTK4J_PRINT_ENV=1 "$1/ntk4j" ${3:-} --threads "${2:-2}" --version 2> /dev/null | grep -E '^[A-Z_]+=' || true)"
   if [ -n "$printed" ]; then
     printf '%s\n' "$printed"
     return

@@ -383,6 +383,11 @@ public class TrainBench {
 
     /** [top-level operations, their total µs] of one libtorch trace (Chrome trace events, one thread). */
     static double[] topLevel(Path trace, Map<String, Integer> names) throws Exception {
+        return topLevel(trace, names, new java.util.HashMap<>());
+    }
+
+    /** As {@link #topLevel(Path, Map)}, also summing each top-level operation's µs into {@code micros}. */
+    static double[] topLevel(Path trace, Map<String, Integer> names, Map<String, Double> micros) throws Exception {
         JsonArray events = JsonParser.parseString(Files.readString(trace)).getAsJsonArray();
         List<double[]> ev = new ArrayList<>();
         List<String> evNames = new ArrayList<>();
@@ -415,6 +420,7 @@ public class TrainBench {
                 count++;
                 us += e[1];
                 names.merge(evNames.get((int) e[3]), 1, Integer::sum);
+                micros.merge(evNames.get((int) e[3]), e[1], Double::sum);
             }
             stack.add(e);
         }
@@ -443,7 +449,7 @@ public class TrainBench {
         System.out.printf(
                 "%n%s: %d timed steps (batch %d), %d profiled; per step:%n", name, ph.timed, batch, ph.profiled);
         System.out.printf(
-                "| phase | ms | engine ops | engine ms | top operations |%n| --- | --- | --- | --- | --- |%n");
+                "| phase | ms | engine ops | engine ms | top operations (count per step, their ms per step) |%n| --- | --- | --- | --- | --- |%n");
         double totalMs = 0;
         double totalOps = 0;
         double totalOpMs = 0;
@@ -453,8 +459,9 @@ public class TrainBench {
             double ops = 0;
             double us = 0;
             Map<String, Integer> names = new java.util.TreeMap<>();
+            Map<String, Double> micros = new java.util.TreeMap<>();
             for (Path f : ph.traces.get(p)) {
-                double[] r = topLevel(f, names);
+                double[] r = topLevel(f, names, micros);
                 ops += r[0];
                 us += r[1];
             }
@@ -467,7 +474,8 @@ public class TrainBench {
             String top = names.entrySet().stream()
                     .sorted((x, y) -> y.getValue() - x.getValue())
                     .limit(4)
-                    .map(e -> e.getKey() + " " + fmt(e.getValue() / (double) np))
+                    .map(e -> e.getKey() + " " + fmt(e.getValue() / (double) np)
+                            + String.format(Locale.ROOT, " (%.3f ms)", micros.get(e.getKey()) / 1e3 / np))
                     .reduce((x, y) -> x + ", " + y)
                     .orElse("");
             System.out.printf(

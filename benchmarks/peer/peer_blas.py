@@ -81,3 +81,41 @@ def check():
               "it; install OpenBLAS (Debian: apt-get install libopenblas0-pthread) or set PEER_SLOW_BLAS_OK=1",
               file=sys.stderr)
         sys.exit(2)
+
+
+def _product_times(reps=300):
+    """(wall, process CPU) µs of one 128x784 by 784x512 float32 product, mean of reps after a warm-up."""
+    import torch
+
+    x = torch.rand(128, 784)
+    w = torch.rand(512, 784)
+    for _ in range(30):
+        x.matmul(w.t())
+    w0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(reps):
+        x.matmul(w.t())
+    return (time.perf_counter() - w0) / reps * 1e6, (time.process_time() - c0) / reps * 1e6
+
+
+if __name__ == "__main__":
+    # Shows what set_threads() is for: wall and process CPU time of one product of the MLP training step with
+    # torch.set_num_threads(1) alone, then with set_threads(1) (OpenBLAS held to one thread too), then set_threads(2).
+    #   OPENBLAS_CORETYPE=SkylakeX OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 benchmarks/peer/peer_blas.py
+    import torch
+
+    print(f"OpenBLAS loaded: {openblas() is not None}; one-thread 256x256 product {gflops():.0f} GFLOP/s")
+    lib = openblas()
+    cores = os.cpu_count() or 1
+
+    def only_torch(n):
+        torch.set_num_threads(n)
+        if lib is not None:
+            lib.openblas_set_num_threads(ctypes.c_int(cores))  # OpenBLAS's own default: every core
+
+    for label, apply in (("set_threads(1)", lambda: set_threads(1)),
+                         ("torch.set_num_threads(1) only", lambda: only_torch(1)),
+                         ("set_threads(2)", lambda: set_threads(2))):
+        apply()
+        time.sleep(0.5)  # OpenBLAS's idle threads spin a while after their last product before they sleep
+        wall, cpu = _product_times()
+        print(f"{label:32s} wall {wall:7.1f} us, process CPU {cpu:7.1f} us")

@@ -35,7 +35,7 @@ for r in $(seq 1 "$ROUNDS"); do
     order=(); for ((i = ${#SIDES[@]} - 1; i >= 0; i--)); do order+=("${SIDES[$i]}"); done
   fi
   for dir in "${order[@]}"; do
-    mapfile -t envs < <(launcher_env "$dir" "$THREADS")
+    mapfile -t envs < <(launcher_env "$dir" "$THREADS" train)
     (cd "$dir" && env "${envs[@]}" java -XX:+UseTransparentHugePages -Dai.djl.offline=true \
         -Dai.djl.pytorch.num_threads="$THREADS" -Dai.djl.pytorch.num_interop_threads=1 \
         -cp "target/ntk4j.jar:$(cat target/classpath.txt)" "$OLDPWD/benchmarks/peer/TrainBench.java" \
