@@ -67,8 +67,9 @@ public final class Arrays2 {
      * LabelledSet#hasPixels}) goes into the engine as its bytes and is made float there by the readers' formula
      * {@code (b & 0xFF) / 255f} (one true division in float32 of the byte widened to float32, as {@link HeldFeatures}
      * does for training: the same float as Java's); its float array is never made on the Java heap. For the 10,000
-     * MNIST images of a kernel that is 0.03 s instead of 0.2 s (the float array, a direct buffer and the engine's copy
-     * of 31 MB, each first touched; benchmarks/RESULTS.md); any other set takes {@link #fromFloats}.
+     * MNIST images of a kernel that took 5-9 ms instead of ~0.2 s (the float array, a direct buffer and the engine's
+     * copy of 31 MB, each first touched; benchmarks/RESULTS.md, "kernel inputs from bytes"); any other set takes
+     * {@link #fromFloats}.
      */
     public static NDArray owned(NDManager m, LabelledSet data, Shape shape, DataType type) {
         long values = (long) data.size() * data.featureDim();
