@@ -72,22 +72,14 @@ public final class Arrays2 {
      * {@link #fromFloats}.
      */
     public static NDArray owned(NDManager m, LabelledSet data, Shape shape, DataType type) {
-        long values = (long) data.size() * data.featureDim();
-        if (!data.hasPixels() || values > Integer.MAX_VALUE - 8 || shape.size() != values) {
+        if (shape.size() != (long) data.size() * data.featureDim() || !HeldFeatures.heldAsBytes(data, shape)) {
             return fromFloats(m, data.features(), shape, type);
         }
-        java.nio.ByteBuffer buf = m.allocateDirect((int) values);
-        data.copyPixelsTo(buf);
-        buf.rewind();
-        try (NDArray px = m.create(buf, shape, DataType.UINT8);
-                NDArray scale = scalar(m, 255, DataType.FLOAT32, m.getDevice())) {
-            NDArray f = px.div(scale); // a new array in native memory: nothing aliases the Java buffer
-            if (type == DataType.FLOAT32) {
-                return f;
-            }
-            try (f) {
-                return f.toType(type, false);
-            }
+        HeldFeatures bytes = HeldFeatures.of(m, data, shape, type, true);
+        try {
+            return bytes.all(); // a new array: the division's result, in native memory of its own
+        } finally {
+            bytes.close(); // the bytes; the floats stay
         }
     }
 

@@ -41,7 +41,7 @@ final class HeldFeatures {
      * asBytes} and a set of pixels as bytes, else as features ({@link Arrays2#held}).
      */
     static HeldFeatures of(NDManager m, LabelledSet data, Shape shape, DataType type, boolean asBytes) {
-        if (!asBytes || !data.hasPixels() || shape.size() > Integer.MAX_VALUE - 8) {
+        if (!asBytes || !heldAsBytes(data, shape)) {
             return new HeldFeatures(Arrays2.held(m, data, shape, type), type, null);
         }
         java.nio.ByteBuffer buf = m.allocateDirect((int) shape.size());
@@ -50,6 +50,11 @@ final class HeldFeatures {
         NDArray px = m.create(buf, shape, DataType.UINT8); // the array keeps the buffer, as Arrays2.held's
         NDArray scale = Arrays2.scalar(m, 255, DataType.FLOAT32, m.getDevice());
         return new HeldFeatures(px, type, scale);
+    }
+
+    /** Whether {@link #of} with {@code asBytes} holds {@code data} as its bytes: 8-bit images in one engine buffer. */
+    static boolean heldAsBytes(LabelledSet data, Shape shape) {
+        return data.hasPixels() && shape.size() <= Integer.MAX_VALUE - 8;
     }
 
     /** The inputs of the rows {@code rows} selects, in the network's type: a new array, or a view of a float set. */

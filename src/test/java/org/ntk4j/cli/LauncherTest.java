@@ -59,6 +59,31 @@ class LauncherTest {
                         + "printf '%s\\n' '" + output + "'\n");
     }
 
+    /** A checkout with no build yet, a fake mvn that builds it and prints {@code mavenOutput}, a fake java, a home. */
+    record Rig(Path checkout, Path bin, Path home) {
+        static Rig of(Path dir, String mavenOutput, String javaBody) throws Exception {
+            Rig r = new Rig(
+                    LauncherTest.checkout(dir),
+                    Files.createDirectories(dir.resolve("bin")),
+                    Files.createDirectories(dir.resolve("home")));
+            fakeMaven(r.bin(), mavenOutput);
+            script(r.bin().resolve("java"), javaBody);
+            return r;
+        }
+
+        /** The launcher with {@code env} added, for use inside lambdas. */
+        Out run(Map<String, String> env, String... args) {
+            try {
+                return launch(checkout, bin, home, env, args);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** The fake java of most tests: prints its arguments, one per line. */
+    static final String PRINT_ARGS = "printf '%s\\n' \"$@\"\n";
+
     static void script(Path f, String body) throws Exception {
         Files.writeString(f, "#!/usr/bin/env bash\n" + body);
         Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -66,16 +91,13 @@ class LauncherTest {
 
     @Test
     void firstBuildSaysWhatItDownloadsAndNoAnsiIntoPipes(@TempDir Path dir) throws Exception {
-        Path checkout = checkout(dir);
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        fakeMaven(
-                bin,
+        Rig rig = Rig.of(
+                dir,
                 "\u001b[0m\u001b[0m[INFO] Downloaded from central:"
-                        + " https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)");
-        script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
-        Path home = Files.createDirectories(dir.resolve("home"));
+                        + " https://repo/ai/djl/api/0.35.0/api-0.35.0.jar (900 kB at 1 MB/s)",
+                PRINT_ARGS);
 
-        Out first = launch(checkout, bin, home, Map.of(), "--version");
+        Out first = rig.run(Map.of(), "--version");
         assertEquals(0, first.code(), first.stderr());
         assertTrue(first.stderr().contains("first build: Maven downloads ~220 MB"), first.stderr());
         assertTrue(first.stderr().contains("downloaded api-0.35.0.jar (900 kB"), first.stderr());
@@ -86,7 +108,7 @@ class LauncherTest {
 
         assertTrue(first.stdout().contains("-Dntk4j.stderr.tty=false"), "stderr is a pipe: " + first.stdout());
 
-        Out again = launch(checkout, bin, home, Map.of("NTK4J_THREADS", "3"), "--version");
+        Out again = rig.run(Map.of("NTK4J_THREADS", "3"), "--version");
         assertFalse(again.stderr().contains("building"), "no rebuild when nothing changed: " + again.stderr());
         assertTrue(again.stdout().contains("-Dai.djl.pytorch.num_threads=3"), again.stdout());
     }
@@ -101,7 +123,7 @@ class LauncherTest {
         script(
                 bin.resolve("mvn"),
                 "mkdir -p target && echo 'x' > target/ntk4j.jar && echo '/d.jar' > target/classpath.txt\n");
-        script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
+        script(bin.resolve("java"), PRINT_ARGS);
         Path home = Files.createDirectories(dir.resolve("home"));
         Files.createDirectories(home.resolve(".m2/repository/ai/djl/pytorch/pytorch-native-cpu"));
 
@@ -206,22 +228,18 @@ class LauncherTest {
      */
     @Test
     void openMpWorkersSpinOnlyWhenEveryThreadHasAFreeCore(@TempDir Path dir) throws Exception {
-        Path checkout = checkout(dir);
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        fakeMaven(bin, "[INFO] BUILD SUCCESS");
-        script(bin.resolve("java"), "echo \"GOMP_SPINCOUNT=${GOMP_SPINCOUNT-unset}\"; printf '%s\\n' \"$@\"\n");
-        script(bin.resolve("nproc"), "echo 4\n");
-        Path home = Files.createDirectories(dir.resolve("home"));
+        Rig rig = Rig.of(dir, "[INFO] BUILD SUCCESS", "echo \"GOMP_SPINCOUNT=${GOMP_SPINCOUNT-unset}\"; " + PRINT_ARGS);
+        script(rig.bin().resolve("nproc"), "echo 4\n");
         Path loadavg = dir.resolve("loadavg");
         java.util.function.BiFunction<String, String[], String> run = (load, args) -> {
             try {
                 Files.writeString(loadavg, load + "\n");
-                Out o = launch(checkout, bin, home, Map.of("NTK4J_LOADAVG", loadavg.toString()), args);
-                assertEquals(0, o.code(), o.stderr());
-                return o.stdout();
-            } catch (Exception e) {
+            } catch (java.io.IOException e) {
                 throw new IllegalStateException(e);
             }
+            Out o = rig.run(Map.of("NTK4J_LOADAVG", loadavg.toString()), args);
+            assertEquals(0, o.code(), o.stderr());
+            return o.stdout();
         };
         String idle = run.apply("0.10 0.20 0.30 1/120 999", new String[] {"--version"});
         assertTrue(idle.contains("GOMP_SPINCOUNT=3000"), idle);
@@ -250,12 +268,12 @@ class LauncherTest {
                 Map.of("NTK4J_SPIN", "off"), Map.of("OMP_WAIT_POLICY", "PASSIVE"), Map.of("NTK4J_THREADS", "9"))) {
             java.util.Map<String, String> e = new java.util.HashMap<>(env);
             e.put("NTK4J_LOADAVG", loadavg.toString());
-            Out o = launch(checkout, bin, home, e, "--version");
+            Out o = rig.run(e, "--version");
             assertTrue(o.stdout().contains("GOMP_SPINCOUNT=unset"), env + ": " + o.stdout());
         }
         java.util.Map<String, String> own = new java.util.HashMap<>(Map.of("GOMP_SPINCOUNT", "77"));
         own.put("NTK4J_LOADAVG", loadavg.toString());
-        assertTrue(launch(checkout, bin, home, own, "--version").stdout().contains("GOMP_SPINCOUNT=77"));
+        assertTrue(rig.run(own, "--version").stdout().contains("GOMP_SPINCOUNT=77"));
     }
 
     /**
@@ -266,21 +284,13 @@ class LauncherTest {
      */
     @Test
     void trainingCommandsRunOnC1AloneOnACpuSetup(@TempDir Path dir) throws Exception {
-        Path checkout = checkout(dir);
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        fakeMaven(bin, "[INFO] BUILD SUCCESS");
-        script(bin.resolve("java"), "printf '%s\\n' \"$@\"\n");
-        Path home = Files.createDirectories(dir.resolve("home"));
+        Rig rig = Rig.of(dir, "[INFO] BUILD SUCCESS", PRINT_ARGS);
         Path noNative = dir.resolve("none.properties");
         java.util.function.BiFunction<Map<String, String>, String[], Out> run = (env, args) -> {
-            try {
-                java.util.Map<String, String> e = new java.util.HashMap<>(env);
-                e.putIfAbsent("NTK4J_NATIVE_ENV", noNative.toString());
-                e.put("NTK4J_CDS", "off");
-                return launch(checkout, bin, home, e, args);
-            } catch (Exception x) {
-                throw new IllegalStateException(x);
-            }
+            java.util.Map<String, String> e = new java.util.HashMap<>(env);
+            e.putIfAbsent("NTK4J_NATIVE_ENV", noNative.toString());
+            e.put("NTK4J_CDS", "off");
+            return rig.run(e, args);
         };
         String c1 = "-XX:TieredStopAtLevel=1";
         for (String cmd : new String[] {"train", "quickstart"}) {
