@@ -37,6 +37,10 @@ public class KernelHarness {
         int warmup = Integer.parseInt(a[1]);
         int reps = Integer.parseInt(a[2]);
         long memory = Long.parseLong(System.getProperty("harness.memory", String.valueOf(8L << 30)));
+        // warm-up lasts at least this long too (JMH's rule: HotSpot compiles the Java around the engine calls during
+        // the
+        // first hundreds of runs of a small case; the peer script applies the same rule)
+        warmupNanos = (long) (Double.parseDouble(System.getProperty("harness.warmupSeconds", "0")) * 1e9);
         try (NDManager manager = NDManager.newBaseManager()) {
             JniUtils.setGradMode(false);
             for (String c : cases) {
@@ -45,6 +49,8 @@ public class KernelHarness {
         }
         System.exit(0);
     }
+
+    static long warmupNanos;
 
     static void run(NDManager manager, String useCase, int warmup, int reps, long memory) throws Exception {
         String spec;
@@ -73,7 +79,10 @@ public class KernelHarness {
             KernelResult last = null;
             var os = (com.sun.management.OperatingSystemMXBean)
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-            for (int r = 0; r < warmup + reps; r++) {
+            long warmStart = System.nanoTime();
+            int warmed = 0; // warm-up runs done
+            while (runs.size() < reps) {
+                boolean warming = warmed < warmup || System.nanoTime() - warmStart < warmupNanos;
                 long c0 = os.getProcessCpuTime();
                 long t0 = System.nanoTime();
                 Ntk ntk = Ntk.of(net).mode(mode).method(Method.STRUCTURED).memory(memory);
@@ -81,7 +90,9 @@ public class KernelHarness {
                 double ms = (System.nanoTime() - t0) / 1e6;
                 double cpu = (os.getProcessCpuTime() - c0) / 1e6;
                 k.total().get(0, 0);
-                if (r >= warmup) {
+                if (warming) {
+                    warmed++;
+                } else {
                     runs.add(new double[] {
                         ms,
                         k.timings().get("factors") * 1e3,
@@ -104,7 +115,8 @@ public class KernelHarness {
                     "{\"case\": \"%s\", \"side\": \"ntk4j\", \"device\": \"%s\", \"ms_min\": %.3f, \"ms_median\": %.3f, \"cpu_ms_median\": %.3f,"
                             + " \"factors_ms\": %.3f,"
                             + " \"contraction_ms\": %.3f, \"host_ms\": %.3f, \"tile\": %d, \"pairs\": %d,"
-                            + " \"ops_per_pair\": %d, \"host_bytes\": %d, \"output_bytes\": %d, \"reps\": %d}",
+                            + " \"ops_per_pair\": %d, \"host_bytes\": %d, \"output_bytes\": %d, \"reps\": %d,"
+                            + " \"warmup_runs\": %d}",
                     useCase,
                     x.getDevice(),
                     runs.get(0)[0],
@@ -118,7 +130,8 @@ public class KernelHarness {
                     st.opsPerPairMax(),
                     st.hostBytes(),
                     st.outputBytes(),
-                    reps));
+                    reps,
+                    warmed));
             last.release();
         }
     }

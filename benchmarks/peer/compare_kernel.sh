@@ -9,6 +9,8 @@
 #
 # ROUNDS default 2; CASES (comma list) default: every case of the issue's table. Environment: THREADS (default 2),
 # PEER_PYTHON (default /usr/bin/python3, torch with a fast BLAS: see benchmarks/RESULTS.md), WARMUP (1), REPS (3),
+# WARMUP_S (2: each side warms up for at least WARMUP runs and WARMUP_S seconds per case, as JMH does, because HotSpot
+# compiles ntk4j's Java around the engine calls during the first hundreds of runs of a small case; 0 for cold runs),
 # NTK4J_MKL_AMD, NTK4J_SPIN, GOMP_SPINCOUNT, MALLOC_* (ntk4j's side, as for ./ntk4j; default the launcher's).
 # Needs the core compiled offline-capable (it runs `mvn -o -q compile` itself); writes its raw JSON to a temporary
 # folder it names at the end.
@@ -19,6 +21,7 @@ CASES=${2:-a-fcn2048-full,b-mlp512-trace,b-mlp512-full,c-resnet20-trace,d-mlp3-t
 THREADS=${THREADS:-2}
 WARMUP=${WARMUP:-1}
 REPS=${REPS:-3}
+WARMUP_S=${WARMUP_S:-2}
 PY=${PEER_PYTHON:-/usr/bin/python3}
 OUT=$(mktemp -d /tmp/compare-kernel.XXXXXX)
 # ntk4j runs as the launcher runs it: its environment (launcher_env: MKL's shim on AMD, the allocator settings, huge
@@ -42,17 +45,17 @@ export OPENBLAS_CORETYPE=SkylakeX
 
 ntk4j() {
     env "${NTK4J_ENV[@]}" java -XX:+UseTransparentHugePages -Dai.djl.offline=true \
-        -Dai.djl.pytorch.num_threads="$THREADS" -Xmx8g -cp "$CP" \
+        -Dai.djl.pytorch.num_threads="$THREADS" -Dharness.warmupSeconds="$WARMUP_S" -Xmx8g -cp "$CP" \
         benchmarks/peer/KernelHarness.java "$CASES" "$WARMUP" "$REPS" >>"$OUT/ntk4j.jsonl"
 }
 peer() {
     if [ -n "$DENSE" ]; then
         OMP_WAIT_POLICY=PASSIVE "$PY" benchmarks/peer/ntk_peer.py --threads "$THREADS" --devices cpu --methods factorised --cases "$DENSE" \
-            --warmup "$WARMUP" --reps "$REPS" 2>/dev/null >"$OUT/peer-factorised-$1.json"
+            --warmup "$WARMUP" --warmup-seconds "$WARMUP_S" --reps "$REPS" 2>/dev/null >"$OUT/peer-factorised-$1.json"
     fi
     if [ -n "$CONV" ]; then
         OMP_WAIT_POLICY=PASSIVE "$PY" benchmarks/peer/ntk_peer.py --threads "$THREADS" --devices cpu --methods jacrev --cases "$CONV" \
-            --warmup "$WARMUP" --reps "$REPS" 2>/dev/null >"$OUT/peer-jacrev-$1.json"
+            --warmup "$WARMUP" --warmup-seconds "$WARMUP_S" --reps "$REPS" 2>/dev/null >"$OUT/peer-jacrev-$1.json"
     fi
 }
 
@@ -63,9 +66,9 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
-"$PY" - "$OUT" "$LOAD0" "$LOAD1" "$THREADS" <<'PYEOF'
+"$PY" - "$OUT" "$LOAD0" "$LOAD1" "$THREADS" "$WARMUP" "$WARMUP_S" "$REPS" <<'PYEOF'
 import glob, json, statistics, sys
-out, load0, load1, threads = sys.argv[1:5]
+out, load0, load1, threads, warmup, warmup_s, reps = sys.argv[1:8]
 ours, peer = {}, {}
 for line in open(f"{out}/ntk4j.jsonl"):
     r = json.loads(line)
@@ -74,9 +77,10 @@ for f in sorted(glob.glob(f"{out}/peer-*.json")):
     for r in json.load(open(f))["results"]:
         peer.setdefault(r["case"], []).append(r)
 med = lambda rs, k: statistics.median(r[k] for r in rs if k in r) if any(k in r for r in rs) else float("nan")
-print(f"ntk4j vs PyTorch peer, {threads} threads, CPU; load average {load0} -> {load1}; raw JSON in {out}\n")
-print("| case | ntk4j ms | peer ms | ratio (peer / ntk4j) | CPU ms ntk4j / peer (ratio) | ntk4j factors / contraction / host ms | peer factors / contraction ms | ntk4j ops per tile pair | host bytes = output |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print(f"ntk4j vs PyTorch peer, {threads} threads, CPU; load average {load0} -> {load1}; raw JSON in {out}")
+print(f"each side per case: warm-up of at least {warmup} runs and {warmup_s} s, then the median of {reps} runs; medians over the rounds\n")
+print("| case | ntk4j ms | peer ms | ratio (peer / ntk4j) | warm-up runs ntk4j / peer | CPU ms ntk4j / peer (ratio) | ntk4j factors / contraction / host ms | peer factors / contraction ms | ntk4j ops per tile pair | host bytes = output |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for case, rs in ours.items():
     ps = peer.get(case, [])
     o = med(rs, "ms_median")
@@ -85,5 +89,6 @@ for case, rs in ours.items():
     psplit = f"{med(ps, 'factors_ms'):.1f} / {med(ps, 'contraction_ms'):.1f}" if ps and "factors_ms" in ps[0] else (ps[0]["method"] if ps else "-")
     hb = all(r["host_bytes"] == r["output_bytes"] for r in rs)
     oc, pc = med(rs, "cpu_ms_median"), med(ps, "cpu_ms_median") if ps else float("nan")
-    print(f"| {case} | {o:.1f} | {p:.1f} | {p / o:.2f}x | {oc:.0f} / {pc:.0f} ({pc / oc:.2f}x) | {split} | {psplit} | {rs[0]['ops_per_pair']} | {'yes' if hb else 'NO'} |")
+    wu = f"{med(rs, 'warmup_runs'):.0f} / {med(ps, 'warmup_runs'):.0f}" if ps else "-"
+    print(f"| {case} | {o:.1f} | {p:.1f} | {p / o:.2f}x | {wu} | {oc:.0f} / {pc:.0f} ({pc / oc:.2f}x) | {split} | {psplit} | {rs[0]['ops_per_pair']} | {'yes' if hb else 'NO'} |")
 PYEOF

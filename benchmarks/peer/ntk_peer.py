@@ -199,7 +199,7 @@ def case_of(name):
     return CASES[name]
 
 
-def time_case(case, method, device, dtype, warmup, reps):
+def time_case(case, method, device, dtype, warmup, reps, warmup_seconds=0.0):
     make, shape, mode = case_of(case)
     torch.manual_seed(0)
     net = make().to(device=device, dtype=dtype).eval()
@@ -208,14 +208,19 @@ def time_case(case, method, device, dtype, warmup, reps):
     x = torch.randn(*shape, device=device, dtype=dtype)
     fn = METHODS[method]
     times = []
-    for r in range(warmup + reps):
+    warm_start, warmed = time.perf_counter(), 0
+    while len(times) < reps:
+        # warm-up: at least `warmup` runs and at least `warmup_seconds` (the rule ntk4j's harness applies to its JIT)
+        warming = warmed < warmup or time.perf_counter() - warm_start < warmup_seconds
         phases = {}
         sync(device)
         c0 = time.process_time()
         t0 = time.perf_counter()
         k = fn(net, x, None, mode, phases) if method == "factorised" else fn(net, x, None, mode)
         sync(device)
-        if r >= warmup:
+        if warming:
+            warmed += 1
+        else:
             phases["cpu"] = time.process_time() - c0
             times.append(((time.perf_counter() - t0) * 1e3, phases))
         del k
@@ -234,6 +239,7 @@ def time_case(case, method, device, dtype, warmup, reps):
         "ms_min": round(times[0], 3),
         "ms_median": round(times[len(times) // 2], 3),
         "reps": reps,
+        "warmup_runs": warmed,
         **split,
     }
 
@@ -286,6 +292,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup-seconds", type=float, default=0.0, help="warm up for at least this long as well")
     ap.add_argument("--float64", action="store_true")
     ap.add_argument("--check", metavar="NPZ", help="compare with an ntk4j kernel NPZ of a ReLU MLP and exit")
     args = ap.parse_args()
@@ -312,7 +319,7 @@ def main():
             continue
         for case in args.cases.split(","):
             for method in args.methods.split(","):
-                r = time_case(case, method, device, dtype, args.warmup, args.reps)
+                r = time_case(case, method, device, dtype, args.warmup, args.reps, args.warmup_seconds)
                 if r is None:
                     out["skipped"].append(f"{case}/{method}: factorised variant covers dense nets only")
                 else:
