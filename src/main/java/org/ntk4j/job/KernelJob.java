@@ -7,6 +7,11 @@ import ai.djl.ndarray.types.Shape;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
@@ -155,64 +160,69 @@ public final class KernelJob {
             }
             Mode md = r.options().mode();
             String mode = md.name().toLowerCase(Locale.ROOT);
-            long metricsStart = System.nanoTime();
-            // the kernels' tiles are done: their budget holds the metrics' engine copy of a host kernel
-            Map<String, Object> metrics = metricsSkipped != null
-                    ? Map.of("skipped", metricsSkipped)
-                    : KernelMetrics.of(m, k, train, n, metricsOptions, tileBudgets[1]);
-            double metricsSeconds = (System.nanoTime() - metricsStart) / 1e9;
-            Phases.mark("metrics");
-            // what was applied: mean normalisation divides by O in trace mode only (as neural-tangents does)
-            KernelSidecar side = new KernelSidecar(
-                    KernelFiles.FORMAT,
-                    spec,
-                    r.seed(),
-                    r.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk",
-                    r.weights() == null ? null : r.weights().toString(),
-                    r.samples().dataset(),
-                    n,
-                    test,
-                    mode,
-                    r.normalisation(),
-                    r.options().meanNormalised() && md != Mode.TRACE
-                            ? "mean applies to traced kernels only; this " + mode + " kernel is not divided by O"
-                            : null,
-                    dt.toString(),
-                    m.getDevice().toString(),
-                    org.ntk4j.util.Devices.tf32State(),
-                    net.parameterCount(),
-                    r.options().memoryBytes(),
-                    k.methods(),
-                    k.seconds(),
-                    k.timings(),
-                    kt == null ? null : kt.seconds(),
-                    placed.toMap(),
-                    k.stats().toMap(),
-                    kt == null ? null : kt.stats().toMap(),
-                    metrics,
-                    metricsSeconds,
-                    (System.nanoTime() - t0) / 1e9,
-                    Machine.peakHeapBytes(),
-                    Machine.peakRssBytes(),
-                    null,
-                    null,
-                    null,
-                    null);
-            // the sidecar inside the NPZ too (entry meta.json, UTF-8 bytes as uint8), so the NPZ alone says what it
-            // holds
-            byte[] meta = (Specs.toJson(side) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            KernelSidecar[] written = {side};
-            try (NDManager mm = m.newSubManager()) {
-                npz.put("meta.json", mm.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8));
-                if (c.format() == Npz.Format.NPY) {
+            // The NPZ goes to the disk while the metrics run (they only read the kernels): its last entry, the sidecar
+            // (meta.json, UTF-8 bytes as uint8, so the NPZ alone says what it holds), waits for them. A directory of
+            // .npy files is written after them, as a step of its publishing (the old sidecar goes first).
+            boolean zip = c.format() != Npz.Format.NPY;
+            CompletableFuture<byte[]> meta = new CompletableFuture<>();
+            npz.putLater("meta.json", meta);
+            Path npzTmp = zip ? files.npzTemp() : null;
+            Future<String> npzSha = zip ? writeInBackground(npz, npzTmp) : null;
+            KernelSidecar[] written = {null};
+            try {
+                long metricsStart = System.nanoTime();
+                // the kernels' tiles are done: their budget holds the metrics' engine copy of a host kernel
+                Map<String, Object> metrics = metricsSkipped != null
+                        ? Map.of("skipped", metricsSkipped)
+                        : KernelMetrics.of(m, k, train, n, metricsOptions, tileBudgets[1]);
+                double metricsSeconds = (System.nanoTime() - metricsStart) / 1e9;
+                Phases.mark("metrics");
+                // what was applied: mean normalisation divides by O in trace mode only (as neural-tangents does)
+                KernelSidecar side = new KernelSidecar(
+                        KernelFiles.FORMAT,
+                        spec,
+                        r.seed(),
+                        r.features() ? "features (Θ^h, " + target.outputs() + " outputs)" : "ntk",
+                        r.weights() == null ? null : r.weights().toString(),
+                        r.samples().dataset(),
+                        n,
+                        test,
+                        mode,
+                        r.normalisation(),
+                        r.options().meanNormalised() && md != Mode.TRACE
+                                ? "mean applies to traced kernels only; this " + mode + " kernel is not divided by O"
+                                : null,
+                        dt.toString(),
+                        m.getDevice().toString(),
+                        org.ntk4j.util.Devices.tf32State(),
+                        net.parameterCount(),
+                        r.options().memoryBytes(),
+                        k.methods(),
+                        k.seconds(),
+                        k.timings(),
+                        kt == null ? null : kt.seconds(),
+                        placed.toMap(),
+                        k.stats().toMap(),
+                        kt == null ? null : kt.stats().toMap(),
+                        metrics,
+                        metricsSeconds,
+                        (System.nanoTime() - t0) / 1e9,
+                        Machine.peakHeapBytes(),
+                        Machine.peakRssBytes(),
+                        null,
+                        null,
+                        null,
+                        null);
+                written[0] = side;
+                meta.complete((Specs.toJson(side) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                if (!zip) {
                     java.util.SortedMap<String, String> hashes = new java.util.TreeMap<>();
                     files.publishDirectory(() -> hashes.putAll(npz.writeHashed(out)), () -> {
                         written[0] = side.withNpy(out.getFileName().toString(), hashes);
                         return Specs.toJson(written[0]) + "\n";
                     });
                 } else {
-                    Path npzTmp = files.npzTemp();
-                    String sha = npz.writeHashed(npzTmp).values().iterator().next();
+                    String sha = await(npzSha);
                     Phases.mark("npz written");
                     written[0] = side.withNpz(out.getFileName().toString(), sha);
                     Path jsonTmp = files.sidecarTemp();
@@ -221,9 +231,14 @@ public final class KernelJob {
                 }
                 Phases.mark("sidecar and publish");
             } finally {
+                // on a failure the writer stops at the sidecar's entry and deletes its temporary; the kernels it reads
+                // are released only once it has ended
+                meta.completeExceptionally(new java.util.concurrent.CancellationException("the kernel job failed"));
+                awaitQuietly(npzSha);
                 release(k);
                 release(kt);
             }
+            Map<String, Object> metrics = written[0].metrics();
             print.accept(String.format(
                     "NTK %s of %d %s images (%s, %d parameters) in %.2fs -> %s",
                     mode, n, r.samples().dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
@@ -321,6 +336,59 @@ public final class KernelJob {
                 "the tiles' working set (--memory, --tile)",
                 m.getDevice().toString(),
                 MachineBudget.deviceMemory(m.getDevice()));
+    }
+
+    /** Writes {@code npz} to {@code tmp} on a thread of its own; the future gives the file's SHA-256. */
+    private static Future<String> writeInBackground(Npz npz, Path tmp) {
+        ExecutorService writer = Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "ntk4j-npz-writer");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return writer.submit(() -> npz.writeHashed(tmp).values().iterator().next());
+        } finally {
+            writer.shutdown();
+        }
+    }
+
+    /** The value of {@code f}, or what it threw, as it was thrown. */
+    private static <T> T await(Future<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the kernel was written", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Waits for {@code f} (if any) to end, whatever it ends with: its failure, if any, was or will be reported. */
+    private static void awaitQuietly(Future<?> f) {
+        if (f == null) {
+            return;
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                f.get();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void release(KernelResult r) {

@@ -2,6 +2,7 @@ package org.ntk4j.report;
 
 import ai.djl.ndarray.NDArray;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -21,6 +22,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
@@ -63,7 +66,29 @@ public final class Npz {
         void write(WritableByteChannel out) throws IOException;
     }
 
-    private record Entry(String name, String descr, long[] shape, long bytes, Body body) {}
+    /** An entry; {@code later}, when not null, gives its bytes (uint8) once the writer reaches it. */
+    private record Entry(String name, String descr, long[] shape, long bytes, Body body, Future<byte[]> later) {
+        Entry(String name, String descr, long[] shape, long bytes, Body body) {
+            this(name, descr, shape, bytes, body, null);
+        }
+
+        /** This entry, or, for one given later, the entry of its bytes, waiting for them. */
+        Entry resolve() throws IOException {
+            if (later == null) {
+                return this;
+            }
+            byte[] b;
+            try {
+                b = later.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for entry " + name);
+            } catch (ExecutionException e) {
+                throw new IOException("entry " + name + " was not made: " + e.getCause(), e.getCause());
+            }
+            return new Entry(name, "|u1", new long[] {b.length}, b.length, out -> writeFully(out, ByteBuffer.wrap(b)));
+        }
+    }
 
     private final List<Entry> entries = new ArrayList<>();
     private boolean compress;
@@ -94,6 +119,18 @@ public final class Npz {
             throw new IllegalStateException("big-endian hosts are not supported");
         }
         entries.add(new Entry(name, descr, shape, raw.length, out -> writeFully(out, ByteBuffer.wrap(raw))));
+        return this;
+    }
+
+    /**
+     * An entry of bytes (uint8, shape (length,)) known only later, such as a sidecar that waits for the kernel's
+     * metrics. Entries are written in the order they were put: the writer waits for {@code bytes} only when it reaches
+     * this entry, so a write started on another thread (put this entry last) sends every entry before it to the disk
+     * meanwhile; those must not change until the write ends. A future that fails fails the write, and its temporary
+     * is deleted.
+     */
+    public Npz putLater(String name, Future<byte[]> bytes) {
+        entries.add(new Entry(name, "|u1", new long[] {0}, 0, null, bytes));
         return this;
     }
 
@@ -144,7 +181,8 @@ public final class Npz {
             Files.createDirectories(dir);
             if (format == Format.NPY) {
                 tmp = TempFiles.directory(target);
-                for (Entry e : entries) {
+                for (Entry later : entries) {
+                    Entry e = later.resolve();
                     MessageDigest sha = sha256();
                     try (FileChannel ch = DirectFileChannel.open(
                             tmp.resolve(e.name() + ".npy"),
@@ -219,7 +257,8 @@ public final class Npz {
         List<Written> done = new ArrayList<>();
         MessageDigest sha = sha256();
         WritableByteChannel hc = hashing(ch, sha);
-        for (Entry e : entries) {
+        for (Entry later : entries) {
+            Entry e = later.resolve();
             byte[] head = NpyHeader.encode(e.descr(), e.shape());
             byte[] name = (e.name() + ".npy").getBytes(StandardCharsets.UTF_8);
             long size = head.length + e.bytes();

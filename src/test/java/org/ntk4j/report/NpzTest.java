@@ -146,6 +146,72 @@ class NpzTest {
         }
     }
 
+    /**
+     * An entry given later ({@link Npz#putLater}) is waited for only when the writer reaches it: a write started on
+     * another thread has the entries before it on the disk while the future is still open, and then ends with a file
+     * byte for byte equal to the one written with the bytes at hand (as the uint8 entry of an NDArray); a future that
+     * fails fails the write, leaving neither the file nor its temporary.
+     */
+    @Test
+    void waitsForAnEntryGivenLaterOnlyWhenItGetsThere(@TempDir Path dir) throws Exception {
+        try (NDManager m = NDManager.newBaseManager()) {
+            float[] big = new float[(80 << 20) / 4]; // past DirectFileChannel.MIN_BYTES: the direct path
+            for (int i = 0; i < big.length; i++) {
+                big[i] = i % 977;
+            }
+            byte[] meta = "{\"metrics\": {}}\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            Path eager = dir.resolve("eager.npz");
+            new Npz()
+                    .put("k", big, 2, big.length / 2)
+                    .put("meta.json", m.create(java.nio.ByteBuffer.wrap(meta), new Shape(meta.length), DataType.UINT8))
+                    .write(eager);
+
+            java.util.concurrent.CompletableFuture<byte[]> later = new java.util.concurrent.CompletableFuture<>();
+            Path laterFile = dir.resolve("later.npz");
+            Npz npz = new Npz().put("k", big, 2, big.length / 2).putLater("meta.json", later);
+            var writing = java.util.concurrent.CompletableFuture.supplyAsync(() -> npz.writeHashed(laterFile));
+            // the writer has the kernel in its temporary before the sidecar is there (all but the direct channel's two
+            // 8 MiB stages, which wait for more bytes)
+            long onDisk = big.length * 4L - (16 << 20);
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (tempBytes(dir) < onDisk && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(false, writing.isDone(), "the write ended without its last entry");
+            org.junit.jupiter.api.Assertions.assertTrue(tempBytes(dir) >= onDisk, "entries before it not written");
+            later.complete(meta);
+            assertEquals(java.util.Map.of("later.npz", sha256(eager)), writing.get());
+            assertArrayEquals(Files.readAllBytes(eager), Files.readAllBytes(laterFile));
+
+            java.util.concurrent.CompletableFuture<byte[]> failed = new java.util.concurrent.CompletableFuture<>();
+            Path failedFile = dir.resolve("failed.npz");
+            var failing = java.util.concurrent.CompletableFuture.supplyAsync(() -> new Npz()
+                    .put("k", big, 2, big.length / 2)
+                    .putLater("meta.json", failed)
+                    .writeHashed(failedFile));
+            failed.completeExceptionally(new IllegalStateException("metrics failed"));
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, failing::get);
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    e.getCause().getMessage().contains("meta.json"),
+                    e.getCause().getMessage());
+            assertEquals(false, Files.exists(failedFile));
+            assertEquals(0, tempBytes(dir), "a temporary was left");
+        }
+    }
+
+    /** Bytes in the hidden temporaries of {@code dir} (the writer's files before they are moved into place). */
+    private static long tempBytes(Path dir) throws Exception {
+        try (var s = Files.list(dir)) {
+            long sum = 0;
+            for (Path p :
+                    s.filter(p -> p.getFileName().toString().startsWith(".")).toList()) {
+                sum += Files.size(p);
+            }
+            return sum;
+        }
+    }
+
     private static String sha256(Path f) throws Exception {
         java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
         md.update(Files.readAllBytes(f));
