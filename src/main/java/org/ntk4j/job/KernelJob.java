@@ -120,7 +120,7 @@ public final class KernelJob {
             ntk.memory(tileBudgets[0]);
             Ntk.MemoryEstimate placed = ntk.estimate(n, n, m.getDevice());
             placed.check();
-            checkMachine(ntk, n, test, files, m);
+            checkMachine(ntk, n, test, files, m, besideKernels(net, x1, train, n, testSet, test));
             if (c.explain()) {
                 ntk.plan(n, n).forEach((k, v) -> print.accept(k + ": " + v));
                 print.accept(placed.explain());
@@ -315,10 +315,26 @@ public final class KernelJob {
      * Before any work: free disk for the output (and for the kernels accumulated on disk), and the device's memory
      * for the tiles' working set (MachineBudget).
      */
-    private void checkMachine(Ntk ntk, int n, int test, KernelFiles files, NDManager m) {
+    /**
+     * Bytes the output holds beside its kernels: the inputs x1 (and x2), the targets, every parameter, and a bound on
+     * the zip's and .npy headers and the sidecar entry.
+     */
+    private static long besideKernels(
+            Network net, NDArray x1, LabelledSet train, int n, LabelledSet testSet, int test) {
+        long width = x1.getDataType().getNumOfBytes();
+        long inputs = x1.size() * width + (testSet == null ? 0 : (long) test * testSet.featureDim() * width);
+        long targets = 4L * (n + test) * (train.isRegression() ? train.targetOutputs() : 1);
+        long params = 0;
+        for (Param p : net.params()) {
+            params += p.value().size() * p.value().getDataType().getNumOfBytes();
+        }
+        return inputs + targets + params + (1L << 20);
+    }
+
+    private void checkMachine(Ntk ntk, int n, int test, KernelFiles files, NDManager m, long beside) {
         Ntk.MemoryEstimate a = ntk.estimate(n, n);
         Ntk.MemoryEstimate b = test > 0 ? ntk.estimate(test, n) : null;
-        long output = a.outputBytes() + (b == null ? 0 : b.outputBytes());
+        long output = a.outputBytes() + (b == null ? 0 : b.outputBytes()) + beside;
         long spilled =
                 (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
         MachineBudget.checkDisk(java.util.List.of(

@@ -224,6 +224,19 @@ class UserMistakesTest {
                     "--out",
                     small.resolve("K.npz").toString());
             assertInWords(r, "not enough free disk: --out " + small.resolve("K.npz"));
+            // a kernel that fits (50×50 float32), beside what does not: the inputs and 269,322 float32 parameters
+            r = CliTest.run(
+                    "kernel",
+                    "--model",
+                    "mlp-quickstart",
+                    "--n",
+                    "50",
+                    "--out",
+                    small.resolve("K.npz").toString());
+            assertInWords(r, "not enough free disk: --out " + small.resolve("K.npz"));
+            try (var left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing is written before the check");
+            }
         } finally {
             new ProcessBuilder("umount", small.toString()).start().waitFor();
         }
