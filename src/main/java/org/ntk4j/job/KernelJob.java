@@ -233,7 +233,7 @@ public final class KernelJob {
             } finally {
                 // on a failure the writer stops at the sidecar's entry and deletes its temporary; the kernels it reads
                 // are released only once it has ended
-                meta.completeExceptionally(new java.util.concurrent.CancellationException("the kernel job failed"));
+                meta.completeExceptionally(new IllegalStateException("the kernel job failed before its sidecar"));
                 awaitQuietly(npzSha);
                 release(k);
                 release(kt);
@@ -312,10 +312,6 @@ public final class KernelJob {
     }
 
     /**
-     * Before any work: free disk for the output (and for the kernels accumulated on disk), and the device's memory
-     * for the tiles' working set (MachineBudget).
-     */
-    /**
      * Bytes the output holds beside its kernels: the inputs x1 (and x2), the targets, every parameter, and a bound on
      * the zip's and .npy headers and the sidecar entry.
      */
@@ -331,6 +327,10 @@ public final class KernelJob {
         return inputs + targets + params + (1L << 20);
     }
 
+    /**
+     * Before any work: free disk for the output (and for the kernels accumulated on disk), and the device's memory
+     * for the tiles' working set (MachineBudget).
+     */
     private void checkMachine(Ntk ntk, int n, int test, KernelFiles files, NDManager m, long beside) {
         Ntk.MemoryEstimate a = ntk.estimate(n, n);
         Ntk.MemoryEstimate b = test > 0 ? ntk.estimate(test, n) : null;
@@ -398,7 +398,7 @@ public final class KernelJob {
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
-            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            } catch (ExecutionException e) {
                 break;
             }
         }

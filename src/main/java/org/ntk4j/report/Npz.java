@@ -85,6 +85,8 @@ public final class Npz {
                 throw new InterruptedIOException("interrupted while waiting for entry " + name);
             } catch (ExecutionException e) {
                 throw new IOException("entry " + name + " was not made: " + e.getCause(), e.getCause());
+            } catch (java.util.concurrent.CancellationException e) {
+                throw new IOException("entry " + name + " was cancelled", e);
             }
             return new Entry(name, "|u1", new long[] {b.length}, b.length, out -> writeFully(out, ByteBuffer.wrap(b)));
         }
