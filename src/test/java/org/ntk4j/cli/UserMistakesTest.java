@@ -234,6 +234,18 @@ class UserMistakesTest {
                     "--out",
                     small.resolve("K.npz").toString());
             assertInWords(r, "not enough free disk: --out " + small.resolve("K.npz"));
+            // the pNTK of 600 images: 1.4 MB of kernel
+            r = CliTest.run(
+                    "kernel",
+                    "--model",
+                    "mlp-quickstart",
+                    "--n",
+                    "600",
+                    "--approx",
+                    "pntk",
+                    "--out",
+                    small.resolve("P.npz").toString());
+            assertInWords(r, "not enough free disk: --out " + small.resolve("P.npz"));
             try (var left = Files.list(small)) {
                 assertEquals(0, left.count(), "nothing is written before the check");
             }
