@@ -167,7 +167,7 @@ public final class ApproxJob {
         long spilled =
                 (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
         MachineBudget.checkDisk(java.util.List.of(
-                new MachineBudget.Disk(u.files.out().getParent(), kernels + targets + (1L << 20), "--out " + c.out()),
+                new MachineBudget.Disk(u.files.out().getParent(), kernels + targets + (64L << 10), "--out " + c.out()),
                 new MachineBudget.Disk(u.files.spillDir().getParent(), spilled, "the kernels accumulated on disk")));
     }
 

@@ -312,8 +312,8 @@ public final class KernelJob {
     }
 
     /**
-     * Bytes the output holds beside its kernels: the inputs x1 (and x2), the targets, every parameter, and a bound on
-     * the zip's and .npy headers and the sidecar entry.
+     * Bytes the output holds beside its kernels: the inputs x1 (and x2), the targets, every parameter, and 1 MiB for
+     * the zip's and .npy headers and the sidecar entry (a few KiB; ~250 KiB with 10,000 eigenvalues).
      */
     private static long besideKernels(
             Network net, NDArray x1, LabelledSet train, int n, LabelledSet testSet, int test) {
