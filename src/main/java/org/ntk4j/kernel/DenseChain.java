@@ -85,8 +85,20 @@ final class DenseChain {
         return new DenseChain(dense, after);
     }
 
-    /** The factors of every dense layer on the tile {@code x}, as {@link TangentFactors#compute} returns them. */
-    void factors(Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m, Map<String, LayerFactor> out) {
+    /**
+     * The factors of every dense layer on the tile {@code x}, as {@link TangentFactors#compute} returns them. With
+     * {@code traced} (factors contracted into a traced kernel only), the last hidden layer's output gradients are
+     * handed over as one row per sample ({@link #tracedRows}) instead of O: the same traced Gram Σ_o δ_io·δ_jo, with
+     * O times fewer products.
+     */
+    void factors(
+            Network net,
+            NDArray x,
+            NtkPlan plan,
+            boolean parts,
+            boolean traced,
+            NDManager m,
+            Map<String, LayerFactor> out) {
         int outputs = net.outputs();
         long n = x.getShape().get(0);
         Map<TangentLayer, NDArray[]> io = new IdentityHashMap<>();
@@ -112,13 +124,18 @@ final class DenseChain {
                 NDArray[] aio = io.get(layer);
                 LayerPlan lp = plan.layer(layer.name());
                 FactorBuilder b = lp.rule().builder(layer, lp.estimate(), aio[0], outputs, m);
+                NDArray given = delta;
+                if (traced && l == dense.size() - 2) {
+                    Dense output = dense.get(l + 1);
+                    given = tracedRows(output, io.get(output)[0], aio[1], after.get(l));
+                }
                 if (l > 0) {
                     NDArray next = backprop(delta, layer, aio[0], io.get(dense.get(l - 1))[1], after.get(l - 1));
-                    b.acceptAll(delta);
+                    b.acceptAll(given);
                     b.finish(out, parts);
                     delta = next;
                 } else {
-                    b.acceptAll(delta);
+                    b.acceptAll(given);
                     b.finish(out, parts);
                 }
             }
@@ -139,6 +156,33 @@ final class DenseChain {
         if (act == null) {
             return g;
         }
+        return EngineOps.mulInPlace(g, derivative(a, y, act).expandDims(1));
+    }
+
+    /**
+     * The last hidden layer's output gradients, traced, as one row per sample. Below a linear output layer L,
+     * δ_{L-1}[i, o, k] = c_w W_L[o, k] φ'(y_i)[k], so
+     * <pre>Σ_o δ_io·δ_jo = Σ_k φ'(y_i)[k] φ'(y_j)[k] c_w² Σ_o W_L[o, k]² = r_i·r_j,   r_i = φ'(y_i) ⊙ s,
+     * s_k = |c_w| ‖W_L[:, k]‖,</pre>
+     * the rows r (n, 1, k) (s alone, broadcast, when no activation lies between): the traced Gram of this layer with
+     * n·k·n products instead of n·O·k·n. {@code a} is layer L's input φ(y), {@code y} the hidden layer's output.
+     */
+    private static NDArray tracedRows(Dense output, NDArray a, NDArray y, ActivationKind act) {
+        NDArray w = output.weight().value(); // (O, k)
+        NDArray s = w.mul(w).sum(new int[] {0}).sqrt();
+        double cw = Math.abs(output.weightScale());
+        if (cw != 1) {
+            EngineOps.mulInPlace(s, EngineOps.scalar(s, cw));
+        }
+        long n = a.getShape().get(0);
+        NDArray r = act == null
+                ? s.expandDims(0).broadcast(new Shape(n, s.getShape().get(0))).duplicate()
+                : EngineOps.mulInPlace(derivative(a, y, act), s);
+        return r.expandDims(1);
+    }
+
+    /** φ' of the activation between two dense layers, from its output {@code a} or its input {@code y} (n, k). */
+    private static NDArray derivative(NDArray a, NDArray y, ActivationKind act) {
         NDArray d;
         switch (act) {
             case RELU:
@@ -156,6 +200,6 @@ final class DenseChain {
             default:
                 throw new IllegalStateException(act.toString());
         }
-        return EngineOps.mulInPlace(g, d.expandDims(1));
+        return d;
     }
 }

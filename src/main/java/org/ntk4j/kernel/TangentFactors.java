@@ -39,20 +39,30 @@ final class TangentFactors {
 
     /** Factors of {@code structured} layers by probe mode, then of {@code jacobian} layers by per-sample gradients. */
     static Map<String, LayerFactor> compute(Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
+        return compute(net, x, plan, parts, false, m);
+    }
+
+    /**
+     * As {@link #compute(Network, NDArray, NtkPlan, boolean, NDManager)}; with {@code traced}, factors that are only
+     * contracted into a traced kernel (Σ_o over the outputs), which lets a dense chain hand its last hidden layer
+     * one row per sample instead of O ({@link DenseChain#factors}).
+     */
+    static Map<String, LayerFactor> compute(
+            Network net, NDArray x, NtkPlan plan, boolean parts, boolean traced, NDManager m) {
         try (org.ntk4j.util.NativeWork.Section nw = org.ntk4j.util.NativeWork.section()) {
-            return computeInSection(net, x, plan, parts, m);
+            return computeInSection(net, x, plan, parts, traced, m);
         }
     }
 
     private static Map<String, LayerFactor> computeInSection(
-            Network net, NDArray x, NtkPlan plan, boolean parts, NDManager m) {
+            Network net, NDArray x, NtkPlan plan, boolean parts, boolean traced, NDManager m) {
         Map<String, LayerFactor> out = new LinkedHashMap<>();
         List<LayerPlan> structured = plan.structured();
         List<Module> jacobian = plan.jacobian();
         boolean replicate = replicate(net.outputs());
         DenseChain chain = replicate ? null : DenseChain.of(net, plan);
         if (chain != null) {
-            chain.factors(net, x, plan, parts, m, out);
+            chain.factors(net, x, plan, parts, traced, m, out);
         } else if (!structured.isEmpty()) {
             structuredFactors(net, x, structured, parts, replicate, m, out);
         }

@@ -246,7 +246,7 @@ final class TileLoop {
         if (xt.getDataType() != net.dataType()) {
             xt = xt.toType(net.dataType(), false);
         }
-        return TangentFactors.compute(net, xt, plan, opts.parts(), m);
+        return TangentFactors.compute(net, xt, plan, opts.parts(), opts.mode() == Mode.TRACE, m);
     }
 
     /** The layer kernels in the network's forward order (structured and Jacobian layers may come mixed). */
