@@ -14,7 +14,8 @@ Methods:
               tutorial "Neural Tangent Kernels", method 1);
   factorised  dense nets only: per layer Theta_l = (A_l A_l^T + 1) * (delta_l delta_l^T), the
               forward-backward factorisation ntk4j's structured engine uses, with delta_l formed by
-              explicit backprop of the O one-hot cotangents for the whole batch at once.
+              explicit backprop of the O one-hot cotangents for the whole batch at once; traced, the
+              last hidden layer's sum over outputs as one row per sample, as ntk4j does.
 
 Prints one JSON object: environment, then per case/method/device the times in ms
 (min and median of --reps warm runs after --warmup runs); the factorised method also reports its
@@ -156,6 +157,10 @@ def ntk_factorised(net, x1, x2, mode, phases=None):
             deltas[k] = delta
             if k > 0:
                 delta = (delta @ lin[k].weight) * (pres[k - 1] > 0).unsqueeze(1).to(x.dtype)
+        if mode == "trace" and len(lin) > 1:
+            # the last hidden layer traced, one row per sample (ntk4j does the same since 2026-11-27): with
+            # delta[i, o, k] = W_L[o, k] relu'(h_i)[k], sum_o delta_io . delta_jo = r_i . r_j, r = relu'(h) * |W_L[:, k]|
+            deltas[-2] = ((pres[-2] > 0).to(x.dtype) * lin[-1].weight.norm(dim=0)).unsqueeze(1)
         return acts, deltas
 
     with torch.no_grad():
