@@ -215,6 +215,7 @@ public final class Ntk {
 
     /** Θ(X1, X2) with X1 (N1, input...) and X2 (N2, input...); x2 null means X2 = X1. */
     public KernelResult compute(NDArray x1, NDArray x2) {
+        long start = System.nanoTime(); // the kernel's seconds include its plan and its output's allocation
         boolean symmetric = x2 == null;
         checkInput(x1, "x1");
         if (!symmetric) {
@@ -229,6 +230,7 @@ public final class Ntk {
         int tile = symmetric && cacheAll && opts.tile() == null ? symmetricTile(est.tile(), n1) : est.tile();
         Outputs out = outputs(n1, n2, tile, est.placement(), x1.getDevice());
         return new TileLoop(net, opts, plan, progress)
+                .since(start)
                 .run(
                         new TileSchedule.Block(0, n1, 0, n2, n1, n2, symmetric),
                         x1,
@@ -275,6 +277,7 @@ public final class Ntk {
      */
     public KernelResult computeBlock(
             NDArray rows, NDArray cols, int rowStart, int colStart, int n1, int n2, boolean symmetric) {
+        long start = System.nanoTime();
         Integer tile = opts.tile();
         if (tile == null) {
             throw new IllegalArgumentException("computeBlock needs a fixed tile size (Ntk.tile)");
@@ -294,6 +297,7 @@ public final class Ntk {
         long bytes = KernelMatrix.bytes(br, bc, opts.mode(), net.outputs(), opts.float64()) * (1 + layerKernels())
                 + KernelMatrix.bytes(br, bc, Mode.TRACE, net.outputs(), opts.float64()) * denseFactorKernels(plan);
         return new TileLoop(net, opts, plan, progress)
+                .since(start)
                 .run(
                         new TileSchedule.Block(rowStart, br, colStart, bc, n1, n2, symmetric),
                         rows,

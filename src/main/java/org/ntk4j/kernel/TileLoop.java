@@ -39,6 +39,15 @@ final class TileLoop {
     private long opsSum;
     private long pairsCounted;
 
+    /** When the computation began (System.nanoTime), if before {@link #run} (its plan, its output's allocation). */
+    private long since;
+
+    /** The kernel's seconds count from {@code nanos} (System.nanoTime), not from {@link #run}. */
+    TileLoop since(long nanos) {
+        this.since = nanos;
+        return this;
+    }
+
     TileLoop(Network net, NtkOptions opts, NtkPlan plan, Consumer<Double> progress) {
         this.net = net;
         this.opts = opts;
@@ -52,7 +61,7 @@ final class TileLoop {
      */
     KernelResult run(
             TileSchedule.Block b, NDArray xr, NDArray xc, int tile, boolean cacheAll, Outputs out, long outputBytes) {
-        long start = System.nanoTime();
+        long start = since == 0 ? System.nanoTime() : since;
         int rowStart = b.rowStart();
         int colStart = b.colStart();
         int n1 = b.n1();
