@@ -121,6 +121,22 @@ public final class Specs {
         return GSON.toJson(o);
     }
 
+    /**
+     * A map of {@code keysAndValues} (key, value, key, value, ...) that keeps their order, for JSON written from a
+     * literal: {@code Map.of}'s iteration order changes from one JVM to the next, so a file written from it differs
+     * run to run (the same numbers in another order).
+     */
+    public static java.util.Map<String, Object> ordered(Object... keysAndValues) {
+        if (keysAndValues.length % 2 != 0) {
+            throw new IllegalArgumentException("keys and values come in pairs");
+        }
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
+    }
+
     static Set<String> fieldNames(Class<?> type) {
         Set<String> names = new TreeSet<>();
         for (Field f : type.getDeclaredFields()) {

@@ -666,7 +666,7 @@ public final class DispersionLimits {
                 false);
         Files2.writeString(
                 out.resolve("results.json"),
-                org.ntk4j.spec.Specs.toJson(Map.of(
+                org.ntk4j.spec.Specs.toJson(org.ntk4j.spec.Specs.ordered(
                                 "settings", set,
                                 "cells", r.cells(),
                                 "zones", r.zones(),

@@ -430,7 +430,7 @@ public final class NtkBlockStructure {
     private static void write(Settings set, Path out, Result r) {
         Files2.writeString(
                 out.resolve("results.json"),
-                Specs.toJson(Map.of("settings", set, "runs", r.runs(), "verdicts", r.verdicts())) + "\n");
+                Specs.toJson(Specs.ordered("settings", set, "runs", r.runs(), "verdicts", r.verdicts())) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         List<String> subs = new ArrayList<>();
         for (Run w : r.runs()) {

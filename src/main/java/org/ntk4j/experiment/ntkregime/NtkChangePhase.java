@@ -663,7 +663,7 @@ public final class NtkChangePhase {
                 true);
         Files2.writeString(
                 out.resolve("results.json"),
-                Specs.toJson(Map.of(
+                Specs.toJson(Specs.ordered(
                                 "settings", set,
                                 "lr", r.lr(),
                                 "rows", r.rows(),

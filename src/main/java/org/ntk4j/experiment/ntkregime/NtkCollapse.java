@@ -468,7 +468,7 @@ public final class NtkCollapse {
         }
         Files2.writeString(
                 out.resolve("results.json"),
-                Specs.toJson(Map.of("settings", set, "rows", r.rows(), "verdicts", r.verdicts())) + "\n");
+                Specs.toJson(Specs.ordered("settings", set, "rows", r.rows(), "verdicts", r.verdicts())) + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row w : r.rows()) {
             summary.put(

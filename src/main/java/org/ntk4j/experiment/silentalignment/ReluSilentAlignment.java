@@ -286,7 +286,7 @@ public final class ReluSilentAlignment {
         }
         Files2.writeString(
                 out.resolve("results.json"),
-                Specs.toJson(Map.of("settings", set, "rows", rows, "notes", notes)) + "\n");
+                Specs.toJson(Specs.ordered("settings", set, "rows", rows, "notes", notes)) + "\n");
         List<String> n = new ArrayList<>(notes);
         n.add(String.format(
                 Locale.ROOT,

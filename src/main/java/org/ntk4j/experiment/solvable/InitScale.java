@@ -293,7 +293,8 @@ public final class InitScale {
         Plots.lines(out.resolve("accuracy.png"), "Accuracy vs init scale", "α", "accuracy", a, acc, false);
         Files2.writeString(
                 out.resolve("results.json"),
-                Specs.toJson(Map.of("settings", set, "data", data[0].name(), "model", spec, "rows", rows)) + "\n");
+                Specs.toJson(Specs.ordered("settings", set, "data", data[0].name(), "model", spec, "rows", rows))
+                        + "\n");
         Map<String, String> summary = new LinkedHashMap<>();
         for (Row r : rows) {
             summary.put(

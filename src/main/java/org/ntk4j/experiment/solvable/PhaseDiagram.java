@@ -514,7 +514,7 @@ public final class PhaseDiagram {
                 out.resolve("ntk-scale.png"), "Initial NTK (1/τ) vs γ", "γ", "mean Θ_η(x, x)", set.gammas(), th, true);
         Files2.writeString(
                 out.resolve("results.json"),
-                Specs.toJson(Map.of("settings", set, "data", data.name(), "rows", rows)) + "\n");
+                Specs.toJson(Specs.ordered("settings", set, "data", data.name(), "rows", rows)) + "\n");
         new StudyReport("Xu & Ziyin, When Does Feature Learning Happen?, Table 1 and Figs 3-4: measured phases")
                 .summary(summary)
                 .notes(List.of(String.format(
