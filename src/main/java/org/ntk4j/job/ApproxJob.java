@@ -32,7 +32,6 @@ import org.ntk4j.shard.ShardPlan;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.util.Machine;
-import org.ntk4j.util.MachineBudget;
 
 /**
  * The kernel job for an approximate kernel ({@code ntk4j kernel --approx SPEC}): computes the approximation of the
@@ -155,22 +154,6 @@ public final class ApproxJob {
         }
     }
 
-    /**
-     * Before the pNTK's work: free disk for its output (the N × N kernel, the test kernel, the targets, headers and
-     * sidecar) and for kernels accumulated on disk, as the kernel job checks ({@link MachineBudget#checkDisk}).
-     */
-    private void checkDisk(Run u, Ntk p) {
-        Ntk.MemoryEstimate a = p.estimate(u.n, u.n);
-        Ntk.MemoryEstimate b = u.x2 == null ? null : p.estimate(u.test, u.n);
-        long kernels = a.outputBytes() + (b == null ? 0 : b.outputBytes());
-        long targets = 4L * (u.n + u.test) * (u.train.isRegression() ? u.train.targetOutputs() : 1);
-        long spilled =
-                (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
-        MachineBudget.checkDisk(java.util.List.of(
-                new MachineBudget.Disk(u.files.out().getParent(), kernels + targets + (64L << 10), "--out " + c.out()),
-                new MachineBudget.Disk(u.files.spillDir().getParent(), spilled, "the kernels accumulated on disk")));
-    }
-
     private Result pntk(Run u) {
         long t1 = System.nanoTime();
         int h = u.rows.length;
@@ -181,7 +164,15 @@ public final class ApproxJob {
             u.exactBlock[i] *= scale;
         }
         Ntk p = Pntk.ntk(u.target, r.options()).spillDir(u.files.spillDir());
-        checkDisk(u, p);
+        // before its work: free disk for its N × N output beside the targets, headers and sidecar
+        KernelJob.checkDisk(
+                p,
+                u.n,
+                u.test,
+                KernelJob.targetBytes(u.train, u.n, u.test) + (64L << 10),
+                u.files,
+                c.out(),
+                r.options().spillDir());
         ProgressBar bar = new ProgressBar("pntk " + u.n + "x" + u.n, 1000);
         KernelResult k = p.onProgress(f -> bar.update(Math.round(f * 1000))).compute(u.x1);
         KernelResult kt = u.x2 == null ? null : p.onProgress(f -> {}).compute(u.x2, u.x1);

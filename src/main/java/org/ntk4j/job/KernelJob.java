@@ -8,10 +8,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.ntk4j.OptionException;
 import org.ntk4j.UserException;
@@ -167,7 +164,7 @@ public final class KernelJob {
             CompletableFuture<byte[]> meta = new CompletableFuture<>();
             npz.putLater("meta.json", meta);
             Path npzTmp = zip ? files.npzTemp() : null;
-            Future<String> npzSha = zip ? writeInBackground(npz, npzTmp) : null;
+            CompletableFuture<String> npzSha = zip ? writeInBackground(npz, npzTmp) : null;
             KernelSidecar[] written = {null};
             try {
                 long metricsStart = System.nanoTime();
@@ -234,7 +231,9 @@ public final class KernelJob {
                 // on a failure the writer stops at the sidecar's entry and deletes its temporary; the kernels it reads
                 // are released only once it has ended
                 meta.completeExceptionally(new IllegalStateException("the kernel job failed before its sidecar"));
-                awaitQuietly(npzSha);
+                if (npzSha != null) {
+                    npzSha.handle((sha, failure) -> null).join(); // ended, however: a failure was or is reported
+                }
                 release(k);
                 release(kt);
             }
@@ -319,7 +318,7 @@ public final class KernelJob {
             Network net, NDArray x1, LabelledSet train, int n, LabelledSet testSet, int test) {
         long width = x1.getDataType().getNumOfBytes();
         long inputs = x1.size() * width + (testSet == null ? 0 : (long) test * testSet.featureDim() * width);
-        long targets = 4L * (n + test) * (train.isRegression() ? train.targetOutputs() : 1);
+        long targets = targetBytes(train, n, test);
         long params = 0;
         for (Param p : net.params()) {
             params += p.value().size() * p.value().getDataType().getNumOfBytes();
@@ -332,21 +331,8 @@ public final class KernelJob {
      * for the tiles' working set (MachineBudget).
      */
     private void checkMachine(Ntk ntk, int n, int test, KernelFiles files, NDManager m, long beside) {
+        checkDisk(ntk, n, test, beside, files, c.out(), r.options().spillDir());
         Ntk.MemoryEstimate a = ntk.estimate(n, n);
-        Ntk.MemoryEstimate b = test > 0 ? ntk.estimate(test, n) : null;
-        long output = a.outputBytes() + (b == null ? 0 : b.outputBytes()) + beside;
-        long spilled =
-                (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
-        MachineBudget.checkDisk(java.util.List.of(
-                new MachineBudget.Disk(files.out().getParent(), output, "--out " + c.out()),
-                new MachineBudget.Disk(
-                        files.spillDir().getParent(),
-                        spilled,
-                        "the kernels accumulated on disk ("
-                                + (r.options().spillDir() != null
-                                        ? "--spill-dir " + r.options().spillDir()
-                                        : "beside --out")
-                                + ")")));
         MachineBudget.checkDevice(
                 a.workingBytes(),
                 "the tiles' working set (--memory, --tile)",
@@ -354,56 +340,55 @@ public final class KernelJob {
                 MachineBudget.deviceMemory(m.getDevice()));
     }
 
-    /** Writes {@code npz} to {@code tmp} on a thread of its own; the future gives the file's SHA-256. */
-    private static Future<String> writeInBackground(Npz npz, Path tmp) {
-        ExecutorService writer = Executors.newSingleThreadExecutor(task -> {
-            Thread t = new Thread(task, "ntk4j-npz-writer");
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            return writer.submit(() -> npz.writeHashed(tmp).values().iterator().next());
-        } finally {
-            writer.shutdown();
-        }
+    /**
+     * Refuses, before any work, an output its file systems cannot hold: the kernels Θ(X1, X1) (and Θ(X2, X1) when
+     * {@code test} &gt; 0) of {@code ntk} with {@code beside} bytes of everything else the output holds, at {@code out};
+     * the kernels accumulated on disk, beside {@code out} or in {@code spillDir} (null: none given). The kernel job's
+     * and the pNTK's check.
+     */
+    static void checkDisk(Ntk ntk, int n, int test, long beside, KernelFiles files, Path out, Path spillDir) {
+        Ntk.MemoryEstimate a = ntk.estimate(n, n);
+        Ntk.MemoryEstimate b = test > 0 ? ntk.estimate(test, n) : null;
+        long output = a.outputBytes() + (b == null ? 0 : b.outputBytes()) + beside;
+        long spilled =
+                (a.outputsOnDisk() ? a.outputBytes() : 0) + (b != null && b.outputsOnDisk() ? b.outputBytes() : 0);
+        MachineBudget.checkDisk(java.util.List.of(
+                new MachineBudget.Disk(files.out().getParent(), output, "--out " + out),
+                new MachineBudget.Disk(
+                        files.spillDir().getParent(),
+                        spilled,
+                        "the kernels accumulated on disk ("
+                                + (spillDir != null ? "--spill-dir " + spillDir : "beside --out")
+                                + ")")));
+    }
+
+    /** Bytes of the targets y1 (and y2) an output holds: int32 labels, or a regression set's float32 targets. */
+    static long targetBytes(LabelledSet train, int n, int test) {
+        return 4L * (n + test) * (train.isRegression() ? train.targetOutputs() : 1);
+    }
+
+    /** Writes {@code npz} to {@code tmp} on a daemon thread of its own; the future gives the file's SHA-256. */
+    private static CompletableFuture<String> writeInBackground(Npz npz, Path tmp) {
+        return CompletableFuture.supplyAsync(
+                () -> npz.writeHashed(tmp).values().iterator().next(), task -> {
+                    Thread t = new Thread(task, "ntk4j-npz-writer");
+                    t.setDaemon(true);
+                    t.start();
+                });
     }
 
     /** The value of {@code f}, or what it threw, as it was thrown. */
-    private static <T> T await(Future<T> f) {
+    private static <T> T await(CompletableFuture<T> f) {
         try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the kernel was written", e);
-        } catch (ExecutionException e) {
+            return f.join();
+        } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
             if (e.getCause() instanceof Error err) {
                 throw err;
             }
-            throw new IllegalStateException(e.getCause());
-        }
-    }
-
-    /** Waits for {@code f} (if any) to end, whatever it ends with: its failure, if any, was or will be reported. */
-    private static void awaitQuietly(Future<?> f) {
-        if (f == null) {
-            return;
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                f.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException e) {
-                break;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+            throw e;
         }
     }
 

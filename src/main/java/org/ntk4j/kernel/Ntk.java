@@ -215,7 +215,7 @@ public final class Ntk {
 
     /** Θ(X1, X2) with X1 (N1, input...) and X2 (N2, input...); x2 null means X2 = X1. */
     public KernelResult compute(NDArray x1, NDArray x2) {
-        long start = System.nanoTime(); // the kernel's seconds include its plan and its output's allocation
+        long start = System.nanoTime(); // the kernel's seconds: its plan and its output's allocation too
         boolean symmetric = x2 == null;
         checkInput(x1, "x1");
         if (!symmetric) {
@@ -229,8 +229,7 @@ public final class Ntk {
         boolean cacheAll = cacheBytes(plan, n2) > 0;
         int tile = symmetric && cacheAll && opts.tile() == null ? symmetricTile(est.tile(), n1) : est.tile();
         Outputs out = outputs(n1, n2, tile, est.placement(), x1.getDevice());
-        return new TileLoop(net, opts, plan, progress)
-                .since(start)
+        return new TileLoop(net, opts, plan, progress, start)
                 .run(
                         new TileSchedule.Block(0, n1, 0, n2, n1, n2, symmetric),
                         x1,
@@ -296,8 +295,7 @@ public final class Ntk {
         Outputs out = outputs(br, bc, tile, KernelPlacement.DEVICE, rows.getDevice());
         long bytes = KernelMatrix.bytes(br, bc, opts.mode(), net.outputs(), opts.float64()) * (1 + layerKernels())
                 + KernelMatrix.bytes(br, bc, Mode.TRACE, net.outputs(), opts.float64()) * denseFactorKernels(plan);
-        return new TileLoop(net, opts, plan, progress)
-                .since(start)
+        return new TileLoop(net, opts, plan, progress, start)
                 .run(
                         new TileSchedule.Block(rowStart, br, colStart, bc, n1, n2, symmetric),
                         rows,

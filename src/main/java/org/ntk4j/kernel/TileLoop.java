@@ -39,20 +39,15 @@ final class TileLoop {
     private long opsSum;
     private long pairsCounted;
 
-    /** When the computation began (System.nanoTime), if before {@link #run} (its plan, its output's allocation). */
-    private long since;
+    /** When the computation began (System.nanoTime): the kernel's seconds include its plan and its output's allocation. */
+    private final long start;
 
-    /** The kernel's seconds count from {@code nanos} (System.nanoTime), not from {@link #run}. */
-    TileLoop since(long nanos) {
-        this.since = nanos;
-        return this;
-    }
-
-    TileLoop(Network net, NtkOptions opts, NtkPlan plan, Consumer<Double> progress) {
+    TileLoop(Network net, NtkOptions opts, NtkPlan plan, Consumer<Double> progress, long start) {
         this.net = net;
         this.opts = opts;
         this.plan = plan;
         this.progress = progress;
+        this.start = start;
     }
 
     /**
@@ -61,7 +56,6 @@ final class TileLoop {
      */
     KernelResult run(
             TileSchedule.Block b, NDArray xr, NDArray xc, int tile, boolean cacheAll, Outputs out, long outputBytes) {
-        long start = since == 0 ? System.nanoTime() : since;
         int rowStart = b.rowStart();
         int colStart = b.colStart();
         int n1 = b.n1();
@@ -126,7 +120,7 @@ final class TileLoop {
             if (System.nanoTime() - start >= TRIM_AFTER_NANOS) {
                 Ntk.trimNativeHeap();
             }
-            KernelResult r = finish(out, clock, xr, schedule, outputBytes, start, symmetric);
+            KernelResult r = finish(out, clock, xr, schedule, outputBytes, symmetric);
             done = true;
             return r;
         } finally {
@@ -139,13 +133,7 @@ final class TileLoop {
 
     /** The kernels of {@code out} taken from their sinks (the host phase), with the timings and the loop's counters. */
     private KernelResult finish(
-            Outputs out,
-            PhaseClock clock,
-            NDArray xr,
-            TileSchedule schedule,
-            long outputBytes,
-            long start,
-            boolean symmetric) {
+            Outputs out, PhaseClock clock, NDArray xr, TileSchedule schedule, long outputBytes, boolean symmetric) {
         long th = clock.now();
         KernelMatrix total = out.finishTotal();
         Map<String, KernelMatrix> layers = ordered(out.finishLayers());

@@ -34,6 +34,14 @@ class UserMistakesTest {
         assertFalse(LEAK.matcher(r.err()).find(), "a class name or link in: " + r.err());
     }
 
+    /** {@code kernel --model mlp-quickstart MORE --out OUT} refused before any work for the free disk at OUT. */
+    static void refusedForDisk(Path out, String... more) {
+        java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("kernel", "--model", "mlp-quickstart"));
+        a.addAll(java.util.List.of(more));
+        a.addAll(java.util.List.of("--out", out.toString()));
+        assertInWords(CliTest.run(a.toArray(String[]::new)), "not enough free disk: --out " + out);
+    }
+
     static String[] tinyTrain(Path out, String... more) {
         String[] base = {
             "train", "--model", "mlp-quickstart", "--n", "2", "--test", "1", "--epochs", "1", "--out", out.toString()
@@ -213,39 +221,11 @@ class UserMistakesTest {
             assertInWords(r, "not enough free disk");
             assertTrue(r.err().contains("the kernels accumulated on disk (--spill-dir " + small + ")"), r.err());
             // and the output itself on a full disk
-            r = CliTest.run(
-                    "kernel",
-                    "--model",
-                    "mlp-quickstart",
-                    "--n",
-                    "200",
-                    "--mode",
-                    "full",
-                    "--out",
-                    small.resolve("K.npz").toString());
-            assertInWords(r, "not enough free disk: --out " + small.resolve("K.npz"));
+            refusedForDisk(small.resolve("K.npz"), "--n", "200", "--mode", "full");
             // a kernel that fits (50×50 float32), beside what does not: the inputs and 269,322 float32 parameters
-            r = CliTest.run(
-                    "kernel",
-                    "--model",
-                    "mlp-quickstart",
-                    "--n",
-                    "50",
-                    "--out",
-                    small.resolve("K.npz").toString());
-            assertInWords(r, "not enough free disk: --out " + small.resolve("K.npz"));
+            refusedForDisk(small.resolve("K.npz"), "--n", "50");
             // the pNTK of 600 images: 1.4 MB of kernel
-            r = CliTest.run(
-                    "kernel",
-                    "--model",
-                    "mlp-quickstart",
-                    "--n",
-                    "600",
-                    "--approx",
-                    "pntk",
-                    "--out",
-                    small.resolve("P.npz").toString());
-            assertInWords(r, "not enough free disk: --out " + small.resolve("P.npz"));
+            refusedForDisk(small.resolve("P.npz"), "--n", "600", "--approx", "pntk");
             try (var left = Files.list(small)) {
                 assertEquals(0, left.count(), "nothing is written before the check");
             }
