@@ -8,7 +8,8 @@
 #
 # Per N it prints one markdown row: wall (the whole command, JVM start to exit), the train kernel's seconds
 # (seconds_train_kernel), the metrics' seconds (seconds_metrics), the rest (wall − kernel − metrics: JVM start, engine
-# start, data load, the NPZ write and hash), wall/kernel (the #21 target is ≤ 1.15) and the eigen-solve's passes.
+# start, data load, the NPZ write and hash), wall / kernel, wall / (kernel + metrics) (the #21 target is ≤ 1.15,
+# metrics included) and the eigen-solve's passes.
 # A first line times `ntk4j kernel --help` (JVM and CLI start without the engine) and states the load.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,8 +26,8 @@ t0=$(now)
 t1=$(now)
 echo "load: $(uptime | sed 's/.*load average: //'); $(nproc) cores; \`ntk4j kernel --help\`: $(echo "$t1 - $t0" | bc) s"
 echo
-echo "| N | wall | kernel | metrics | rest | wall / kernel | eigen passes |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
+echo "| N | wall | kernel | metrics | rest | wall / kernel | wall / (kernel + metrics) | eigen passes |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${sizes[@]}"; do
   k="$out/k$n.npz"
   t0=$(now)
@@ -42,7 +43,7 @@ kernel = side["seconds_train_kernel"]
 metrics = side.get("seconds_metrics", side["seconds_total"] - kernel)
 passes = side["metrics"].get("eigen_passes", "-")
 print(f"| {n} | {wall:.2f} s | {kernel:.2f} s | {metrics:.2f} s | {wall - kernel - metrics:.2f} s "
-      f"| {wall / kernel:.2f} | {passes} |")
+      f"| {wall / kernel:.2f} | {wall / (kernel + metrics):.2f} | {passes} |")
 EOF
   rm -f "$k"
 done
