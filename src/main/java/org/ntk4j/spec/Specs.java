@@ -28,7 +28,44 @@ public final class Specs {
             .setPrettyPrinting()
             .serializeSpecialFloatingPointValues()
             .registerTypeAdapterFactory(new ViaBuilder())
+            .registerTypeAdapterFactory(new StableMapOrder())
             .create();
+
+    /**
+     * Writes a {@code Map.of} map (two or more entries) with its keys sorted: its iteration order is salted afresh in
+     * every JVM, so the same results would be written in another order each run. Every other map keeps its own order
+     * (a {@link java.util.LinkedHashMap}, {@link #ordered}, a sorted map); read as any map.
+     */
+    private static final class StableMapOrder implements TypeAdapterFactory {
+        private static final Class<?> SALTED = java.util.Map.of(1, 1, 2, 2).getClass();
+
+        @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        public <T> TypeAdapter<T> create(Gson gson, TypeToken<T> type) {
+            if (!java.util.Map.class.isAssignableFrom(type.getRawType())) {
+                return null;
+            }
+            TypeAdapter<T> delegate = gson.getDelegateAdapter(this, type);
+            return new TypeAdapter<T>() {
+                @Override
+                public void write(JsonWriter out, T value) throws IOException {
+                    if (value != null && value.getClass() == SALTED) {
+                        java.util.Map<Object, Object> sorted =
+                                new java.util.TreeMap<>(java.util.Comparator.comparing(String::valueOf));
+                        sorted.putAll((java.util.Map) value);
+                        delegate.write(out, (T) sorted);
+                    } else {
+                        delegate.write(out, value);
+                    }
+                }
+
+                @Override
+                public T read(JsonReader in) throws IOException {
+                    return delegate.read(in);
+                }
+            };
+        }
+    }
 
     /**
      * Reads the spec records through their builders, so that fields missing from a JSON file (an
@@ -123,8 +160,8 @@ public final class Specs {
 
     /**
      * A map of {@code keysAndValues} (key, value, key, value, ...) that keeps their order, for JSON written from a
-     * literal: {@code Map.of}'s iteration order changes from one JVM to the next, so a file written from it differs
-     * run to run (the same numbers in another order).
+     * literal: {@code Map.of}'s iteration order changes from one JVM to the next ({@link #toJson} writes such a map
+     * with its keys sorted, so that a file written from it does not differ run to run; this keeps the literal's order).
      */
     public static java.util.Map<String, Object> ordered(Object... keysAndValues) {
         if (keysAndValues.length % 2 != 0) {
