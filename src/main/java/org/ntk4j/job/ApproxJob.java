@@ -32,6 +32,7 @@ import org.ntk4j.shard.ShardPlan;
 import org.ntk4j.spec.Specs;
 import org.ntk4j.train.Arrays2;
 import org.ntk4j.util.Machine;
+import org.ntk4j.util.MachineBudget;
 
 /**
  * The kernel job for an approximate kernel ({@code ntk4j kernel --approx SPEC}): computes the approximation of the
@@ -137,6 +138,7 @@ public final class ApproxJob {
             u.target = r.features() ? net.features() : net;
             u.exact = r.ntk(net);
             u.exact.spillDir(files.spillDir());
+            checkDisk(u);
             int h = Math.min(holdout, u.n);
             u.rows = ApproxError.holdout(u.n, h, r.seed() + 0x5eedL);
             u.exactBlock = block(u.exact, u.x1, u.rows, m);
@@ -154,6 +156,26 @@ public final class ApproxJob {
         }
     }
 
+    /**
+     * Before any work (the held-out exact block comes first): free disk at --out for the output beside its targets,
+     * headers and sidecar. The pNTK's is an N × N kernel (and the test kernel), accumulated on disk where it does not
+     * fit the memory budget; the features' are (N + test) × rank float32 values and the landmarks, with nystrom:auto's
+     * rank counted at its first try (64), the least it can write.
+     */
+    private void checkDisk(Run u) {
+        long beside = KernelJob.targetBytes(u.train, u.n, u.test) + (64L << 10);
+        if (spec.kind() == ApproxSpec.Kind.PNTK) {
+            Ntk p = Pntk.ntk(u.target, r.options()).spillDir(u.files.spillDir());
+            KernelJob.checkDisk(
+                    p, u.n, u.test, beside, u.files, c.out(), r.options().spillDir());
+            return;
+        }
+        long rank = Math.min(u.n, spec.auto() ? 64 : spec.rank());
+        long features = 4L * (u.n + u.test) * rank + (spec.kind() == ApproxSpec.Kind.NYSTROM ? 4L * rank : 0);
+        MachineBudget.checkDisk(java.util.List.of(
+                new MachineBudget.Disk(u.files.out().getParent(), features + beside, "--out " + c.out())));
+    }
+
     private Result pntk(Run u) {
         long t1 = System.nanoTime();
         int h = u.rows.length;
@@ -164,15 +186,6 @@ public final class ApproxJob {
             u.exactBlock[i] *= scale;
         }
         Ntk p = Pntk.ntk(u.target, r.options()).spillDir(u.files.spillDir());
-        // before its work: free disk for its N × N output beside the targets, headers and sidecar
-        KernelJob.checkDisk(
-                p,
-                u.n,
-                u.test,
-                KernelJob.targetBytes(u.train, u.n, u.test) + (64L << 10),
-                u.files,
-                c.out(),
-                r.options().spillDir());
         ProgressBar bar = new ProgressBar("pntk " + u.n + "x" + u.n, 1000);
         KernelResult k = p.onProgress(f -> bar.update(Math.round(f * 1000))).compute(u.x1);
         KernelResult kt = u.x2 == null ? null : p.onProgress(f -> {}).compute(u.x2, u.x1);

@@ -226,6 +226,9 @@ class UserMistakesTest {
             refusedForDisk(small.resolve("K.npz"), "--n", "50");
             // the pNTK of 600 images: 1.4 MB of kernel
             refusedForDisk(small.resolve("P.npz"), "--n", "600", "--approx", "pntk");
+            // 600 × 512 float32 features (1.2 MB), and 600 × 600 Nyström features
+            refusedForDisk(small.resolve("S.npz"), "--n", "600", "--approx", "sketch:512");
+            refusedForDisk(small.resolve("N.npz"), "--n", "600", "--approx", "nystrom:600");
             try (var left = Files.list(small)) {
                 assertEquals(0, left.count(), "nothing is written before the check");
             }
