@@ -226,8 +226,8 @@ public final class KernelMetrics {
     }
 
     /**
-     * Memory the kernel job's metrics need beyond the kernel itself, for N samples: the subspace iteration's N × l
-     * float64 arrays (about eight, l = 2k columns), the N × k eigenvectors on the host and three float64 row slabs
+     * Memory the kernel job's metrics need beyond the kernel itself, for N samples: the eigen-solve's N-long float64
+     * columns ({@link LeadingSpectrum#workingColumns}: about 12 l for l = 2k, with the N × k eigenvectors) and three float64 row slabs
      * ({@link TracedKernel#SLAB_ENTRIES}); with the exact spectrum instead of the subspace iteration six N × N float64 matrices (host copy,
      * eigen-decomposition). A kernel held on the host is copied to the engine only where the budget left by the
      * kernel's tiles allows ({@link #of(NDManager, KernelResult, LabelledSet, int, Options, long)}).
@@ -251,8 +251,7 @@ public final class KernelMetrics {
             return bytes + 48L * n * n;
         }
         int k = Math.min(n, options.eigenvalues());
-        long l = Math.min(n, k + Math.max(k, 16));
-        return bytes + (k == 0 ? 0 : (8 * l + k) * 8L * n);
+        return bytes + (k == 0 ? 0 : LeadingSpectrum.workingColumns(n, k) * 8L * n);
     }
 
     /** {@link #workingBytes(int, Options)} with the default options. */
