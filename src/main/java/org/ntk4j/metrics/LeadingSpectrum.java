@@ -355,11 +355,14 @@ public final class LeadingSpectrum {
                 // the next block: T Q_j less its parts along Q, twice (classical Gram–Schmidt, reorthogonalised)
                 NDArray x = z.sub(q.transpose().matMul(qz));
                 x = x.sub(q.transpose().matMul(q.matMul(x)));
-                NDArray next = orthonormal(t, m, x, random);
-                // a column T left in span Q is replaced by a Gaussian one: once more against Q
-                NDArray clean = next.sub(q.transpose().matMul(q.matMul(next)));
-                next.close();
-                next = orthonormal(t, m, clean, random);
+                double[] norms2 = t.toHost(x.mul(x).sum(new int[] {0}));
+                NDArray next = orthonormal(t, m, x, norms2, random);
+                if (anyDead(norms2)) {
+                    // a column T left in span Q was replaced by a Gaussian one: once more against Q
+                    NDArray clean = next.sub(q.transpose().matMul(q.matMul(next)));
+                    next.close();
+                    next = orthonormal(t, m, clean, random);
+                }
                 block.close();
                 block = next;
             }
@@ -472,7 +475,7 @@ public final class LeadingSpectrum {
             boolean any = false;
             double[] scale = new double[l];
             for (int j = 0; j < l; j++) {
-                dead[j] = !(norms2[j] > 1e-28 * max);
+                dead[j] = dead(norms2[j], max);
                 any |= dead[j];
                 scale[j] = dead[j] ? 0 : 1 / Math.sqrt(norms2[j]);
             }
@@ -515,6 +518,17 @@ public final class LeadingSpectrum {
             NDScope.unregister(x);
             return x;
         }
+    }
+
+    /** Whether a column of squared norm {@code norm2} vanished beside the largest, {@code max} ({@link #orthonormal}). */
+    private static boolean dead(double norm2, double max) {
+        return !(norm2 > 1e-28 * max);
+    }
+
+    /** Whether {@link #orthonormal} replaces any of these columns by a Gaussian one. */
+    private static boolean anyDead(double[] norms2) {
+        double max = Arrays.stream(norms2).max().orElse(0);
+        return Arrays.stream(norms2).anyMatch(v -> dead(v, max));
     }
 
     private static double diagonalRatio(DMatrixRMaj lower) {

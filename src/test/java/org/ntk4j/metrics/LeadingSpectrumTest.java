@@ -130,4 +130,27 @@ class LeadingSpectrumTest {
             }
         }
     }
+
+    /**
+     * A zero kernel (a network whose units are all dead): every Krylov direction vanishes and is replaced by a Gaussian
+     * one, orthogonalised against the basis again; the 32 eigenvalues are 0 and their residuals too.
+     */
+    @Test
+    void aZeroKernelGivesZeroEigenvalues() {
+        try (NDManager m = NDManager.newBaseManager();
+                TracedKernel tk = TracedKernel.of(m, new double[N][N])) {
+            LeadingSpectrum lead = LeadingSpectrum.of(tk, K);
+            assertTrue(lead.converged());
+            for (int i = 0; i < K; i++) {
+                assertEquals(0, lead.eigenvalues()[i], "λ_" + (i + 1));
+                double[] v = lead.eigenvector(i);
+                double norm = 0;
+                for (double x : v) {
+                    norm += x * x;
+                }
+                assertEquals(1, norm, 1e-12, "unit eigenvector " + (i + 1));
+            }
+            assertEquals(0, lead.backwardError());
+        }
+    }
 }
