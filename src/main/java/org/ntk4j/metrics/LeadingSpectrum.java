@@ -339,12 +339,12 @@ public final class LeadingSpectrum {
                     }
                 }
                 cols = c1;
-                Ritz r = ritz(t, m, bq, cap, cols, k, zz);
-                double[] u = r.u();
+                // fewer than l columns cannot be handed over: no Ritz step before then
+                Ritz r = cols >= l ? ritz(t, m, bq, cap, cols, k, zz) : null;
                 boolean full = cols + b > cap || passes >= maxPasses;
-                if (cols >= l && (r.backwardError() <= tolerance || full)) {
+                if (r != null && (r.backwardError() <= tolerance || full)) {
                     // the l leading Ritz vectors Q u_i, i < l, as columns
-                    NDArray lead = t.fromHost(m, leading(u, cols, l), new Shape(cols, l));
+                    NDArray lead = t.fromHost(m, leading(r.u(), cols, l), new Shape(cols, l));
                     NDArray basis = q.transpose().matMul(lead);
                     NDScope.unregister(basis);
                     block.close();
