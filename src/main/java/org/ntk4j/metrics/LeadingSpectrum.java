@@ -294,11 +294,11 @@ public final class LeadingSpectrum {
      * singular value decomposition", NeurIPS 2015, Algorithm 2; Golub &amp; Van Loan, Matrix Computations, 4th ed.,
      * §10.3, block Lanczos without the three-term recurrence): from a Gaussian N × b block Q₁, the blocks Q_{j+1} =
      * orth(T Q_j − Σ_i Q_i Q_iᵀ T Q_j), each orthogonalised twice against all the earlier ones, and the Rayleigh–Ritz
-     * pairs of the whole basis Q = [Q₁ … Q_j] from QᵀTQ and (TQ)ᵀ(TQ), both taken a block at a time (only the new
-     * block's columns are multiplied). Its error falls as the Chebyshev polynomials of the Krylov space allow,
+     * pairs of the whole basis Q = [Q₁ … Q_j] from QᵀTQ, built a block at a time (only the new block's columns are
+     * multiplied). Its error falls as the Chebyshev polynomials of the Krylov space allow,
      * exp(−2j√γ) for the relative gap γ between λ_k and λ_{b+1}, where the subspace iteration's falls as
      * (λ_{l+1}/λ_k)^j: on the traced MLP NTKs of issue #21 the 32 leading pairs reached the tolerance after 8 products of
-     * 32 columns instead of 12 of 64. It stops when the estimated backward error (from the Gram matrices, as {@link
+     * 32 columns instead of 12 of 64. It stops when the estimated backward error (from ‖T v_i‖ = ‖(TQ) u_i‖, as {@link
      * Step#estimatedBackwardError}) is at most {@code tolerance} or the basis would exceed {@value #KRYLOV_BASIS} l
      * columns, and hands the l leading Ritz vectors to the subspace iteration, whose float64 step gives the reported
      * values and residuals. T Q is in the kernel's precision; everything else in float64. Q and TQ are kept as
