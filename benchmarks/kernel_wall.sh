@@ -10,7 +10,9 @@
 # (seconds_train_kernel), the metrics' seconds (seconds_metrics), the rest (wall − kernel − metrics: JVM start, engine
 # start, data load, the NPZ write and hash), wall / kernel, wall / (kernel + metrics) (the #21 target is ≤ 1.15,
 # metrics included) and the eigen-solve's passes.
-# A first line times `ntk4j kernel --help` (JVM and CLI start without the engine) and states the load.
+# A first line times `ntk4j kernel --help` (JVM and CLI start without the engine) and, where PEER_PYTHON (default
+# /usr/bin/python3) has torch, a Python process that only imports torch (the fixed start a PyTorch script pays), and
+# states the load.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 model="${MODEL:-mlp3-relu}"
@@ -24,7 +26,14 @@ prebuild "$here"
 t0=$(now)
 "$here/ntk4j" kernel --help > /dev/null
 t1=$(now)
-echo "load: $(uptime | sed 's/.*load average: //'); $(nproc) cores; \`ntk4j kernel --help\`: $(echo "$t1 - $t0" | bc) s"
+torch_start=
+if "${PEER_PYTHON:-/usr/bin/python3}" -c 'import torch' > /dev/null 2>&1; then
+  t2=$(now)
+  "${PEER_PYTHON:-/usr/bin/python3}" -c 'import torch' > /dev/null 2>&1
+  t3=$(now)
+  torch_start="; a Python process importing torch (the peer's start alone): $(echo "$t3 - $t2" | bc) s"
+fi
+echo "load: $(uptime | sed 's/.*load average: //'); $(nproc) cores; \`ntk4j kernel --help\`: $(echo "$t1 - $t0" | bc) s$torch_start"
 echo
 echo "| N | wall | kernel | metrics | rest | wall / kernel | wall / (kernel + metrics) | eigen passes |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
