@@ -227,8 +227,7 @@ public final class ApproxJob {
             if (!spec.auto()) {
                 break;
             }
-            tried.add(
-                    org.ntk4j.spec.Specs.ordered("landmarks", mm, "relative_frobenius_error", err.relativeFrobenius()));
+            tried.add(Specs.ordered("landmarks", mm, "relative_frobenius_error", err.relativeFrobenius()));
             u.print.accept(String.format(
                     Locale.ROOT, "nystrom:%d: held-out relative Frobenius error %.4g", mm, err.relativeFrobenius()));
             if (err.relativeFrobenius() <= target || mm == u.n) {

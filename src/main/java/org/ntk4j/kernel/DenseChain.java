@@ -129,15 +129,12 @@ final class DenseChain {
                     Dense output = dense.get(l + 1);
                     given = tracedRows(output, io.get(output)[0], aio[1], after.get(l));
                 }
-                if (l > 0) {
-                    NDArray next = backprop(delta, layer, aio[0], io.get(dense.get(l - 1))[1], after.get(l - 1));
-                    b.acceptAll(given);
-                    b.finish(out, parts);
-                    delta = next;
-                } else {
-                    b.acceptAll(given);
-                    b.finish(out, parts);
-                }
+                // the next layer's δ before the builder takes this one's
+                NDArray next =
+                        l > 0 ? backprop(delta, layer, aio[0], io.get(dense.get(l - 1))[1], after.get(l - 1)) : null;
+                b.acceptAll(given);
+                b.finish(out, parts);
+                delta = next;
             }
         }
     }

@@ -103,8 +103,7 @@ public final class LeadingSpectrum {
         }
         int n = t.size();
         k = Math.min(k, n);
-        int b = Math.min(n, Math.max(k, 16));
-        int l = Math.min(n, k + b);
+        int l = basis(n, k);
         Random random = new Random(seed);
         try (NDManager m = t.manager().newSubManager()) {
             NDArray q;
@@ -148,6 +147,16 @@ public final class LeadingSpectrum {
         }
     }
 
+    /** Columns b = max(k, 16) of a Krylov block (at most N). */
+    private static int block(int n, int k) {
+        return Math.min(n, Math.max(k, 16));
+    }
+
+    /** Columns l = k + b of the iterated subspace (at most N). */
+    private static int basis(int n, int k) {
+        return Math.min(n, k + block(n, k));
+    }
+
     private static boolean usesKrylov(int n, int l) {
         return n >= KRYLOV_MIN_BLOCKS * l;
     }
@@ -159,8 +168,8 @@ public final class LeadingSpectrum {
      */
     static long workingColumns(int n, int k) {
         k = Math.min(n, k);
-        int b = Math.min(n, Math.max(k, 16));
-        int l = Math.min(n, k + b);
+        int b = block(n, k);
+        int l = basis(n, k);
         long subspace = 8L * l + k;
         return usesKrylov(n, l) ? Math.max(subspace, 2L * Math.min(n, KRYLOV_BASIS * l) + 5L * b + l + k) : subspace;
     }
@@ -307,8 +316,8 @@ public final class LeadingSpectrum {
     private static WarmStart krylov(
             TracedKernel t, NDManager m, int k, double tolerance, int maxPasses, Random random) {
         int n = t.size();
-        int b = Math.min(n, Math.max(k, 16));
-        int l = Math.min(n, k + b);
+        int b = block(n, k);
+        int l = basis(n, k);
         int cap = Math.min(n, KRYLOV_BASIS * l);
         double[] bq = new double[cap * cap]; // QᵀTQ
         NDArray qRows = m.zeros(new Shape(cap, n), DataType.FLOAT64);
