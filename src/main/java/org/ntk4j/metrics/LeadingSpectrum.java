@@ -34,8 +34,8 @@ import org.ntk4j.UserException;
  *
  * <p>Where N ≥ {@value #KRYLOV_MIN_BLOCKS} l, the start is not a Gaussian basis but the l leading Ritz vectors of a
  * block Krylov space of blocks of b = max(k, 16) columns ({@link #krylov}): on the traced MLP NTKs of issue #21 it took
- * 8 products of 32 columns where the subspace iteration took 12-13 of 64, and the metrics of a 4,000- and a
- * 10,000-sample kernel 20-40 % less time (benchmarks/RESULTS.md, "The eigen-solve's block Krylov start").
+ * 8 products of 32 columns where the subspace iteration took 12-13 of 64, and the metrics of a 4,000-sample kernel
+ * 11-39 % less time, of a 10,000-sample one 33-38 % (benchmarks/RESULTS.md, "The eigen-solve's block Krylov start").
  *
  * <p>The iteration stops when the backward error max_{i≤k} ‖T v_i − θ_i v_i‖ / θ_1 is at most the tolerance: each
  * (θ_i, v_i) is then an exact eigenpair of a kernel within tolerance·‖T‖₂ of T, and the Ritz values, which err by
