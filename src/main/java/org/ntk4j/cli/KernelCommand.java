@@ -180,8 +180,9 @@ public final class KernelCommand implements Callable<Integer> {
             names = "--eigenvalues",
             paramLabel = "K",
             defaultValue = "32",
-            description = "leading eigenvalues of the traced train kernel in the sidecar, by randomized subspace"
-                    + " iteration on the engine with their residual ‖Tv−λv‖ (0: none) (default ${DEFAULT-VALUE})")
+            description = "leading eigenvalues of the traced train kernel in the sidecar, by a block Krylov start and"
+                    + " randomized subspace iteration on the engine with their residual ‖Tv−λv‖ (0: none) (default"
+                    + " ${DEFAULT-VALUE})")
     int eigenvalues;
 
     @Option(
