@@ -13,7 +13,6 @@ import org.ejml.dense.row.CommonOps_DDRM;
 import org.ejml.dense.row.decomposition.TriangularSolver_DDRM;
 import org.ejml.dense.row.factory.DecompositionFactory_DDRM;
 import org.ejml.interfaces.decomposition.CholeskyDecomposition_F64;
-import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
 import org.ntk4j.UserException;
 
 /**
@@ -26,7 +25,7 @@ import org.ntk4j.UserException;
  * </pre>
  * and the estimates are the Ritz pairs (θ_i, v_i = Q_{q−1} u_i) of the last step, whose residuals
  * ‖T v_i − θ_i v_i‖ = ‖Z_q u_i − θ_i v_i‖ come from the same product. The products T Q run on the engine over T's
- * slabs ({@link TracedKernel#times}); only l × l matrices (eigen-decomposed by EJML) and the N × k eigenvectors
+ * slabs ({@link TracedKernel#times}); only l × l matrices (eigen-decomposed by LAPACK) and the N × k eigenvectors
  * reach the host. orth is column-scaled Cholesky QR applied twice (Yamamoto, Nakatsukasa, Yanagisawa &amp; Fukaya,
  * "Roundoff error analysis of the CholeskyQR2 algorithm", ETNA 44, 2015), with the shift of Fukaya et al.
  * ("Shifted Cholesky QR for computing the QR factorization of ill-conditioned matrices", SISC 42, 2020) when the Gram
@@ -381,6 +380,9 @@ public final class LeadingSpectrum {
     /** The Rayleigh–Ritz pairs of a Krylov basis: θ descending, U (cols × cols, row-major) and the backward error. */
     private record Ritz(double[] theta, double[] u, double backwardError) {}
 
+    /** Eigenpairs: θ descending, U (row-major) with u_i as column i. */
+    private record Pairs(double[] theta, double[] u) {}
+
     /**
      * The Ritz pairs of the leading {@code cols} × {@code cols} of B = QᵀTQ (row stride {@code cap}), and the estimated
      * backward error max_{i<k} √(‖T v_i‖² − θ_i²) / θ_1 (as {@link Step#estimatedBackwardError}), ‖T v_i‖ = ‖(TQ) u_i‖
@@ -391,17 +393,9 @@ public final class LeadingSpectrum {
         for (int i = 0; i < cols; i++) {
             System.arraycopy(bq, i * cap, bm.data, i * cols, cols);
         }
-        // LAPACK's dsyevd (EJML where libtorch carries no MKL): a Krylov basis grows to a few hundred columns
-        org.ntk4j.natives.Lapack.Eigen eig = org.ntk4j.natives.Lapack.symmetric(bm);
-        double[] theta = new double[cols];
-        double[] u = new double[cols * cols];
-        for (int c = 0; c < cols; c++) {
-            int from = cols - 1 - c; // ascending to descending
-            theta[c] = eig.values()[from];
-            for (int r = 0; r < cols; r++) {
-                u[r * cols + c] = eig.vectors().get(r, from);
-            }
-        }
+        Pairs pairs = descending(bm);
+        double[] theta = pairs.theta();
+        double[] u = pairs.u();
         int kk = Math.min(k, cols);
         NDArray tv = zRows.transpose().matMul(t.fromHost(m, leading(u, cols, kk), new Shape(cols, kk)));
         double[] norms2 = t.toHost(tv.mul(tv).sum(new int[] {0}));
@@ -411,6 +405,25 @@ public final class LeadingSpectrum {
         }
         double backward = theta[0] == 0 ? worst == 0 ? 0 : Double.POSITIVE_INFINITY : worst / Math.abs(theta[0]);
         return new Ritz(theta, u, backward);
+    }
+
+    /**
+     * The eigenpairs of a symmetric {@code cols} × {@code cols} matrix, θ descending and U row-major, by LAPACK's dsyevd
+     * (EJML where libtorch carries no MKL; {@link org.ntk4j.natives.Lapack}).
+     */
+    private static Pairs descending(DMatrixRMaj b) {
+        int cols = b.numRows;
+        org.ntk4j.natives.Lapack.Eigen eig = org.ntk4j.natives.Lapack.symmetric(b);
+        double[] theta = new double[cols];
+        double[] u = new double[cols * cols];
+        for (int c = 0; c < cols; c++) {
+            int from = cols - 1 - c; // ascending to descending
+            theta[c] = eig.values()[from];
+            for (int r = 0; r < cols; r++) {
+                u[r * cols + c] = eig.vectors().get(r, from);
+            }
+        }
+        return new Pairs(theta, u);
     }
 
     /** The first {@code l} columns of a {@code cols} × {@code cols} row-major matrix. */
@@ -433,27 +446,9 @@ public final class LeadingSpectrum {
                 bm.set(i, j, 0.5 * (b[i * l + j] + b[j * l + i]));
             }
         }
-        EigenDecomposition_F64<DMatrixRMaj> eig = DecompositionFactory_DDRM.eig(l, true, true);
-        if (!eig.decompose(bm)) {
-            throw new IllegalStateException(
-                    "EJML symmetric eigen-decomposition of the " + l + "×" + l + " Rayleigh quotient did not converge");
-        }
-        Integer[] order = new Integer[l];
-        double[] raw = new double[l];
-        for (int i = 0; i < l; i++) {
-            order[i] = i;
-            raw[i] = eig.getEigenvalue(i).getReal();
-        }
-        Arrays.sort(order, (p, r) -> Double.compare(raw[r], raw[p]));
-        double[] theta = new double[l];
-        double[] u = new double[l * l];
-        for (int c = 0; c < l; c++) {
-            theta[c] = raw[order[c]];
-            DMatrixRMaj v = eig.getEigenVector(order[c]);
-            for (int r = 0; r < l; r++) {
-                u[r * l + c] = v.get(r, 0);
-            }
-        }
+        Pairs pairs = descending(bm);
+        double[] theta = pairs.theta();
+        double[] u = pairs.u();
         NDArray w = z.matMul(t.fromHost(m, u, new Shape(l, l)));
         double[] norms2 = t.toHost(w.mul(w).sum(new int[] {0}));
         return new Step(z, w, theta, u, norms2);

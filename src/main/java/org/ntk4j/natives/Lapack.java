@@ -19,10 +19,20 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
  * through JNA like {@link OneDnn}. It runs on libtorch's threads: at m = 8,000 seconds where EJML's single-threaded
  * Java QR algorithm takes many minutes, which is what limited Nyström to a few thousand landmarks.
  *
+ * <p>Below order {@value #SINGLE_THREAD_BELOW} it runs on the calling thread alone (MKL's thread-local setting, restored
+ * after): its tridiagonal reduction is a sequence of n matrix-vector products, and with the engine's pool asleep
+ * between calls ({@code OMP_WAIT_POLICY=PASSIVE}, the launcher's default) each one paid a wake-up; on the 2-core
+ * benchmark machine a 256 × 256 decomposition took 8-29 ms on two threads and 5-6 ms on one, a 768 × 768 one 107-135
+ * ms against 77, 1,024 the same, and from 2,048 two threads were faster (benchmarks/RESULTS.md, "Small
+ * eigen-decompositions on one thread").
+ *
  * <p>When the symbol cannot be reached (not Linux, a libtorch without MKL), EJML's symmetric QR algorithm gives the
  * same decomposition (tested against each other to 1e-10 of the largest eigenvalue); {@link #provider()} says which.
  */
 public final class Lapack {
+    /** Below this order {@link #symmetric} runs on the calling thread alone. */
+    static final int SINGLE_THREAD_BELOW = 1024;
+
     private static final Object LOCK = new Object();
     private static final java.util.Map<String, Optional<Function>> FUNCTIONS = new java.util.HashMap<>();
 
@@ -67,7 +77,18 @@ public final class Lapack {
             }
         }
         Optional<Function> f = function("dsyevd_");
-        return f.isPresent() && n > 0 ? dsyevd(f.get(), a) : ejml(a);
+        if (f.isEmpty() || n == 0) {
+            return ejml(a);
+        }
+        Optional<Function> local = n < SINGLE_THREAD_BELOW ? function("MKL_Set_Num_Threads_Local") : Optional.empty();
+        int previous = local.isPresent() ? local.get().invokeInt(new Object[] {1}) : 0;
+        try {
+            return dsyevd(f.get(), a);
+        } finally {
+            if (local.isPresent()) {
+                local.get().invokeInt(new Object[] {previous}); // this thread's setting as it was (0: the global one)
+            }
+        }
     }
 
     /** EJML's symmetric QR algorithm, ascending like LAPACK. */

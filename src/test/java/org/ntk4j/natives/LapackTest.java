@@ -39,6 +39,30 @@ class LapackTest {
         }
     }
 
+    /**
+     * A small decomposition runs on this thread alone and leaves MKL's thread-local setting as it found it: the engine's
+     * GEMMs on this thread use the same setting, and would otherwise stay single-threaded.
+     */
+    @Test
+    void aSmallDecompositionRestoresTheThreadSetting() {
+        if (!Lapack.provider().startsWith("mkl")) {
+            return; // EJML: no MKL threads to set
+        }
+        com.sun.jna.Function local = com.sun.jna.NativeLibrary.getInstance(
+                        OneDnn.loaded("libtorch_cpu").orElseThrow().toString())
+                .getFunction("MKL_Set_Num_Threads_Local");
+        int outer = local.invokeInt(new Object[] {3});
+        try {
+            Lapack.symmetric(matrix(Lapack.SINGLE_THREAD_BELOW - 1, 8, 1e-3, 5));
+            assertEquals(3, local.invokeInt(new Object[] {3}), "the setting before the call, restored");
+            local.invokeInt(new Object[] {0});
+            Lapack.symmetric(matrix(64, 8, 1e-3, 6));
+            assertEquals(0, local.invokeInt(new Object[] {0}), "the global setting, restored");
+        } finally {
+            local.invokeInt(new Object[] {outer});
+        }
+    }
+
     @Test
     void equalsEjmlAndTheDefinition() {
         for (int[] c : new int[][] {{1, 1}, {2, 2}, {7, 3}, {64, 64}, {300, 120}}) {
