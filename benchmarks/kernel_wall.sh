@@ -10,8 +10,9 @@
 # (seconds_train_kernel), the metrics' seconds (seconds_metrics), the rest (wall − kernel − metrics: JVM start, engine
 # start, data load, the NPZ write and hash), wall / kernel, wall / (kernel + metrics) (the #21 target is ≤ 1.15,
 # metrics included) and the eigen-solve's passes.
-# A first line times `ntk4j kernel --help` (JVM and CLI start without the engine) and, where PEER_PYTHON (default
-# /usr/bin/python3) has torch, a Python process that only imports torch (the fixed start a PyTorch script pays), and
+# A first line times `ntk4j kernel --help` (JVM and CLI start without the engine), where PEER_PYTHON (default
+# /usr/bin/python3) has torch a Python process that only imports torch (the fixed start a PyTorch script pays), where
+# cc is found a C process that only loads DJL's libtorch_cpu.so (the floor of any process computing with it), and
 # states the load.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,7 +34,25 @@ if "${PEER_PYTHON:-/usr/bin/python3}" -c 'import torch' > /dev/null 2>&1; then
   t3=$(now)
   torch_start="; a Python process importing torch (the peer's start alone): $(echo "$t3 - $t2" | bc) s"
 fi
-echo "load: $(uptime | sed 's/.*load average: //'); $(nproc) cores; \`ntk4j kernel --help\`: $(echo "$t1 - $t0" | bc) s$torch_start"
+# the floor of any process that computes with DJL's libtorch: a C program that only maps libtorch_cpu.so (dlopen runs
+# PyTorch's static initialisers: operator registration) and exits
+libtorch_start=
+lib=
+for l in "${PYTORCH_LIBRARY_PATH:-/nonexistent}/libtorch_cpu.so" "${ENGINE_CACHE_DIR:-$HOME/.djl.ai}"/pytorch/*/libtorch_cpu.so; do
+  if [ -f "$l" ]; then lib="$l"; fi
+done
+if [ -n "$lib" ] && command -v cc > /dev/null \
+   && printf '%s\n' '#include <dlfcn.h>' '#include <stdio.h>' \
+        'int main(int c, char **v) { if (!dlopen(v[1], RTLD_NOW | RTLD_GLOBAL)) { puts(dlerror()); return 1; } return 0; }' \
+      | cc -x c -o "$out/dlopen" - -ldl 2> /dev/null; then
+  "$out/dlopen" "$lib" > /dev/null # once for the page cache
+  t2=$(now)
+  if "$out/dlopen" "$lib" > /dev/null; then
+    t3=$(now)
+    libtorch_start="; a C process that only loads libtorch_cpu.so: $(echo "$t3 - $t2" | bc) s"
+  fi
+fi
+echo "load: $(uptime | sed 's/.*load average: //'); $(nproc) cores; \`ntk4j kernel --help\`: $(echo "$t1 - $t0" | bc) s$torch_start$libtorch_start"
 echo
 echo "| N | wall | kernel | metrics | rest | wall / kernel | wall / (kernel + metrics) | eigen passes |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
