@@ -20,18 +20,20 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
  * Java QR algorithm takes many minutes, which is what limited Nyström to a few thousand landmarks.
  *
  * <p>Below order {@value #SINGLE_THREAD_BELOW} it runs on the calling thread alone (MKL's thread-local setting, restored
- * after): its tridiagonal reduction is a sequence of n matrix-vector products, and with the engine's pool asleep
- * between calls ({@code OMP_WAIT_POLICY=PASSIVE}, the launcher's default) each one paid a wake-up; on the 2-core
- * benchmark machine a 256 × 256 decomposition took 8-29 ms on two threads and 5-6 ms on one, a 768 × 768 one 107-135
- * ms against 77, 1,024 the same, and from 2,048 two threads were faster (benchmarks/RESULTS.md, "Small
- * eigen-decompositions on one thread").
+ * after): its tridiagonal reduction is a sequence of n matrix-vector products, each a parallel region, and where the
+ * engine's OpenMP workers sleep between regions (the launcher's choice when other processes keep cores busy) each
+ * region pays a wake-up. On the 2-core benchmark machine ({@code benchmarks/metrics/lapack_threads.sh}) a 256 × 256
+ * decomposition took 3.1 ms on one thread against 18.7 ms on two sleeping workers and 2.4 ms on two spinning ones (the
+ * launcher's choice on free cores); 512 × 512 17 against 50 and 11 ms. Below 512 one thread loses at most ~1 ms to
+ * spinning workers and gains up to 16 ms over sleeping ones, which the kernel command's metrics also meet when its
+ * output writer holds a core (benchmarks/RESULTS.md, "Small eigen-decompositions on one thread").
  *
  * <p>When the symbol cannot be reached (not Linux, a libtorch without MKL), EJML's symmetric QR algorithm gives the
  * same decomposition (tested against each other to 1e-10 of the largest eigenvalue); {@link #provider()} says which.
  */
 public final class Lapack {
     /** Below this order {@link #symmetric} runs on the calling thread alone. */
-    static final int SINGLE_THREAD_BELOW = 1024;
+    static final int SINGLE_THREAD_BELOW = 512;
 
     private static final Object LOCK = new Object();
     private static final java.util.Map<String, Optional<Function>> FUNCTIONS = new java.util.HashMap<>();
