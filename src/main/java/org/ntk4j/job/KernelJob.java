@@ -243,6 +243,9 @@ public final class KernelJob {
                     mode, n, r.samples().dataset(), spec.name(), net.parameterCount(), k.seconds(), out));
             if (metrics.containsKey(KernelMetrics.CENTERED_ALIGNMENT)) {
                 print.accept(summary(metrics));
+            } else if (metrics.containsKey(KernelMetrics.NON_FINITE_ENTRIES)) {
+                // the kernel is written as computed; the user learns why it has no metrics before using it
+                System.err.println("ntk4j: warning: " + summary(metrics));
             }
             return new Result(metrics, written[0]);
         }

@@ -53,6 +53,8 @@ public final class KernelMetrics {
     public static final String THETA_N_OVER_D = "theta_n_over_d";
     /** Leading eigenvalues the training probes record (exact spectrum of their small kernels). */
     public static final int MAX_EIGENVALUES = 64;
+    /** Key of the count of a kernel's non-finite traced entries, beside "skipped", where it has any. */
+    public static final String NON_FINITE_ENTRIES = "non_finite_entries";
     /**
      * Leading eigenpairs the kernel job finds by subspace iteration unless told otherwise: each costs two columns of
      * the N × N × l product of every pass, the metrics' main cost (docs/kernel-metrics.md).
@@ -293,9 +295,47 @@ public final class KernelMetrics {
      * The metrics of a kernel job's train kernel on the first {@code n} samples of {@code data}: alignment, label
      * awareness with its means (or why it is not defined), for a full kernel the block structure, the effective rank,
      * and the leading eigenvalues with the fraction of the targets in the top-c eigenvectors ({@link #spectrum(Map,
-     * TracedKernel, float[], int, Options)}); at every N, in O(N·k) memory beyond the kernel.
+     * TracedKernel, float[], int, Options)}); at every N, in O(N·k) memory beyond the kernel. A kernel with NaN or
+     * infinite entries has none of them: "skipped" says why and {@value #NON_FINITE_ENTRIES} counts the entries.
      */
     public static Map<String, Object> of(TracedKernel traced, LabelledSet data, int n, Options options) {
+        try {
+            Map<String, Object> r = finite(traced, data, n, options);
+            // the moments come with the first float64 pass, which alignment always makes: a non-finite ‖T‖_F²
+            // (T's float64 squares) is the sign of a non-finite entry
+            return Double.isFinite(traced.moments().squaredNorm()) ? r : nonFinite(traced, r, null);
+        } catch (RuntimeException e) {
+            return nonFinite(traced, null, e);
+        }
+    }
+
+    /**
+     * The metrics of a kernel with NaN or infinite entries (a float32 overflow in the network's outputs or gradients,
+     * or NaN weights' results) are not defined: "skipped" says why and {@value #NON_FINITE_ENTRIES} how many of the N²
+     * traced entries. Where the kernel is finite after all, the metrics {@code computed} stand, or the failure {@code
+     * failure} is rethrown (it is then a bug).
+     */
+    private static Map<String, Object> nonFinite(
+            TracedKernel traced, Map<String, Object> computed, RuntimeException failure) {
+        long bad = traced.nonFiniteEntries();
+        if (bad == 0) {
+            if (failure != null) {
+                throw failure;
+            }
+            return computed;
+        }
+        long n = traced.size();
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put(
+                "skipped",
+                "not computed: " + bad + " of the kernel's " + n * n + " (traced) entries are not finite (NaN or"
+                        + " infinite: the network's outputs or gradients overflowed, or its weights are far out of"
+                        + " scale; --dtype float64 widens the range)");
+        r.put(NON_FINITE_ENTRIES, bad);
+        return r;
+    }
+
+    private static Map<String, Object> finite(TracedKernel traced, LabelledSet data, int n, Options options) {
         Map<String, Object> r = new LinkedHashMap<>();
         int[] y = Arrays.copyOf(data.labels(), n);
         float[] targets = targets(data, n);

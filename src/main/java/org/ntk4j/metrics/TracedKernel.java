@@ -537,6 +537,22 @@ public final class TracedKernel implements AutoCloseable {
         return toHost(a)[0];
     }
 
+    /**
+     * The entries of the traced kernel that are not finite (NaN or ±∞), counted slab by slab on the engine in one
+     * pass; a diagonal or full kernel's traced entry is non-finite where any of its O or O² entries is (a sum with a
+     * NaN or an infinity is not finite).
+     */
+    public long nonFiniteEntries() {
+        long[] count = {0};
+        forEach((r0, slab) -> {
+            try (NDScope scope = new NDScope()) {
+                count[0] +=
+                        slab.isNaN().logicalOr(slab.isInfinite()).countNonzero().getLong();
+            }
+        });
+        return count[0];
+    }
+
     /** The manager that owns the slabs (for the reductions' device arrays). */
     NDManager manager() {
         return manager;

@@ -2,6 +2,7 @@ package org.ntk4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.OutputStream;
@@ -236,5 +237,42 @@ class WeightFilesTest {
             CliTest.Run r = CliTest.run(kernel(w, dir.resolve("never.npz")));
             CliTest.assertOneLineError(r, "parameter 'dense2.weight' holds 1 non-finite value");
         }
+    }
+
+    /**
+     * Finite weights far out of scale (×1e12, as a diverged run leaves them): the float32 kernel overflows. It is
+     * written as computed, its metrics are skipped with the count of non-finite entries in the sidecar and a one-line
+     * warning (exit 0, no stack trace); in float64 the same kernel is finite and has its metrics.
+     */
+    @Test
+    void aKernelThatOverflowsIsWrittenWithoutMetricsAndAWarning() throws Exception {
+        Map<String, Param> p = params(weights);
+        Path w = npz(dir.resolve("w-huge.npz"), p, (n, q) -> {
+            float[] v = q.values().clone();
+            for (int i = 0; i < v.length; i++) {
+                v[i] *= 1e12f;
+            }
+            return npy("<f4", false, q.shape(), body(v, ByteOrder.LITTLE_ENDIAN, 4));
+        });
+        Path out = dir.resolve("huge.npz");
+        CliTest.Run r = ResumeEdgeTest.withStderr(kernel(w, out));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(
+                r.err()
+                        .contains("ntk4j: warning: kernel metrics not computed: 64 of the kernel's 64 (traced) entries"
+                                + " are not finite"),
+                r.err());
+        assertFalse(r.err().contains("Exception") || r.err().contains("\tat "), r.err());
+        String side = Files.readString(dir.resolve("huge.json"));
+        assertTrue(side.contains("\"non_finite_entries\": 64"), side);
+        for (double v : ntk(out)) {
+            assertFalse(Double.isFinite(v), "the kernel as computed");
+        }
+        String[] f64 = java.util.Arrays.copyOf(kernel(w, dir.resolve("huge64.npz")), KERNEL.length + 6);
+        f64[KERNEL.length + 4] = "--dtype";
+        f64[KERNEL.length + 5] = "float64";
+        CliTest.Run r64 = CliTest.run(f64);
+        assertEquals(0, r64.code(), r64.err());
+        assertFalse(Files.readString(dir.resolve("huge64.json")).contains("non_finite_entries"));
     }
 }

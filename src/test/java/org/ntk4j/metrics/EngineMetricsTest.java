@@ -287,6 +287,37 @@ class EngineMetricsTest {
         }
     }
 
+    /**
+     * A kernel with non-finite entries (a float32 overflow): no metrics, "skipped" with the count of non-finite traced
+     * entries — whether the eigen-solve fails on it (a NaN or an infinity among many finite entries) or every step
+     * runs on NaNs (--eigenvalues 0) — and a finite kernel of the same shape keeps its metrics.
+     */
+    @Test
+    void aKernelWithNonFiniteEntriesHasNoMetrics() {
+        int n = 200;
+        int[] labels = labels(n, 13);
+        LabelledSet data = new LabelledSet("labels", new float[n], new int[] {1}, labels, CLASSES);
+        try (NDManager m = NDManager.newBaseManager();
+                NDArray x = m.randomNormal(new Shape(n, 12));
+                NDArray k = x.matMul(x.transpose())) {
+            for (KernelMetrics.Options options :
+                    List.of(KernelMetrics.Options.DEFAULT, new KernelMetrics.Options(0, false))) {
+                assertFalse(KernelMetrics.of(k, data, n, options).containsKey("skipped"), "finite: " + options);
+                try (NDArray bad = k.duplicate()) {
+                    bad.set(new ai.djl.ndarray.index.NDIndex("3, 7"), Float.NaN);
+                    bad.set(new ai.djl.ndarray.index.NDIndex("7, 3"), Float.NaN);
+                    bad.set(new ai.djl.ndarray.index.NDIndex("11, 11"), Float.POSITIVE_INFINITY);
+                    Map<String, Object> r = KernelMetrics.of(bad, data, n, options);
+                    assertEquals(3L, r.get(KernelMetrics.NON_FINITE_ENTRIES), r.toString());
+                    assertTrue(
+                            ((String) r.get("skipped")).startsWith("not computed: 3 of the kernel's 40000"),
+                            r.toString());
+                    assertFalse(r.containsKey(KernelMetrics.ALIGNMENT), r.toString());
+                }
+            }
+        }
+    }
+
     /** A kernel almost constant: ‖HKH‖² cancels in the moment formula, and the second pass recovers it. */
     @Test
     void nearlyConstantKernelIsCentredExactly() {
