@@ -188,7 +188,8 @@ public final class KernelCommand implements Callable<Integer> {
     @Option(
             names = "--exact-spectrum",
             description = "the sidecar's eigenvalues by an exact O(N³) eigen-decomposition of an N×N host copy instead"
-                    + " (O(N³) time and 48·N² bytes of memory: 4.8 GB at N = 10,000)")
+                    + " (LAPACK's dsyevd: about 6 s at N = 4,000 on 2 cores; 48·N² bytes of memory: 4.8 GB at"
+                    + " N = 10,000)")
     boolean exactSpectrum;
 
     @Option(

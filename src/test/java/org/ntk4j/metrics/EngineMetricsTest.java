@@ -22,7 +22,7 @@ import org.ntk4j.model.Network;
 import org.ntk4j.spec.ModelSpec;
 
 /**
- * The engine reductions against the host loops they replaced ({@link LegacyMetrics}) and against EJML's exact
+ * The engine reductions against the host loops they replaced ({@link LegacyMetrics}) and against LAPACK's exact
  * spectrum, on real NTKs (an MLP with biases, float64 and float32, traced and full) and on synthetic kernels whose
  * constant mode dwarfs the rest: every value to 1e-6 relative, the kernel held three ways (engine array, engine copy
  * of a host kernel, host stream) giving the same values, and the host traffic of an engine kernel counted.
