@@ -245,7 +245,8 @@ public final class KernelJob {
                 print.accept(summary(metrics));
             } else if (metrics.containsKey(KernelMetrics.NON_FINITE_ENTRIES)) {
                 // the kernel is written as computed; the user learns why it has no metrics before using it
-                System.err.println("ntk4j: warning: " + summary(metrics));
+                System.err.println("ntk4j: warning: " + summary(metrics)
+                        + (dt == DataType.FLOAT32 ? "; try --dtype float64" : ""));
             }
             return new Result(metrics, written[0]);
         }

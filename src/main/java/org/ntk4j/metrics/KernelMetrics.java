@@ -300,7 +300,7 @@ public final class KernelMetrics {
      */
     public static Map<String, Object> of(TracedKernel traced, LabelledSet data, int n, Options options) {
         try {
-            Map<String, Object> r = finite(traced, data, n, options);
+            Map<String, Object> r = compute(traced, data, n, options);
             // the moments come with the first float64 pass, which alignment always makes: a non-finite ‖T‖_F²
             // (T's float64 squares) is the sign of a non-finite entry
             return Double.isFinite(traced.moments().squaredNorm()) ? r : nonFinite(traced, r, null);
@@ -330,12 +330,13 @@ public final class KernelMetrics {
                 "skipped",
                 "not computed: " + bad + " of the kernel's " + n * n + " (traced) entries are not finite (NaN or"
                         + " infinite: the network's outputs or gradients overflowed, or its weights are far out of"
-                        + " scale; --dtype float64 widens the range)");
+                        + " scale; a float64 kernel has a wider range)");
         r.put(NON_FINITE_ENTRIES, bad);
         return r;
     }
 
-    private static Map<String, Object> finite(TracedKernel traced, LabelledSet data, int n, Options options) {
+    /** The metrics as {@link #of(TracedKernel, LabelledSet, int, Options)} lists them, for a finite kernel. */
+    private static Map<String, Object> compute(TracedKernel traced, LabelledSet data, int n, Options options) {
         Map<String, Object> r = new LinkedHashMap<>();
         int[] y = Arrays.copyOf(data.labels(), n);
         float[] targets = targets(data, n);
