@@ -17,7 +17,8 @@ import org.ntk4j.UserException;
  * <p>Both come from one product of the kernel with the n × 2O matrix [Y, HY] on the engine
  * ({@link TracedKernel#times}): ⟨K, YYᵀ⟩ = Σ Y ∘ (KY), and, as H is symmetric and idempotent,
  * ⟨HKH, HYYᵀH⟩ = ⟨K, (HY)(HY)ᵀ⟩ = Σ HY ∘ (K HY); ‖YYᵀ‖_F = ‖YᵀY‖_F and ‖HYYᵀH‖_F = ‖(HY)ᵀHY‖_F are O × O;
- * ‖K‖_F and ‖HKH‖_F come from the kernel's moments ({@link TracedKernel#centredSquaredNorm}).
+ * ‖K‖_F and ‖HKH‖_F come from the kernel's moments ({@link TracedKernel#centredSquaredNorm}). Where HKH is zero to
+ * rounding (a constant kernel) the centred alignment is not defined: NaN.
  */
 public final class Alignment {
     private Alignment() {}
@@ -63,7 +64,12 @@ public final class Alignment {
             }
         }
         double kk = k.moments().squaredNorm();
-        return new Values(kg / Math.sqrt(kk * gg), kgCentred / Math.sqrt(k.centredSquaredNorm() * ggCentred));
+        double kc = k.centredSquaredNorm();
+        // HKH vanishes to float64 rounding (‖HKH‖_F ≤ n·2⁻⁵²·‖K‖_F): a constant kernel, as a network whose units all
+        // died has; its centred alignment is 0/0, and the rounding left in ⟨HKH, HYYᵀH⟩ would read as ±∞
+        double bound = n * 0x1p-52;
+        double centred = kc <= bound * bound * kk ? Double.NaN : kgCentred / Math.sqrt(kc * ggCentred);
+        return new Values(kg / Math.sqrt(kk * gg), centred);
     }
 
     /** The n × 2O matrix [Y, HY] (row-major) whose product with the kernel gives both alignments. */

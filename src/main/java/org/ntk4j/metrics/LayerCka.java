@@ -83,7 +83,8 @@ public final class LayerCka {
 
     /**
      * Eq. 3 with K' = YYᵀ, i.e. Eq. 5, for an explicit m×m kernel matrix K and a target vector Y of
-     * length m (any real Y; one-hot concatenated labels in the paper). Global centring C = I − 11ᵀ/m.
+     * length m (any real Y; one-hot concatenated labels in the paper). Global centring C = I − 11ᵀ/m. NaN where CKC
+     * is zero to rounding (a constant kernel).
      */
     public static double of(double[][] k, double[] targets) {
         int m = k.length;
@@ -119,17 +120,22 @@ public final class LayerCka {
         all /= (double) m * m;
         double num = 0;
         double frob = 0;
+        double squares = 0;
         for (int i = 0; i < m; i++) {
             double[] ki = k[i];
             double s = 0;
             for (int j = 0; j < m; j++) {
                 double c = ki[j] - row[i] - col[j] + all;
                 frob += c * c;
+                squares += ki[j] * ki[j];
                 s += ki[j] * y[j];
             }
             num += y[i] * s;
         }
-        return num / (Math.sqrt(frob) * yy);
+        // CKC zero to float64 rounding (‖CKC‖_F ≤ m·2⁻⁵²·‖K‖_F: a constant kernel, as a network whose units all died
+        // has): the alignment is 0/0, not the ratio of two rounding residues
+        double bound = m * 0x1p-52;
+        return frob <= bound * bound * squares ? Double.NaN : num / (Math.sqrt(frob) * yy);
     }
 
     /** Y ∈ R^{N·O}: the one-hot label vectors concatenated sample-major. */

@@ -318,6 +318,44 @@ class EngineMetricsTest {
         }
     }
 
+    /**
+     * A constant kernel (a ReLU network whose units all died keeps only its last bias: Θ = c_b²): HKH = 0, so the
+     * centred alignment is 0/0 — NaN, not the ±∞ that the rounding left in ⟨HKH, HYYᵀH⟩ gave — while the plain
+     * alignment A(c·11ᵀ, YYᵀ) = ‖Yᵀ1‖² / (n ‖YᵀY‖_F) stays defined.
+     */
+    @Test
+    void aConstantKernelHasNoCentredAlignment() {
+        int n = 100;
+        int[] labels = labels(n, 17);
+        float[] y = oneHot(labels, CLASSES);
+        double[][] k = new double[n][n];
+        for (double[] row : k) {
+            java.util.Arrays.fill(row, 10.0);
+        }
+        Alignment.Values v = TracedKernel.onHost(k, t -> Alignment.of(t, y, CLASSES));
+        assertTrue(Double.isNaN(v.centred()), "centred " + v.centred());
+        double[] counts = new double[CLASSES];
+        for (int l : labels) {
+            counts[l]++;
+        }
+        double ones = 0;
+        double gram = 0;
+        for (double c : counts) {
+            ones += c * c; // ‖Yᵀ1‖²
+            gram += c * c; // YᵀY = diag(counts): ‖YᵀY‖_F² = Σ counts²
+        }
+        assertRelative(ones / (n * Math.sqrt(gram)), v.plain(), 1e-12, "plain alignment of a constant kernel");
+        double[] flat = new double[n * CLASSES];
+        for (int i = 0; i < n; i++) {
+            flat[i * CLASSES + labels[i]] = 1;
+        }
+        double[][] full = new double[n * CLASSES][n * CLASSES];
+        for (double[] row : full) {
+            java.util.Arrays.fill(row, 10.0);
+        }
+        assertTrue(Double.isNaN(LayerCka.of(full, flat)), "layer CKA (Eq. 5) of a constant kernel");
+    }
+
     /** A kernel almost constant: ‖HKH‖² cancels in the moment formula, and the second pass recovers it. */
     @Test
     void nearlyConstantKernelIsCentredExactly() {
