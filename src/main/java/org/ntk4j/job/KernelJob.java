@@ -427,11 +427,14 @@ public final class KernelJob {
         if (metrics.get(KernelMetrics.EIGENVALUES) instanceof double[] ev) {
             line.append(String.format("; λ1 %.4g", ev[0]));
             if (metrics.containsKey(KernelMetrics.EIGEN_RESIDUAL)) {
+                int passes = ((Number) metrics.get(KernelMetrics.EIGEN_PASSES)).intValue();
                 line.append(String.format(
-                        " (%d leading eigenpairs, residual ‖Tv−λv‖ ≤ %.1e·λ1 after %d passes%s)",
+                        " (%d leading eigenpair%s, residual ‖Tv−λv‖ ≤ %.1e·λ1 after %d pass%s%s)",
                         ev.length,
+                        ev.length == 1 ? "" : "s",
                         metrics.get(KernelMetrics.EIGEN_RESIDUAL),
-                        metrics.get(KernelMetrics.EIGEN_PASSES),
+                        passes,
+                        passes == 1 ? "" : "es",
                         Boolean.TRUE.equals(metrics.get(KernelMetrics.EIGEN_CONVERGED)) ? "" : ", not converged"));
             } else {
                 line.append(" (exact spectrum)");
