@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# LAPACK's dsyevd (libtorch's MKL, as org.ntk4j.natives.Lapack calls it) on one thread against THREADS threads, per
+# Lapack.symmetric (dsyevd from libtorch's MKL) on one thread against THREADS threads, per
 # matrix order, in the environment the launcher gives a command (sleeping OpenMP workers, MKL's shim on AMD): the
 # measurement behind Lapack.SINGLE_THREAD_BELOW. Prints a markdown table (medians of REPS interleaved calls each way).
 #

@@ -39,7 +39,7 @@ print(side, os.environ["WALL"], s["seconds_train_kernel"], s["seconds_metrics"],
       repr(m.get("target_power_top_classes")), m.get("eigen_residual"))' >> "$out/runs.txt"
   done
 done
-DIR="$out" /usr/bin/python3 - "$out/runs.txt" "$n" <<'EOF2'
+/usr/bin/python3 - "$out/runs.txt" "$n" <<'EOF2'
 import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
 for side in ("before", "after"):

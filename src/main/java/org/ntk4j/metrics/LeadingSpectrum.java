@@ -352,7 +352,7 @@ public final class LeadingSpectrum {
                 boolean full = cols + b > cap || passes >= maxPasses;
                 if (r != null && (r.backwardError() <= tolerance || full)) {
                     // the l leading Ritz vectors Q u_i, i < l, as columns
-                    NDArray lead = t.fromHost(m, leading(r.u(), cols, l), new Shape(cols, l));
+                    NDArray lead = t.fromHost(m, leading(r.pairs().u(), cols, l), new Shape(cols, l));
                     NDArray basis = q.transpose().matMul(lead);
                     NDScope.unregister(basis);
                     block.close();
@@ -377,8 +377,8 @@ public final class LeadingSpectrum {
         }
     }
 
-    /** The Rayleigh–Ritz pairs of a Krylov basis: θ descending, U (cols × cols, row-major) and the backward error. */
-    private record Ritz(double[] theta, double[] u, double backwardError) {}
+    /** The Rayleigh–Ritz pairs of a Krylov basis (cols × cols) and their estimated backward error. */
+    private record Ritz(Pairs pairs, double backwardError) {}
 
     /** Eigenpairs: θ descending, U (row-major) with u_i as column i. */
     private record Pairs(double[] theta, double[] u) {}
@@ -404,7 +404,7 @@ public final class LeadingSpectrum {
             worst = Math.max(worst, Math.sqrt(Math.max(0, norms2[i] - theta[i] * theta[i])));
         }
         double backward = theta[0] == 0 ? worst == 0 ? 0 : Double.POSITIVE_INFINITY : worst / Math.abs(theta[0]);
-        return new Ritz(theta, u, backward);
+        return new Ritz(pairs, backward);
     }
 
     /**

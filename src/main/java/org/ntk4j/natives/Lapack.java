@@ -22,18 +22,19 @@ import org.ejml.interfaces.decomposition.EigenDecomposition_F64;
  * <p>Below order {@value #SINGLE_THREAD_BELOW} it runs on the calling thread alone (MKL's thread-local setting, restored
  * after): its tridiagonal reduction is a sequence of n matrix-vector products, each a parallel region, and where the
  * engine's OpenMP workers sleep between regions (the launcher's choice when other processes keep cores busy) each
- * region pays a wake-up. On the 2-core benchmark machine ({@code benchmarks/metrics/lapack_threads.sh}) a 256 × 256
- * decomposition took 3.1 ms on one thread against 18.7 ms on two sleeping workers and 2.4 ms on two spinning ones (the
- * launcher's choice on free cores); 512 × 512 17 against 50 and 11 ms. Below 512 one thread loses at most ~1 ms to
- * spinning workers and gains up to 16 ms over sleeping ones, which the kernel command's metrics also meet when its
- * output writer holds a core (benchmarks/RESULTS.md, "Small eigen-decompositions on one thread").
+ * region pays a wake-up. On the 2-core benchmark machine ({@code benchmarks/metrics/lapack_threads.sh}, two runs) a
+ * 256 × 256 decomposition took 3.2-3.3 ms on one thread against 11.5-23.5 ms on two sleeping workers and 2.5 ms on two
+ * spinning ones (the launcher's choice on free cores); 384 × 384 7.6-12.4 against 33-41 and 5-11 ms. Below 512 one
+ * thread loses at most ~2 ms to spinning workers and gains up to 30 ms over sleeping ones, which the kernel command's
+ * metrics also meet when its output writer holds a core (benchmarks/RESULTS.md, "Small eigen-decompositions on one
+ * thread").
  *
  * <p>When the symbol cannot be reached (not Linux, a libtorch without MKL), EJML's symmetric QR algorithm gives the
  * same decomposition (tested against each other to 1e-10 of the largest eigenvalue); {@link #provider()} says which.
  */
 public final class Lapack {
-    /** Below this order {@link #symmetric} runs on the calling thread alone. */
-    static final int SINGLE_THREAD_BELOW = 512;
+    /** Below this order {@link #symmetric(DMatrixRMaj)} runs on the calling thread alone. */
+    public static final int SINGLE_THREAD_BELOW = 512;
 
     private static final Object LOCK = new Object();
     private static final java.util.Map<String, Optional<Function>> FUNCTIONS = new java.util.HashMap<>();
@@ -69,6 +70,15 @@ public final class Lapack {
      * @throws ArithmeticException when the decomposition fails (non-finite entries, no convergence)
      */
     public static Eigen symmetric(DMatrixRMaj a) {
+        return symmetric(a, a.numRows < SINGLE_THREAD_BELOW ? 1 : 0);
+    }
+
+    /**
+     * As {@link #symmetric(DMatrixRMaj)} on {@code threads} MKL threads (MKL's setting for the calling thread, restored
+     * after; 0 leaves the engine's setting), for the comparison that chose {@link #SINGLE_THREAD_BELOW}
+     * ({@code benchmarks/metrics/lapack_threads.sh}).
+     */
+    public static Eigen symmetric(DMatrixRMaj a, int threads) {
         int n = a.numRows;
         if (a.numCols != n) {
             throw new IllegalArgumentException("not square: " + a.numRows + "x" + a.numCols);
@@ -82,8 +92,8 @@ public final class Lapack {
         if (f.isEmpty() || n == 0) {
             return ejml(a);
         }
-        Optional<Function> local = n < SINGLE_THREAD_BELOW ? function("MKL_Set_Num_Threads_Local") : Optional.empty();
-        int previous = local.isPresent() ? local.get().invokeInt(new Object[] {1}) : 0;
+        Optional<Function> local = threads > 0 ? function("MKL_Set_Num_Threads_Local") : Optional.empty();
+        int previous = local.isPresent() ? local.get().invokeInt(new Object[] {threads}) : 0;
         try {
             return dsyevd(f.get(), a);
         } finally {

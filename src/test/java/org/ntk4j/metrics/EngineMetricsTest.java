@@ -47,6 +47,17 @@ class EngineMetricsTest {
         return labels;
     }
 
+    /** A classification set of {@code labels.length} samples with these labels (no features: the metrics read none). */
+    static LabelledSet labelled(int[] labels) {
+        return new LabelledSet("labels", new float[labels.length], new int[] {1}, labels, CLASSES);
+    }
+
+    /** X Xᵀ for an n × d Gaussian X owned by {@code m}: a random positive semi-definite kernel of rank d. */
+    static NDArray gram(NDManager m, int n, int d) {
+        NDArray x = m.randomNormal(new Shape(n, d));
+        return x.matMul(x.transpose());
+    }
+
     static float[] oneHot(int[] labels, int c) {
         float[] y = new float[labels.length * c];
         for (int i = 0; i < labels.length; i++) {
@@ -200,7 +211,7 @@ class EngineMetricsTest {
     void theThreeHoldersAgree() {
         try (NDManager m = NDManager.newBaseManager()) {
             int[] labels = labels(N, 3);
-            LabelledSet data = new LabelledSet("labels", new float[N], new int[] {1}, labels, CLASSES);
+            LabelledSet data = labelled(labels);
             for (Mode mode : new Mode[] {Mode.TRACE, Mode.FULL}) {
                 KernelMatrix k = mlpKernel(m, mode, DataType.FLOAT32);
                 Map<String, Object> copy;
@@ -272,11 +283,9 @@ class EngineMetricsTest {
     @Test
     void largeKernelsGetTheirMetrics() {
         int n = 4500;
-        int[] labels = labels(n, 11);
-        LabelledSet data = new LabelledSet("labels", new float[n], new int[] {1}, labels, CLASSES);
+        LabelledSet data = labelled(labels(n, 11));
         try (NDManager m = NDManager.newBaseManager();
-                NDArray x = m.randomNormal(new Shape(n, 12));
-                NDArray k = x.matMul(x.transpose()).add(m.full(new Shape(), 2f))) {
+                NDArray k = gram(m, n, 12).add(m.full(new Shape(), 2f))) {
             Map<String, Object> r = KernelMetrics.of(k, data, n, new KernelMetrics.Options(8, false));
             assertFalse(r.containsKey("skipped"));
             for (String key : new String[] {"alignment", "centered_alignment", "theta_c_over_d", "effective_rank"}) {
@@ -295,11 +304,9 @@ class EngineMetricsTest {
     @Test
     void aKernelWithNonFiniteEntriesHasNoMetrics() {
         int n = 200;
-        int[] labels = labels(n, 13);
-        LabelledSet data = new LabelledSet("labels", new float[n], new int[] {1}, labels, CLASSES);
+        LabelledSet data = labelled(labels(n, 13));
         try (NDManager m = NDManager.newBaseManager();
-                NDArray x = m.randomNormal(new Shape(n, 12));
-                NDArray k = x.matMul(x.transpose())) {
+                NDArray k = gram(m, n, 12)) {
             for (KernelMetrics.Options options :
                     List.of(KernelMetrics.Options.DEFAULT, new KernelMetrics.Options(0, false))) {
                 assertFalse(KernelMetrics.of(k, data, n, options).containsKey("skipped"), "finite: " + options);
